@@ -1,0 +1,117 @@
+# memtrack - drop-in debug memory tracker for C and C++.
+#
+#   make            build/libmemtrack.a, build/libmemtrack.so, build/pkgconfig/memtrack.pc
+#   make demo       build and run a small program with real leaks and an overrun
+#   make test       unit tests (Criterion) and end-to-end programs
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make sanitize   the library's own tests under ASan+UBSan and ThreadSanitizer
+#
+# Missing Debian packages are installed with apt-get when run as root; otherwise the
+# build stops with the exact command to run (tools/deps.sh).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+
+CC ?= cc
+CXX ?= c++
+OPT ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# The library defines malloc, free...: the compiler must not assume what they do.
+LIB_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -pthread \
+	-fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc \
+	-Iinclude -Isrc -MMD -MP $(SANITIZE_FLAGS) $(EXTRA_CFLAGS)
+LIB_LDLIBS = -ldl -pthread
+
+B = build
+LIB_SRC = $(wildcard src/*.c)
+LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+
+.PHONY: all deps demo test unit e2e install uninstall clean sanitize bench
+.DEFAULT_GOAL := all
+
+all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/pkgconfig/memtrack.pc
+
+deps:
+	@tools/deps.sh build
+
+$(B)/.deps-build:
+	@tools/deps.sh build
+	@mkdir -p $(B) && touch $@
+
+$(B)/obj/%.o: src/%.c $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/libmemtrack.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libmemtrack.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $^ $(LIB_LDLIBS) $(SANITIZE_FLAGS)
+
+# pkg-config files: one for the build tree (tests, trying it out), one for installing.
+$(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(B)/install/memtrack.pc: tools/memtrack.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/memtrack.h)
+
+install: all $(B)/install/memtrack.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 include/memtrack.h $(DESTDIR)$(INCLUDEDIR)/memtrack.h
+	install -m 644 $(B)/libmemtrack.a $(DESTDIR)$(LIBDIR)/libmemtrack.a
+	install -m 755 $(B)/libmemtrack.so $(DESTDIR)$(LIBDIR)/libmemtrack.so
+	install -m 644 $(B)/install/memtrack.pc $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
+	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' memtrack \
+	    > $(DESTDIR)$(BINDIR)/memtrack
+	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
+	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
+	      $(DESTDIR)$(BINDIR)/memtrack
+
+# ---- demo --------------------------------------------------------------------------
+
+demo: all
+	@mkdir -p $(B)/demo
+	$(CC) -std=c11 -g -O0 -DMEMORY_CONTROL_ON -Iinclude test/demo/demo.c \
+	    -o $(B)/demo/demo -L$(B) -lmemtrack -Wl,-rpath,$(CURDIR)/$(B)
+	@echo "---- running build/demo/demo: its output, then memtrack's report ----"
+	@$(B)/demo/demo || true
+
+# ---- tests -------------------------------------------------------------------------
+
+$(B)/.deps-test:
+	@tools/deps.sh test
+	@mkdir -p $(B) && touch $@
+
+UNIT_SRC = $(wildcard test/unit/*.c)
+UNIT_BIN = $(B)/test/unit-tests
+
+$(UNIT_BIN): $(UNIT_SRC) $(B)/libmemtrack.a $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(SANITIZE_FLAGS) \
+	    $(UNIT_SRC) -o $@ $(B)/libmemtrack.a -lcriterion $(LIB_LDLIBS)
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN) --jobs 1
+
+e2e: all $(B)/.deps-test
+	test/e2e/run.sh
+
+test: unit e2e
+
+clean:
+	rm -rf $(B)
+
+-include $(LIB_OBJ:.o=.d)

@@ -1,0 +1,65 @@
+/* guard.c - the layout of a tracked block, its guard bytes and its fill patterns.
+ *
+ *   raw (from the C library)   user (what the program sees)      user + size
+ *   |<-------- front -------->|<------------- size ------------->|<-- back -->|
+ *   | front guard, 0xFD...    | data: 0xCD... when new (not      | back guard |
+ *   | (at least `guard` bytes)|  calloc), the program's after    | 0xFD...    |
+ *
+ * front is `guard` rounded up to the block's alignment, so the user pointer keeps the
+ * alignment malloc (16) or aligned_alloc gives; the back guard starts right after the
+ * last requested byte, so a one-byte overrun lands in it. The pattern has no zero byte:
+ * an overflow often writes one. The record lives elsewhere (table.c).
+ */
+#include <string.h>
+
+#include "internal.h"
+
+#define GUARD_WORD (UINT64_C(0x0101010101010101) * MT_GUARD_BYTE)
+
+size_t mt_front_size(size_t guard, size_t align)
+{
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    return (guard + align - 1) / align * align;
+}
+
+void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
+{
+    memset(user - front, MT_GUARD_BYTE, front);
+    memset(user + size, MT_GUARD_BYTE, back);
+}
+
+/* Counts the bytes of [p, p+n) that differ from the guard byte, and the positions of the
+ * first and last of them. Compares a word at a time: guards are checked on every free. */
+static size_t scan(const unsigned char *p, size_t n, size_t *first, size_t *last)
+{
+    size_t changed = 0, i = 0;
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (MT_UNLIKELY(w != GUARD_WORD))
+            break;
+        i += 8;
+    }
+    for (; i < n; i++) {
+        if (p[i] != MT_GUARD_BYTE) {
+            if (changed == 0)
+                *first = i;
+            *last = i;
+            changed++;
+        }
+    }
+    return changed;
+}
+
+bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
+                    mt_guard_damage_t *under, mt_guard_damage_t *over)
+{
+    size_t first = 0, last = 0;
+    under->changed = scan(user - front, front, &first, &last);
+    /* The farthest changed byte before the block is the lowest address. */
+    under->extent = under->changed != 0 ? front - first : 0;
+    over->changed = scan(user + size, back, &first, &last);
+    over->extent = over->changed != 0 ? last + 1 : 0;
+    return under->changed != 0 || over->changed != 0;
+}

@@ -1,0 +1,394 @@
+/* internal.h - types and cross-file prototypes of libmemtrack, grouped by file.
+ *
+ * Notes on locking (every lock in the library and what it protects):
+ *   - mt_shard_t.lock (table.c): one shard's hash of live blocks, its quarantine, its
+ *     record free list and its counters. Held for a lookup, an insert or a removal only;
+ *     guard checks and calls into the C library happen outside it.
+ *   - mt_sites.lock (site.c): creation of new sites. Readers of existing sites take no
+ *     lock: a site never moves or changes once published.
+ *   - mt_errors.lock (error.c): the error log and the message counters.
+ *   - mt_out_lock (output.c): the report stream, so lines of two threads do not mix.
+ * Lock order: shard -> sites -> errors -> out. No lock is held while calling user code.
+ *
+ * The tracker never calls itself: its memory comes from the C library's own entry points
+ * (mt_libc_*), its output is formatted in fixed buffers and written with write(2), and a
+ * thread-local flag sends any nested call straight to the C library.
+ */
+#ifndef MT_INTERNAL_H
+#define MT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The library sees the whole API (not the drop-in macros, not the no-op versions). */
+#define MEMTRACK_INTERNAL
+#include "memtrack.h"
+
+/* uthash allocates through the C library underneath us, and its failures are recoverable:
+ * every function that adds to a hash declares `bool mt_hash_oom = false;` and checks it. */
+extern void *__libc_malloc(size_t size);
+extern void __libc_free(void *ptr);
+#define uthash_malloc(sz) __libc_malloc(sz)
+#define uthash_free(ptr, sz) __libc_free(ptr)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (mt_hash_oom = true)
+#include <uthash.h>
+
+#define MT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MT_NOINLINE __attribute__((noinline))
+#define MT_TLS __thread __attribute__((tls_model("initial-exec")))
+#define MT_EXPORT __attribute__((visibility("default")))
+
+/* The alignment malloc gives on this platform; user pointers keep it. */
+#define MT_MIN_ALIGN 16u
+
+/* ----------------------------------------------------------------------------------
+ * Allocation kinds: how a block was made or released. One table; every printer uses it.
+ * X(name, text, family): family is the kind of release that matches the allocation.
+ * ---------------------------------------------------------------------------------- */
+#define MT_KIND_LIST(X)                                                                  \
+    X(MALLOC, "malloc", FREE)                                                            \
+    X(CALLOC, "calloc", FREE)                                                            \
+    X(REALLOC, "realloc", FREE)                                                          \
+    X(REALLOCARRAY, "reallocarray", FREE)                                                \
+    X(STRDUP, "strdup", FREE)                                                            \
+    X(STRNDUP, "strndup", FREE)                                                          \
+    X(ALIGNED_ALLOC, "aligned_alloc", FREE)                                              \
+    X(POSIX_MEMALIGN, "posix_memalign", FREE)                                            \
+    X(MEMALIGN, "memalign", FREE)                                                        \
+    X(VALLOC, "valloc", FREE)                                                            \
+    X(NEW, "new", DELETE)                                                                \
+    X(NEW_ARRAY, "new[]", DELETE_ARRAY)                                                  \
+    X(POOL, "pool", POOL_FREE)                                                           \
+    X(ARENA, "arena", ARENA_RELEASE)                                                     \
+    X(REGISTERED, "registered", UNREGISTER)                                              \
+    X(FREE, "free", NONE)                                                                \
+    X(DELETE, "delete", NONE)                                                            \
+    X(DELETE_ARRAY, "delete[]", NONE)                                                    \
+    X(POOL_FREE, "pool free", NONE)                                                      \
+    X(ARENA_RELEASE, "arena release", NONE)                                              \
+    X(UNREGISTER, "unregister", NONE)                                                    \
+    X(CHECK, "check", NONE)                                                              \
+    X(EXIT, "exit", NONE)                                                                \
+    X(NONE, "?", NONE)
+
+typedef enum {
+#define MT_KIND_ENUM(name, text, family) MT_KIND_##name,
+    MT_KIND_LIST(MT_KIND_ENUM)
+#undef MT_KIND_ENUM
+        MT_KIND_COUNT
+} mt_kind_t;
+
+extern const char *const mt_kind_names[MT_KIND_COUNT];
+extern const unsigned char mt_kind_release[MT_KIND_COUNT];
+
+/* ----------------------------------------------------------------------------------
+ * platform.c: the C library underneath, threads, time, process facts.
+ * ---------------------------------------------------------------------------------- */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *ptr);
+
+#define mt_libc_malloc __libc_malloc
+#define mt_libc_calloc __libc_calloc
+#define mt_libc_realloc __libc_realloc
+#define mt_libc_memalign __libc_memalign
+#define mt_libc_free __libc_free
+size_t mt_libc_usable_size(void *ptr);
+
+/* Small number of the calling thread (1 for the first thread seen), for reports. */
+extern MT_TLS unsigned mt_thread_number;
+unsigned mt_thread_number_slow(void);
+static inline unsigned mt_thread(void)
+{
+    return MT_LIKELY(mt_thread_number != 0) ? mt_thread_number : mt_thread_number_slow();
+}
+
+/* Nonzero while this thread runs tracker code: nested calls go straight to the C library. */
+extern MT_TLS int mt_busy;
+
+const char *mt_program_name(void);
+/* Anonymous memory straight from the kernel (async-signal-safe); NULL on failure. */
+void *mt_pages_alloc(size_t size);
+void mt_pages_free(void *ptr, size_t size);
+
+/* ----------------------------------------------------------------------------------
+ * options.c: the one options table.
+ * X(name, type, default, help)
+ * ---------------------------------------------------------------------------------- */
+#define MT_OPTION_LIST(X)                                                                \
+    X(guard, SIZE, "16", "bytes of guard before and after each block; 0 turns guards off") \
+    X(report, STRING, "stderr",                                                          \
+      "where reports and messages go: stderr, stdout or a file path (%p is the pid)")    \
+    X(quiet, BOOL, "0", "print nothing: no report and no messages (exit status still tells)") \
+    X(verbose, BOOL, "0",                                                                \
+      "print a one-line summary for a clean run, and the options in effect at start")    \
+    X(exitcode, INT, "-1",                                                               \
+      "exit status when leaks or errors were found; -1 leaves the program's status")     \
+    X(leaks, BOOL, "1", "report leaks at exit (0: report errors only)")                  \
+    X(report_sites, COUNT, "30", "leak sites listed in the report; the rest are summed")  \
+    X(report_seqs, COUNT, "5", "sequence numbers listed per leak site")                   \
+    X(max_messages, COUNT, "20",                                                          \
+      "messages printed per kind of error and site; the rest are counted")               \
+    X(help, BOOL, "0", "print every option with its default and meaning, then go on")
+
+typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
+
+#define MT_OPTION_STRING_MAX 1024
+
+typedef struct mt_options {
+#define MT_OPTION_FIELD_BOOL int
+#define MT_OPTION_FIELD_INT long
+#define MT_OPTION_FIELD_SIZE size_t
+#define MT_OPTION_FIELD_COUNT size_t
+#define MT_OPTION_FIELD_STRING char *
+#define MT_OPTION_FIELD(name, type, def, help) MT_OPTION_FIELD_##type name;
+    MT_OPTION_LIST(MT_OPTION_FIELD)
+#undef MT_OPTION_FIELD
+} mt_options_t;
+
+extern mt_options_t mt_opt;
+/* Read MEMTRACK_OPTIONS once (idempotent). Warnings go to stderr. */
+void mt_options_init(void);
+/* Parse "k=v:k=v" from `source` (a name used in warnings); returns bad entry count. */
+int mt_options_parse(const char *text, const char *source);
+void mt_options_print_help(void);
+/* Set once the first block is made: options that shape blocks can no longer change. */
+extern atomic_bool mt_options_frozen;
+
+/* ----------------------------------------------------------------------------------
+ * output.c: formatting into fixed buffers, written with write(2). Never allocates.
+ * ---------------------------------------------------------------------------------- */
+typedef struct mt_buf {
+    char data[2048];
+    size_t len;
+    int fd; /* where mt_buf_flush writes; -1 discards */
+} mt_buf_t;
+
+void mt_buf_init(mt_buf_t *b, int fd);
+void mt_buf_str(mt_buf_t *b, const char *s);
+void mt_buf_strn(mt_buf_t *b, const char *s, size_t n);
+void mt_buf_char(mt_buf_t *b, char c);
+void mt_buf_u64(mt_buf_t *b, uint64_t v);
+void mt_buf_i64(mt_buf_t *b, int64_t v);
+void mt_buf_hex(mt_buf_t *b, uint64_t v);
+/* "1 block" / "3 blocks" */
+void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural);
+void mt_buf_flush(mt_buf_t *b);
+/* Start a report line: flushes a finished line when the buffer is nearly full. */
+void mt_buf_line(mt_buf_t *b);
+void mt_write_all(int fd, const char *s, size_t n);
+
+/* The descriptor reports and messages go to (opened on first use); -1 when quiet. */
+int mt_out_fd(void);
+void mt_out_lock(void);
+void mt_out_unlock(void);
+void mt_out_after_fork_child(void);
+void mt_out_reopen(void);
+/* Line prefix of every message: "memtrack: ". */
+#define MT_PREFIX "memtrack: "
+
+/* ----------------------------------------------------------------------------------
+ * site.c: where blocks are made and released, interned to small ids.
+ * ---------------------------------------------------------------------------------- */
+typedef struct mt_site {
+    const char *file;  /* NULL when only the caller's address is known */
+    const char *func;  /* may be NULL */
+    const char *owner; /* pool, arena or registrar name, or NULL */
+    void *pc;          /* caller's return address for sites without a file */
+    int line;
+    mt_kind_t kind;
+} mt_site_t;
+
+#define MT_SITE_NONE 0u /* id 0: an unknown site */
+uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind,
+                    const char *owner);
+uint32_t mt_site_pc(void *pc, mt_kind_t kind);
+const mt_site_t *mt_site_get(uint32_t id);
+uint32_t mt_site_count(void);
+/* Writes "file:line in func()" or "0x... in func (module)". */
+void mt_buf_site(mt_buf_t *b, uint32_t id);
+/* True when two sites print the same (same file, line, function, kind and owner). */
+bool mt_site_same(uint32_t a, uint32_t b);
+void mt_sites_lock_all(void);
+void mt_sites_unlock_all(void);
+
+/* ----------------------------------------------------------------------------------
+ * table.c: live blocks in a doubly linked hash keyed on the user address.
+ * ---------------------------------------------------------------------------------- */
+typedef struct mt_block {
+    UT_hash_handle hh; /* bucket chain and insertion-order list (uthash) */
+    uintptr_t addr;    /* key: the address the user sees */
+    size_t size;       /* requested size */
+    uint64_t meta;     /* sequence number, thread, alignment, flags: see MT_META_* */
+    uint32_t site;     /* where it was allocated (or last reallocated) */
+    uint32_t free_site;/* where it was released (blocks in quarantine) */
+} mt_block_t;
+
+#define MT_SEQ_BITS 40
+#define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
+#define MT_META_THREAD(m) ((unsigned)(((m) >> MT_SEQ_BITS) & 0xffffu))
+#define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x3fu))
+#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its guard damage was reported */
+#define MT_META_FLAG_SPARE (UINT64_C(1) << 63)
+#define MT_META_MAKE(seq, thread, align_shift)                                           \
+    (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                            \
+     ((uint64_t)((thread) & 0xffffu) << MT_SEQ_BITS) | ((uint64_t)(align_shift) << 56))
+
+#define MT_SHARD_COUNT 16u
+#define MT_TABLE_INITIAL_BUCKETS 1024u
+
+typedef struct mt_shard {
+    pthread_mutex_t lock;
+    mt_block_t *live;        /* uthash head of live blocks */
+    mt_block_t *free_records;/* records ready for reuse, linked through hh.next */
+    size_t records_made;
+    char pad[64 - (sizeof(pthread_mutex_t) + 3 * sizeof(void *)) % 64];
+} mt_shard_t;
+
+extern mt_shard_t mt_shards[MT_SHARD_COUNT];
+
+/* The shard that owns an address: blocks of one glibc arena (64 MiB aligned heaps, one
+ * per thread) fall in one shard, so threads rarely wait on each other's locks. */
+static inline mt_shard_t *mt_shard_of(uintptr_t addr)
+{
+    uint64_t region = (uint64_t)addr >> 26;
+    region *= UINT64_C(0x9E3779B97F4A7C15);
+    return &mt_shards[region >> 60];
+}
+
+/* The bucket index uthash uses for addr while the shard has `buckets` buckets. */
+unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
+
+mt_block_t *mt_record_new_locked(mt_shard_t *s);
+void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
+/* Returns false (and recycles nothing) when the table could not grow. */
+bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
+mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
+void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
+/* Calls fn for every live block, shard by shard, each under its lock. */
+void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
+void mt_table_lock_all(void);
+void mt_table_unlock_all(void);
+/* Table shape, for tests and the benchmark. */
+typedef struct mt_table_shape {
+    size_t items, buckets, max_chain, noexpand_shards;
+    double mean_visits; /* mean records visited to find a live block */
+} mt_table_shape_t;
+void mt_table_shape(mt_table_shape_t *out);
+
+/* ----------------------------------------------------------------------------------
+ * guard.c: block layout, guard bytes and fill patterns.
+ * ---------------------------------------------------------------------------------- */
+#define MT_GUARD_BYTE 0xFDu /* "fence": around every block */
+#define MT_ALLOC_FILL_BYTE 0xCDu /* "clean": new blocks, not calloc */
+
+typedef struct mt_guard_damage {
+    size_t changed; /* guard bytes that differ from the pattern */
+    size_t extent;  /* how far from the block the farthest changed byte lies */
+} mt_guard_damage_t;
+
+/* Bytes before the user pointer for this alignment (a multiple of the alignment). */
+size_t mt_front_size(size_t guard, size_t align);
+void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back);
+/* Fills in *under and *over; returns true when either guard was changed. */
+bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
+                    mt_guard_damage_t *under, mt_guard_damage_t *over);
+
+/* ----------------------------------------------------------------------------------
+ * error.c: heap errors, printed when found and kept for the report.
+ * ---------------------------------------------------------------------------------- */
+#define MT_ERROR_LIST(X)                                                                 \
+    X(OVERRUN, "overrun")                                                                \
+    X(UNDERRUN, "underrun")
+
+typedef enum {
+#define MT_ERROR_ENUM(name, text) MT_ERROR_##name,
+    MT_ERROR_LIST(MT_ERROR_ENUM)
+#undef MT_ERROR_ENUM
+        MT_ERROR_COUNT
+} mt_error_kind_t;
+
+extern const char *const mt_error_names[MT_ERROR_COUNT];
+
+typedef struct mt_error {
+    mt_error_kind_t kind;
+    uintptr_t addr;      /* the block (or pointer) involved */
+    size_t size;         /* the block's requested size */
+    uint64_t seq;        /* the block's sequence number, 0 if none */
+    unsigned thread;     /* the thread that allocated it, 0 if unknown */
+    uint32_t alloc_site; /* where the block was allocated */
+    uint32_t free_site;  /* where it was first released, when that matters */
+    uint32_t found_site; /* where the error was found (a free, a check, exit) */
+    size_t changed;      /* bytes found changed */
+    size_t extent;       /* bytes past the end / before the start reached */
+} mt_error_t;
+
+/* Records and prints (within the message cap) one error. */
+void mt_error_report(const mt_error_t *e);
+size_t mt_error_total(void);
+size_t mt_error_count(mt_error_kind_t kind);
+#define MT_ERROR_LOG_MAX 1024
+/* Copies up to max logged errors into out; returns how many. */
+size_t mt_error_log(mt_error_t *out, size_t max);
+void mt_errors_lock_all(void);
+void mt_errors_unlock_all(void);
+
+/* ----------------------------------------------------------------------------------
+ * stats.c: counters.
+ * ---------------------------------------------------------------------------------- */
+void mt_stats_alloc(size_t size);
+void mt_stats_free(size_t size);
+void mt_stats_failed(void);
+void mt_stats_read(memtrack_stats_t *out);
+uint64_t mt_next_seq(void);
+
+/* ----------------------------------------------------------------------------------
+ * tracker.c: the entry points and the process lifecycle.
+ * ---------------------------------------------------------------------------------- */
+void mt_init(void);
+extern atomic_int mt_state; /* 0 not started, 1 running, 2 reported at exit */
+/* Allocate a tracked block; align 0 means malloc's. Sets errno and returns NULL on failure. */
+void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero);
+/* Release a block; from_tracked is false when the caller was built without the header. */
+void mt_free(void *ptr, uint32_t site, bool from_tracked);
+void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked);
+/* Checks the guards of one live block; reports damage once per block. Caller holds its lock. */
+int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
+/* Checks every live block; returns the number of damaged blocks. */
+int mt_check_all(uint32_t found_site);
+
+/* ----------------------------------------------------------------------------------
+ * report.c: the report model and its text form.
+ * ---------------------------------------------------------------------------------- */
+typedef struct mt_leak_site {
+    uint32_t site;     /* a representative site id */
+    uint64_t bytes;
+    uint64_t blocks;
+    uint64_t seqs[16]; /* smallest sequence numbers, ascending */
+    unsigned nseqs;
+} mt_leak_site_t;
+
+typedef struct mt_report {
+    memtrack_stats_t stats;
+    mt_leak_site_t *sites; /* sorted, largest first */
+    size_t nsites;
+    uint64_t leaked_bytes, leaked_blocks;
+    size_t errors;
+    size_t map_size; /* bytes of the scratch mapping behind sites */
+} mt_report_t;
+
+/* Builds the model from the live blocks; never allocates through the tracker. */
+bool mt_report_build(mt_report_t *r);
+void mt_report_free(mt_report_t *r);
+/* at_exit: wording for the exit-time report ("leaked") rather than mid-run ("live"). */
+void mt_report_text(const mt_report_t *r, int fd, bool at_exit);
+void mt_report_at_exit(void);
+
+#endif /* MT_INTERNAL_H */

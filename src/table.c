@@ -1,0 +1,146 @@
+/* table.c - live blocks in a doubly linked hash keyed on the address the user sees.
+ *
+ * This is the paper's table built on uthash: each shard starts with 1024 buckets and the
+ * paper's index, (address >> 4) & 1023. The hash value handed to uthash is the whole
+ * (address >> 4), not just its low 10 bits, so uthash can double the buckets as the table
+ * fills and chains stay short at ten million blocks (a 10-bit hash would leave uthash
+ * nothing to spread into and it would stop expanding).
+ *
+ * Records live here, outside the user's memory, in slabs taken from the C library: an
+ * overrun of a user block cannot reach them. Sixteen shards, chosen by the 64 MiB region
+ * of the address, each have their own lock, records and table.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* The paper's hash: uthash expands these macros where they are used, so redefining them
+ * after internal.h read uthash.h is enough. Keys are uintptr_t addresses. */
+#undef HASH_FUNCTION
+#undef HASH_KEYCMP
+#define HASH_FUNCTION(keyptr, keylen, hashv)                                             \
+    ((hashv) = (unsigned)(*(const uintptr_t *)(keyptr) >> 4))
+#define HASH_KEYCMP(a, b, n) (*(const uintptr_t *)(a) != *(const uintptr_t *)(b))
+
+/* The paper's 1024 buckets at start (uthash's own default is 32). */
+#undef HASH_INITIAL_NUM_BUCKETS
+#undef HASH_INITIAL_NUM_BUCKETS_LOG2
+#define HASH_INITIAL_NUM_BUCKETS MT_TABLE_INITIAL_BUCKETS
+#define HASH_INITIAL_NUM_BUCKETS_LOG2 10U
+
+mt_shard_t mt_shards[MT_SHARD_COUNT] = {
+#define SHARD_INIT {.lock = PTHREAD_MUTEX_INITIALIZER}
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+#undef SHARD_INIT
+};
+
+_Static_assert(sizeof(mt_block_t) == 88, "a record is 88 bytes: keep it small");
+_Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
+
+unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
+{
+    unsigned hashv, bkt;
+    HASH_FUNCTION(&addr, sizeof addr, hashv);
+    HASH_TO_BKT(hashv, buckets, bkt);
+    return bkt;
+}
+
+/* ---- records ------------------------------------------------------------------------- */
+
+#define SLAB_BYTES 65536u
+
+mt_block_t *mt_record_new_locked(mt_shard_t *s)
+{
+    mt_block_t *b = s->free_records;
+    if (MT_LIKELY(b != NULL)) {
+        s->free_records = (mt_block_t *)b->hh.next;
+        return b;
+    }
+    /* A new slab: its records go on the free list. Slabs are never returned. */
+    mt_block_t *slab = mt_libc_malloc(SLAB_BYTES);
+    if (slab == NULL)
+        return NULL;
+    size_t n = SLAB_BYTES / sizeof(mt_block_t);
+    for (size_t i = 1; i < n; i++) {
+        slab[i].hh.next = s->free_records;
+        s->free_records = &slab[i];
+    }
+    s->records_made += n;
+    return &slab[0];
+}
+
+void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
+{
+    b->hh.next = s->free_records;
+    s->free_records = b;
+}
+
+/* ---- the table ----------------------------------------------------------------------- */
+
+bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    bool mt_hash_oom = false;
+    HASH_ADD(hh, s->live, addr, sizeof(uintptr_t), b);
+    return !mt_hash_oom;
+}
+
+mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
+{
+    mt_block_t *b = NULL;
+    HASH_FIND(hh, s->live, &addr, sizeof(uintptr_t), b);
+    return b;
+}
+
+void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
+{
+    HASH_DELETE(hh, s->live, b);
+}
+
+void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        mt_block_t *b, *next;
+        pthread_mutex_lock(&s->lock);
+        HASH_ITER(hh, s->live, b, next) fn(b, ctx);
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+
+void mt_table_lock_all(void)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++)
+        pthread_mutex_lock(&mt_shards[i].lock);
+}
+
+void mt_table_unlock_all(void)
+{
+    for (unsigned i = MT_SHARD_COUNT; i-- > 0;)
+        pthread_mutex_unlock(&mt_shards[i].lock);
+}
+
+void mt_table_shape(mt_table_shape_t *out)
+{
+    double visits = 0;
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        pthread_mutex_lock(&s->lock);
+        if (s->live != NULL) {
+            UT_hash_table *t = s->live->hh.tbl;
+            out->items += t->num_items;
+            out->buckets += t->num_buckets;
+            out->noexpand_shards += t->noexpand ? 1u : 0u;
+            for (unsigned k = 0; k < t->num_buckets; k++) {
+                size_t c = t->buckets[k].count;
+                if (c > out->max_chain)
+                    out->max_chain = c;
+                visits += (double)c * (double)(c + 1) / 2.0;
+            }
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    out->mean_visits = out->items > 0 ? visits / (double)out->items : 0.0;
+}

@@ -1,0 +1,90 @@
+#!/bin/bash
+# run.sh - end-to-end tests: each NAME.c is a small program built with memtrack; its
+# stderr, with addresses and pids normalized, must match NAME.expected line for line.
+#
+# Directives in a test's first comment block (all optional):
+#   e2e-options: k=v:k=v     MEMTRACK_OPTIONS for the run
+#   e2e-exit: N              expected exit status (default 0)
+#   e2e-cflags: ...          extra compiler flags (default: -include memtrack.h)
+#   e2e-link: static         link build/libmemtrack.a instead of the shared library
+#   e2e-untracked: FILE.c    also compile FILE.c WITHOUT the flag (a "library")
+#   e2e-stdout               stdout must match NAME.stdout too
+#   e2e-lang: c++            compile with $CXX
+#   e2e-env: K=V             an extra environment variable for the run
+#
+#   test/e2e/run.sh [NAME...]   UPDATE=1 rewrites the expected files (review the diff!)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out="$top/build/e2e"
+mkdir -p "$out"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+
+normalize() {
+    sed -E -e 's/0x[0-9a-f]{6,}/0xADDR/g' -e 's/\(pid [0-9]+\)/(pid PID)/g' \
+        -e "s|$out/||g" -e 's/\+0x[0-9a-f]+/+0xOFF/g'
+}
+
+directive() { # directive NAME FILE -> value (empty if absent)
+    sed -n "s/^.*e2e-$1:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*\(\*\/\)\{0,1\}$/\1/p" "$2" \
+        | sed 's/[[:space:]]*\*\/$//' | head -1
+}
+
+pass=0; fail=0; failed=""
+tests=("$@")
+[ ${#tests[@]} -eq 0 ] && tests=($(cd "$here" && ls *.c *.cpp *.sh 2>/dev/null | grep -v '^run.sh$' \
+    | grep -v -- '-untracked\.c$' | sed 's/\.[^.]*$//' | sort -u))
+
+for name in "${tests[@]}"; do
+    if [ -f "$here/$name.sh" ]; then # a script test checks itself
+        if (cd "$here" && TOP="$top" OUT="$out" CC="$CC" CXX="$CXX" bash "$name.sh") >"$out/$name.log" 2>&1; then
+            pass=$((pass+1)); echo "ok   $name"
+        else
+            fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name"; tail -40 "$out/$name.log"
+        fi
+        continue
+    fi
+    src="$name.c"
+    [ -f "$here/$src" ] || src="$name.cpp"
+    options=$(directive options "$here/$src")
+    want_exit=$(directive exit "$here/$src"); want_exit=${want_exit:-0}
+    cflags=$(directive cflags "$here/$src"); cflags=${cflags:--include memtrack.h}
+    link=$(directive link "$here/$src")
+    untracked=$(directive untracked "$here/$src")
+    lang=$(directive lang "$here/$src")
+    env_extra=$(directive env "$here/$src")
+    compiler=$CC; std=-std=gnu11
+    if [ "$lang" = "c++" ] || [ "${src##*.}" = cpp ]; then compiler=$CXX; std=-std=c++17; fi
+    bin="$out/$name"
+    objs=()
+    if [ -n "$untracked" ]; then # a shared library built WITHOUT memtrack
+        $CC -std=gnu11 -g -O0 -fPIC -shared "$here/$untracked" -o "$out/lib$name-untracked.so" \
+            2>"$out/$name.build" || { echo "FAIL $name (untracked build)"; cat "$out/$name.build"; fail=$((fail+1)); failed="$failed $name"; continue; }
+        objs+=(-L"$out" -l"$name-untracked" -Wl,-rpath,"$out")
+    fi
+    if [ "$link" = static ]; then libs=("$top/build/libmemtrack.a" -ldl -pthread)
+    else libs=(-L"$top/build" -lmemtrack -Wl,-rpath,"$top/build" -pthread); fi
+    # shellcheck disable=SC2086
+    if ! (cd "$here" && $compiler $std -g -O0 -Wall -DMEMORY_CONTROL_ON -I"$top/include" $cflags \
+            "$src" "${objs[@]}" -o "$bin" "${libs[@]}") 2>"$out/$name.build"; then
+        echo "FAIL $name (build)"; cat "$out/$name.build"; fail=$((fail+1)); failed="$failed $name"; continue
+    fi
+    (cd "$here" && env MEMTRACK_OPTIONS="$options" $env_extra "$bin" >"$out/$name.out" 2>"$out/$name.err")
+    status=$?
+    normalize <"$out/$name.err" >"$out/$name.err.norm"
+    ok=1
+    if [ "${UPDATE:-0}" = 1 ]; then
+        cp "$out/$name.err.norm" "$here/$name.expected"
+        grep -q "e2e-stdout" "$here/$src" && cp "$out/$name.out" "$here/$name.stdout"
+    fi
+    if ! diff -u "$here/$name.expected" "$out/$name.err.norm" >"$out/$name.diff" 2>&1; then ok=0; fi
+    if grep -q "e2e-stdout" "$here/$src" && ! diff -u "$here/$name.stdout" "$out/$name.out" >>"$out/$name.diff" 2>&1; then ok=0; fi
+    if [ "$status" != "$want_exit" ]; then
+        echo "exit status $status, expected $want_exit" >>"$out/$name.diff"; ok=0
+    fi
+    if [ $ok = 1 ]; then pass=$((pass+1)); echo "ok   $name"
+    else fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name"; cat "$out/$name.diff"; fi
+done
+echo "e2e: $pass passed, $fail failed${failed:+:$failed}"
+[ $fail = 0 ]

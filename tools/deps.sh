@@ -1,0 +1,45 @@
+#!/bin/sh
+# deps.sh - make sure the Debian packages a make target needs are installed.
+#
+#   tools/deps.sh build|test|bench|browser
+#
+# Missing packages are installed with apt-get when we are root (CI, containers);
+# otherwise we stop with the exact command to run.
+set -eu
+
+need_build="uthash-dev pkg-config"
+need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind"
+need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind"
+need_browser="chromium nodejs npm"
+
+case "${1:-build}" in
+build) want=$need_build ;;
+test) want=$need_test ;;
+bench) want=$need_bench ;;
+browser) want=$need_browser ;;
+*) echo "usage: tools/deps.sh build|test|bench|browser" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "memtrack: missing packages:$missing (not a Debian system: install their equivalents)" >&2
+    exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "memtrack: missing packages:$missing" >&2
+    echo "memtrack: run: sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "memtrack: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q $missing >/dev/null 2>&1 || {
+    apt-get update -q >/dev/null 2>&1 || true
+    apt-get install -y -q $missing >/dev/null
+}
