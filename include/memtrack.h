@@ -78,7 +78,7 @@ extern "C" {
 /* -------------------------------------------------------------------------------------
  * Statistics: filled by memtrack_stats(). Byte and block counts cover tracked blocks only.
  * ------------------------------------------------------------------------------------- */
-typedef struct memtrack_stats {
+typedef struct memtrack_stats_s {
     size_t current_bytes;  /* bytes in live tracked blocks now */
     size_t current_blocks; /* live tracked blocks now */
     size_t peak_bytes;     /* highest current_bytes seen */
@@ -135,19 +135,18 @@ void *memtrack_valloc_at(size_t size, const char *file, int line, const char *fu
 
 #else /* !MEMORY_CONTROL_ON: the introspection calls cost nothing. */
 
+/* static inline functions: never emitted unless called, gone when optimized. C89 has no
+ * `inline`, but GCC and clang accept __inline__ there, even with -pedantic-errors. */
 #if defined(__GNUC__) || defined(__clang__)
-#define MEMTRACK_UNUSED_ __attribute__((unused))
+#define MEMTRACK_INLINE_ __inline__
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define MEMTRACK_INLINE_ inline
 #else
-#define MEMTRACK_UNUSED_
+#define MEMTRACK_INLINE_
 #endif
-static int memtrack_check(void) MEMTRACK_UNUSED_;
-static void memtrack_report(void) MEMTRACK_UNUSED_;
-static void memtrack_stats(memtrack_stats_t *out) MEMTRACK_UNUSED_;
-static int memtrack_set_option(const char *key, const char *value) MEMTRACK_UNUSED_;
-static int memtrack_set_options(const char *options) MEMTRACK_UNUSED_;
-static int memtrack_check(void) { return 0; }
-static void memtrack_report(void) {}
-static void memtrack_stats(memtrack_stats_t *out)
+static MEMTRACK_INLINE_ int memtrack_check(void) { return 0; }
+static MEMTRACK_INLINE_ void memtrack_report(void) {}
+static MEMTRACK_INLINE_ void memtrack_stats(memtrack_stats_t *out)
 {
     out->current_bytes = 0;
     out->current_blocks = 0;
@@ -159,18 +158,18 @@ static void memtrack_stats(memtrack_stats_t *out)
     out->failed = 0;
     out->errors = 0;
 }
-static int memtrack_set_option(const char *key, const char *value)
+static MEMTRACK_INLINE_ int memtrack_set_option(const char *key, const char *value)
 {
     (void)key;
     (void)value;
     return 0;
 }
-static int memtrack_set_options(const char *options)
+static MEMTRACK_INLINE_ int memtrack_set_options(const char *options)
 {
     (void)options;
     return 0;
 }
-#undef MEMTRACK_UNUSED_
+#undef MEMTRACK_INLINE_
 
 #endif /* MEMORY_CONTROL_ON */
 

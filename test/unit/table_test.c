@@ -1,0 +1,73 @@
+/* table_test.c - the address-keyed hash: the paper's index at 1024 buckets, growth that
+ * keeps lookups O(1), and records that stay outside the user's memory. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+Test(table, paper_index_while_1024_buckets)
+{
+    uintptr_t addrs[] = {0x10, 0x4000, 0x555555559ab0, 0x7f12345678f0, 0xfffffffff0};
+    for (size_t i = 0; i < sizeof addrs / sizeof addrs[0]; i++)
+        cr_expect_eq(mt_table_bucket_of(addrs[i], 1024), (unsigned)((addrs[i] >> 4) & 1023),
+                     "address %#lx", (unsigned long)addrs[i]);
+}
+
+Test(table, hash_keeps_bits_above_the_first_ten)
+{
+    /* Two addresses 16 KiB apart share the 1024-bucket index, but not the 2048 one:
+     * the hash value carries more than 10 bits, so doubling the buckets splits them. */
+    uintptr_t a = 0x555555559ab0, b = a + (1024u << 4);
+    cr_expect_eq(mt_table_bucket_of(a, 1024), mt_table_bucket_of(b, 1024));
+    cr_expect_neq(mt_table_bucket_of(a, 2048), mt_table_bucket_of(b, 2048));
+}
+
+Test(table, starts_with_1024_buckets_per_shard)
+{
+    void *p = memtrack_malloc_at(10, __FILE__, __LINE__, __func__);
+    mt_table_shape_t shape;
+    mt_table_shape(&shape);
+    cr_assert_eq(shape.items, 1);
+    cr_expect_eq(shape.buckets, MT_TABLE_INITIAL_BUCKETS);
+    memtrack_free_at(p, __FILE__, __LINE__, __func__);
+}
+
+/* A million live blocks: uthash must have expanded (more buckets than at start, none of
+ * the shards gave up expanding) and a lookup visits about one record. */
+Test(table, stays_constant_time_at_a_million_blocks, .timeout = 120)
+{
+    enum { N = 1000000 };
+    void **blocks = malloc(N * sizeof *blocks);
+    cr_assert_not_null(blocks);
+    for (size_t i = 0; i < N; i++) {
+        blocks[i] = memtrack_malloc_at(16 + i % 240, __FILE__, __LINE__, __func__);
+        cr_assert_not_null(blocks[i]);
+    }
+    mt_table_shape_t shape;
+    mt_table_shape(&shape);
+    cr_expect_eq(shape.items, N);
+    cr_expect_gt(shape.buckets, 64u * MT_TABLE_INITIAL_BUCKETS, "buckets: %zu", shape.buckets);
+    cr_expect_eq(shape.noexpand_shards, 0);
+    cr_expect_lt(shape.mean_visits, 3.0, "mean visits per lookup: %f", shape.mean_visits);
+    for (size_t i = 0; i < N; i++)
+        memtrack_free_at(blocks[i], __FILE__, __LINE__, __func__);
+    mt_table_shape(&shape);
+    cr_expect_eq(shape.items, 0);
+    free(blocks);
+}
+
+Test(table, records_live_outside_user_memory)
+{
+    /* Overwrite far past a block's guards: its record must still be found and the
+     * block freed normally (the damage is reported, not fatal). */
+    memtrack_set_option("quiet", "1");
+    unsigned char *a = memtrack_malloc_at(64, __FILE__, __LINE__, __func__);
+    unsigned char *b = memtrack_malloc_at(64, __FILE__, __LINE__, __func__);
+    memset(a + 64, 0x00, 16); /* the whole back guard */
+    memtrack_stats_t st;
+    memtrack_free_at(a, __FILE__, __LINE__, __func__);
+    memtrack_free_at(b, __FILE__, __LINE__, __func__);
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 0);
+    cr_expect_eq(st.errors, 1);
+}

@@ -1,0 +1,200 @@
+/* tracker_test.c - the entry points behave like the C library's and count what they do. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define AT __FILE__, __LINE__, __func__
+
+static void quiet(void)
+{
+    memtrack_set_option("quiet", "1");
+}
+
+TestSuite(tracker, .init = quiet);
+
+Test(tracker, blocks_keep_malloc_alignment)
+{
+    for (size_t n = 1; n < 300; n += 7) {
+        void *p = memtrack_malloc_at(n, AT);
+        cr_assert_eq((uintptr_t)p % 16, 0, "size %zu", n);
+        memtrack_free_at(p, AT);
+    }
+}
+
+Test(tracker, aligned_allocations_keep_their_alignment)
+{
+    void *p = NULL;
+    for (size_t a = 16; a <= 8192; a *= 2) {
+        void *q = memtrack_aligned_alloc_at(a, 100, AT);
+        cr_assert_eq((uintptr_t)q % a, 0, "alignment %zu", a);
+        memtrack_free_at(q, AT);
+        cr_assert_eq(memtrack_posix_memalign_at(&p, a, 10, AT), 0);
+        cr_assert_eq((uintptr_t)p % a, 0);
+        memtrack_free_at(p, AT);
+    }
+    cr_expect_eq(memtrack_posix_memalign_at(&p, 24, 10, AT), EINVAL);
+    errno = 0;
+    cr_expect_null(memtrack_aligned_alloc_at(48, 10, AT));
+    cr_expect_eq(errno, EINVAL);
+}
+
+Test(tracker, calloc_zeroes_and_malloc_fills)
+{
+    unsigned char *z = memtrack_calloc_at(10, 10, AT);
+    unsigned char *m = memtrack_malloc_at(100, AT);
+    for (int i = 0; i < 100; i++) {
+        cr_assert_eq(z[i], 0);
+        cr_assert_eq(m[i], MT_ALLOC_FILL_BYTE);
+    }
+    memtrack_free_at(z, AT);
+    memtrack_free_at(m, AT);
+}
+
+Test(tracker, overflowing_sizes_fail_with_enomem)
+{
+    memtrack_stats_t before, after;
+    memtrack_stats(&before);
+    errno = 0;
+    cr_expect_null(memtrack_calloc_at(SIZE_MAX / 2, 3, AT));
+    cr_expect_eq(errno, ENOMEM);
+    errno = 0;
+    cr_expect_null(memtrack_malloc_at(SIZE_MAX - 8, AT));
+    cr_expect_eq(errno, ENOMEM);
+    errno = 0;
+    cr_expect_null(memtrack_reallocarray_at(NULL, SIZE_MAX / 4, 8, AT));
+    cr_expect_eq(errno, ENOMEM);
+    memtrack_stats(&after);
+    cr_expect_eq(after.failed - before.failed, 3);
+}
+
+Test(tracker, failed_realloc_keeps_the_old_block)
+{
+    char *p = memtrack_strdup_at("still here", AT);
+    errno = 0;
+    cr_expect_null(memtrack_realloc_at(p, SIZE_MAX - 100, AT));
+    cr_expect_eq(errno, ENOMEM);
+    cr_expect_str_eq(p, "still here");
+    memtrack_stats_t st;
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 1);
+    memtrack_free_at(p, AT);
+}
+
+Test(tracker, realloc_moves_and_copies)
+{
+    char *p = memtrack_malloc_at(8, AT);
+    memcpy(p, "abcdefgh", 8);
+    char *q = memtrack_realloc_at(p, 100, AT);
+    cr_assert_not_null(q);
+    cr_expect_neq(p, q);
+    cr_expect(memcmp(q, "abcdefgh", 8) == 0);
+    char *r = memtrack_realloc_at(q, 4, AT);
+    cr_expect(memcmp(r, "abcd", 4) == 0);
+    cr_expect_null(memtrack_realloc_at(r, 0, AT)); /* glibc: frees, returns NULL */
+    memtrack_stats_t st;
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 0);
+}
+
+Test(tracker, realloc_moves_the_block_to_the_realloc_site)
+{
+    void *p = memtrack_malloc_at(8, "first.c", 1, "f");
+    p = memtrack_realloc_at(p, 16, "second.c", 2, "g");
+    mt_shard_t *s = mt_shard_of((uintptr_t)p);
+    pthread_mutex_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)p);
+    cr_assert_not_null(b);
+    const mt_site_t *site = mt_site_get(b->site);
+    pthread_mutex_unlock(&s->lock);
+    cr_expect_str_eq(site->file, "second.c");
+    cr_expect_eq(site->line, 2);
+    cr_expect_eq(site->kind, MT_KIND_REALLOC);
+    memtrack_free_at(p, AT);
+}
+
+Test(tracker, strndup_stops_at_n)
+{
+    char *s = memtrack_strndup_at("abcdef", 3, AT);
+    cr_expect_str_eq(s, "abc");
+    memtrack_free_at(s, AT);
+}
+
+Test(tracker, malloc_zero_gives_a_unique_pointer)
+{
+    void *a = memtrack_malloc_at(0, AT), *b = memtrack_malloc_at(0, AT);
+    cr_expect_not_null(a);
+    cr_expect_neq(a, b);
+    memtrack_free_at(a, AT);
+    memtrack_free_at(b, AT);
+}
+
+Test(tracker, stats_follow_blocks)
+{
+    memtrack_stats_t st;
+    void *a = memtrack_malloc_at(100, AT), *b = memtrack_malloc_at(50, AT);
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_bytes, 150);
+    cr_expect_eq(st.current_blocks, 2);
+    cr_expect_geq(st.peak_bytes, 150);
+    memtrack_free_at(a, AT);
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_bytes, 50);
+    cr_expect_eq(st.current_blocks, 1);
+    cr_expect_eq(st.peak_bytes, 150);
+    cr_expect_eq(st.frees, 1);
+    memtrack_free_at(b, AT);
+}
+
+Test(tracker, untracked_entry_points_route_by_lookup)
+{
+    /* free() and realloc() (what untracked code calls) handle tracked blocks. */
+    char *t = memtrack_malloc_at(10, AT);
+    t = realloc(t, 20);
+    memtrack_stats_t st;
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 1);
+    cr_expect_eq(malloc_usable_size(t), 20);
+    free(t);
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 0);
+    /* and the C library's blocks pass through untouched */
+    void *u = malloc(10);
+    cr_expect_geq(malloc_usable_size(u), 10);
+    memtrack_stats(&st);
+    size_t frees = st.frees;
+    memtrack_free_at(u, AT);
+    memtrack_stats(&st);
+    cr_expect_eq(st.frees, frees);
+    cr_expect_eq(st.errors, 0);
+}
+
+Test(tracker, free_null_is_silent_and_counts_nothing)
+{
+    memtrack_stats_t before, after;
+    memtrack_stats(&before);
+    memtrack_free_at(NULL, AT);
+    free(NULL);
+    memtrack_stats(&after);
+    cr_expect_eq(before.frees, after.frees);
+    cr_expect_eq(after.errors, 0);
+}
+
+Test(tracker, check_counts_damaged_blocks)
+{
+    char *a = memtrack_malloc_at(5, AT);
+    char *b = memtrack_malloc_at(5, AT);
+    cr_expect_eq(memtrack_check(), 0);
+    a[5] = 0;
+    b[-2] = 0;
+    cr_expect_eq(memtrack_check(), 2);
+    cr_expect_eq(memtrack_check(), 2); /* still damaged, reported once */
+    memtrack_stats_t st;
+    memtrack_stats(&st);
+    cr_expect_eq(st.errors, 2);
+    memtrack_free_at(a, AT);
+    memtrack_free_at(b, AT);
+}
