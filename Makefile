@@ -58,19 +58,16 @@ $(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(B)/install/memtrack.pc: tools/memtrack.pc.in Makefile
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
-
 VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/memtrack.h)
 
-install: all $(B)/install/memtrack.pc
+install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 include/memtrack.h $(DESTDIR)$(INCLUDEDIR)/memtrack.h
 	install -m 644 $(B)/libmemtrack.a $(DESTDIR)$(LIBDIR)/libmemtrack.a
 	install -m 755 $(B)/libmemtrack.so $(DESTDIR)$(LIBDIR)/libmemtrack.so
-	install -m 644 $(B)/install/memtrack.pc $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' tools/memtrack.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
 	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' memtrack \
 	    > $(DESTDIR)$(BINDIR)/memtrack
 	chmod 755 $(DESTDIR)$(BINDIR)/memtrack

@@ -366,6 +366,8 @@ void mt_report_at_exit(void)
         return;
     mt_init();
     atomic_store(&mt_state, 2);
+    /* The program's last buffered output comes before the report, as it was written. */
+    fflush(stdout);
     mt_busy++;
     (void)mt_check_all(mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL));
     bool built = mt_report_build(&r);
