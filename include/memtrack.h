@@ -109,6 +109,14 @@ int memtrack_set_option(const char *key, const char *value);
 /* Set options from a "key=value:key=value" string; returns the number of bad entries. */
 int memtrack_set_options(const char *options);
 
+/* Checkpoints, for leaks that hide until exit (a level loaded and unloaded, a request
+ * served): memtrack_checkpoint() returns a mark, and memtrack_report_since(mark) prints
+ * the blocks allocated after it that are still live, by site (nothing when there are
+ * none), and returns how many there are. A block realloc'd after the mark counts as made
+ * after it. */
+unsigned long memtrack_checkpoint(void);
+size_t memtrack_report_since(unsigned long mark);
+
 /* -------------------------------------------------------------------------------------
  * Entry points that take the caller's site. The macros below call them; use them directly
  * to write wrappers (xmalloc...) that report their own caller's file and line.
@@ -167,6 +175,12 @@ static MEMTRACK_INLINE_ int memtrack_set_option(const char *key, const char *val
 static MEMTRACK_INLINE_ int memtrack_set_options(const char *options)
 {
     (void)options;
+    return 0;
+}
+static MEMTRACK_INLINE_ unsigned long memtrack_checkpoint(void) { return 0; }
+static MEMTRACK_INLINE_ size_t memtrack_report_since(unsigned long mark)
+{
+    (void)mark;
     return 0;
 }
 #undef MEMTRACK_INLINE_

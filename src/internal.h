@@ -8,7 +8,11 @@
  *     lock: a site never moves or changes once published.
  *   - mt_errors.lock (error.c): the error log and the message counters.
  *   - mt_out_lock (output.c): the report stream, so lines of two threads do not mix.
- * Lock order: shard -> sites -> errors -> out. No lock is held while calling user code.
+ *   - report_lock (report.c): one report built and written at a time; the suppression
+ *     rules (suppress.c). Taken before any other.
+ *   - timeline.lock (timeline.c): the samples; only tried on the allocation path.
+ * Lock order: report -> shard -> sites -> errors -> timeline -> out. No lock is held
+ * while calling user code.
  *
  * The tracker never calls itself: its memory comes from the C library's own entry points
  * (mt_libc_*), its output is formatted in fixed buffers and written with write(2), and a
@@ -42,6 +46,9 @@ extern void __libc_free(void *ptr);
 #define MT_NOINLINE __attribute__((noinline))
 #define MT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define MT_EXPORT __attribute__((visibility("default")))
+
+/* The report model, its renderers and the formatting buffer (shared with tools/). */
+#include "model.h"
 
 /* The alignment malloc gives on this platform; user pointers keep it. */
 #define MT_MIN_ALIGN 16u
@@ -136,6 +143,18 @@ void mt_pages_free(void *ptr, size_t size);
     X(report_seqs, COUNT, "5", "sequence numbers listed per leak site")                   \
     X(max_messages, COUNT, "20",                                                          \
       "messages printed per kind of error and site; the rest are counted")               \
+    X(json, STRING, "", "at exit, write the report as JSON to this file (%p is the pid)")     \
+    X(sarif, STRING, "",                                                                  \
+      "at exit, write leaks and errors as SARIF 2.1.0 to this file (%p is the pid)")     \
+    X(html, STRING, "",                                                                   \
+      "at exit, write the report as one self-contained HTML page (%p is the pid)")       \
+    X(suppressions, STRING, "",                                                           \
+      "file of rules (file:, function:, site:, module:) whose leaks are left out")       \
+    X(timeline, BOOL, "1", "sample live bytes and blocks over the run for the report")   \
+    X(track_all, BOOL, "0",                                                               \
+      "also track blocks made by code built without memtrack, sited by return address")  \
+    X(system_leaks, BOOL, "0",                                                            \
+      "with track_all: also list blocks made inside system libraries")                   \
     X(help, BOOL, "0", "print every option with its default and meaning, then go on")
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
@@ -159,40 +178,25 @@ void mt_options_init(void);
 /* Parse "k=v:k=v" from `source` (a name used in warnings); returns bad entry count. */
 int mt_options_parse(const char *text, const char *source);
 void mt_options_print_help(void);
+/* The options in effect, for the report: count, name, type and value. */
+size_t mt_option_count(void);
+const char *mt_option_name(size_t i);
+mt_option_type_t mt_option_type(size_t i);
+void mt_buf_option_value(mt_buf_t *b, size_t i);
 /* Set once the first block is made: options that shape blocks can no longer change. */
 extern atomic_bool mt_options_frozen;
 
 /* ----------------------------------------------------------------------------------
- * output.c: formatting into fixed buffers, written with write(2). Never allocates.
+ * output.c: the report stream. The formatting buffer (mt_buf_*) is declared in model.h.
  * ---------------------------------------------------------------------------------- */
-typedef struct mt_buf {
-    char data[2048];
-    size_t len;
-    int fd; /* where mt_buf_flush writes; -1 discards */
-} mt_buf_t;
-
-void mt_buf_init(mt_buf_t *b, int fd);
-void mt_buf_str(mt_buf_t *b, const char *s);
-void mt_buf_strn(mt_buf_t *b, const char *s, size_t n);
-void mt_buf_char(mt_buf_t *b, char c);
-void mt_buf_u64(mt_buf_t *b, uint64_t v);
-void mt_buf_i64(mt_buf_t *b, int64_t v);
-void mt_buf_hex(mt_buf_t *b, uint64_t v);
-/* "1 block" / "3 blocks" */
-void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural);
-void mt_buf_flush(mt_buf_t *b);
-/* Start a report line: flushes a finished line when the buffer is nearly full. */
-void mt_buf_line(mt_buf_t *b);
-void mt_write_all(int fd, const char *s, size_t n);
-
 /* The descriptor reports and messages go to (opened on first use); -1 when quiet. */
 int mt_out_fd(void);
 void mt_out_lock(void);
 void mt_out_unlock(void);
 void mt_out_after_fork_child(void);
 void mt_out_reopen(void);
-/* Line prefix of every message: "memtrack: ". */
-#define MT_PREFIX "memtrack: "
+/* Expands "%p" in path to the pid into dst; false when it does not fit. */
+bool mt_expand_path(const char *path, char *dst, size_t cap);
 
 /* ----------------------------------------------------------------------------------
  * site.c: where blocks are made and released, interned to small ids.
@@ -348,6 +352,8 @@ void mt_stats_free(size_t size);
 void mt_stats_failed(void);
 void mt_stats_read(memtrack_stats_t *out);
 uint64_t mt_next_seq(void);
+/* The sequence number the next block will get. */
+uint64_t mt_seq_upcoming(void);
 
 /* ----------------------------------------------------------------------------------
  * tracker.c: the entry points and the process lifecycle.
@@ -365,30 +371,41 @@ int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
 int mt_check_all(uint32_t found_site);
 
 /* ----------------------------------------------------------------------------------
- * report.c: the report model and its text form.
+ * report.c: builds the report model (model.h) and writes the reports.
  * ---------------------------------------------------------------------------------- */
-typedef struct mt_leak_site {
-    uint32_t site;     /* a representative site id */
-    uint64_t bytes;
-    uint64_t blocks;
-    uint64_t seqs[16]; /* smallest sequence numbers, ascending */
-    unsigned nseqs;
-} mt_leak_site_t;
-
-typedef struct mt_report {
-    memtrack_stats_t stats;
-    mt_leak_site_t *sites; /* sorted, largest first */
-    size_t nsites;
-    uint64_t leaked_bytes, leaked_blocks;
-    size_t errors;
-    size_t map_size; /* bytes of the scratch mapping behind sites */
-} mt_report_t;
-
-/* Builds the model from the live blocks; never allocates through the tracker. */
-bool mt_report_build(mt_report_t *r);
+/* Builds the model of the live blocks allocated at or after sequence number `since`
+ * (1: all), the error log, the timeline and the options. Never allocates through the
+ * tracker: the arrays live in one mapping, released by mt_report_free. */
+bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since);
 void mt_report_free(mt_report_t *r);
-/* at_exit: wording for the exit-time report ("leaked") rather than mid-run ("live"). */
-void mt_report_text(const mt_report_t *r, int fd, bool at_exit);
 void mt_report_at_exit(void);
+
+/* ----------------------------------------------------------------------------------
+ * place.c: what a report shows of a site.
+ * ---------------------------------------------------------------------------------- */
+/* Fills *out for site id; returns true when the site lies inside a system library (the C
+ * library, the loader, libmemtrack: see place.c), which only address-only sites can. */
+bool mt_place_of(uint32_t id, mt_place_t *out);
+
+/* ----------------------------------------------------------------------------------
+ * timeline.c: live bytes and blocks sampled over the run.
+ * ---------------------------------------------------------------------------------- */
+#define MT_TIMELINE_MAX 1024u
+/* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
+extern _Atomic uint64_t mt_timeline_mask;
+void mt_timeline_sample(void);
+/* Live bytes reached a new peak (stats.c, when it raised peak_bytes). */
+void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event);
+/* Copies the samples, then one for now, into out; *peak gets the highest point. */
+size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak);
+
+/* ----------------------------------------------------------------------------------
+ * suppress.c: suppression rules (option suppressions). Caller holds the report lock.
+ * ---------------------------------------------------------------------------------- */
+/* Loads the rules when the option changed; returns how many there are. */
+size_t mt_suppress_count(void);
+const char *mt_suppress_rule(size_t i);
+/* The first rule that matches p, or -1. */
+long mt_suppress_match(const mt_place_t *p);
 
 #endif /* MT_INTERNAL_H */

@@ -306,3 +306,26 @@ MT_EXPORT int memtrack_set_options(const char *text)
     mt_options_init();
     return mt_options_parse(text, "memtrack_set_options");
 }
+
+/* ---- the options in effect, for the report ------------------------------------------- */
+
+size_t mt_option_count(void)
+{
+    return OPTION_COUNT;
+}
+
+const char *mt_option_name(size_t i)
+{
+    return i < OPTION_COUNT ? options[i].name : NULL;
+}
+
+mt_option_type_t mt_option_type(size_t i)
+{
+    return i < OPTION_COUNT ? options[i].type : MT_OPT_STRING;
+}
+
+void mt_buf_option_value(mt_buf_t *b, size_t i)
+{
+    if (i < OPTION_COUNT)
+        buf_value(b, &options[i]);
+}

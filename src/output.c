@@ -4,6 +4,7 @@
  * no stdio, no allocation, so printing is safe inside the allocator, after a heap has
  * been corrupted and in a signal handler. The report stream (option `report`) is opened on
  * first use; "%p" in its path becomes the process id, so forked children write their own.
+ * The formatting buffer itself (mt_buf_*) lives in buf.c, shared with the report tool.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,114 +15,13 @@
 
 #include "internal.h"
 
-void mt_write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0 && fd >= 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
-        }
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
-void mt_buf_init(mt_buf_t *b, int fd)
-{
-    b->len = 0;
-    b->fd = fd;
-}
-
-void mt_buf_flush(mt_buf_t *b)
-{
-    if (b->len > 0 && b->fd >= 0)
-        mt_write_all(b->fd, b->data, b->len);
-    b->len = 0;
-}
-
-void mt_buf_strn(mt_buf_t *b, const char *s, size_t n)
-{
-    while (n > 0) {
-        size_t room = sizeof b->data - b->len;
-        if (room == 0) {
-            mt_buf_flush(b);
-            room = sizeof b->data;
-        }
-        size_t take = n < room ? n : room;
-        memcpy(b->data + b->len, s, take);
-        b->len += take;
-        s += take;
-        n -= take;
-    }
-}
-
-void mt_buf_str(mt_buf_t *b, const char *s)
-{
-    mt_buf_strn(b, s != NULL ? s : "(null)", strlen(s != NULL ? s : "(null)"));
-}
-
-void mt_buf_char(mt_buf_t *b, char c)
-{
-    mt_buf_strn(b, &c, 1);
-}
-
-void mt_buf_u64(mt_buf_t *b, uint64_t v)
-{
-    char digits[24];
-    size_t i = sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    mt_buf_strn(b, digits + i, sizeof digits - i);
-}
-
-void mt_buf_i64(mt_buf_t *b, int64_t v)
-{
-    if (v < 0) {
-        mt_buf_char(b, '-');
-        mt_buf_u64(b, (uint64_t)0 - (uint64_t)v);
-    } else {
-        mt_buf_u64(b, (uint64_t)v);
-    }
-}
-
-void mt_buf_hex(mt_buf_t *b, uint64_t v)
-{
-    char digits[20];
-    size_t i = sizeof digits;
-    do {
-        digits[--i] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v != 0);
-    mt_buf_strn(b, "0x", 2);
-    mt_buf_strn(b, digits + i, sizeof digits - i);
-}
-
-void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural)
-{
-    mt_buf_u64(b, n);
-    mt_buf_char(b, ' ');
-    mt_buf_str(b, n == 1 ? singular : plural);
-}
-
-void mt_buf_line(mt_buf_t *b)
-{
-    /* Keep whole lines together when two processes share a terminal. */
-    if (b->len > sizeof b->data - 256)
-        mt_buf_flush(b);
-    mt_buf_strn(b, MT_PREFIX, sizeof MT_PREFIX - 1);
-}
-
 /* ---- the report stream ------------------------------------------------------------ */
 
 static int out_fd = -2; /* -2: not opened yet */
 static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* Expands "%p" to the pid into dst; returns false when it does not fit. */
-static bool expand_path(const char *path, char *dst, size_t cap)
+bool mt_expand_path(const char *path, char *dst, size_t cap)
 {
     size_t n = 0;
     for (const char *p = path; *p != '\0'; p++) {
@@ -160,7 +60,7 @@ static int open_report_stream(void)
         return STDOUT_FILENO;
     char full[MT_OPTION_STRING_MAX + 32];
     int fd = -1;
-    if (expand_path(path, full, sizeof full))
+    if (mt_expand_path(path, full, sizeof full))
         fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
         mt_buf_t b;

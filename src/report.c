@@ -1,12 +1,19 @@
-/* report.c - the report model (what leaked, by site) and its text form, and the exit-time
- * report.
+/* report.c - builds the report model (model.h) and writes the reports: at exit, on
+ * demand (memtrack_report) and since a checkpoint (memtrack_report_since).
  *
- * The model is built from the live blocks in scratch memory mapped from the kernel, sorted
- * with our own heap sort and printed through fixed buffers: it never allocates through the
- * tracker and stays usable after the heap was damaged. Blocks from different call sites
- * that print the same (a header's inline function compiled into two files) are one site.
+ * The model is built from the live blocks, the error log, the timeline and the options in
+ * scratch memory mapped from the kernel, sorted with our own heap sort: it never allocates
+ * through the tracker and stays usable after the heap was damaged. Blocks from different
+ * call sites that print the same (a header's inline function compiled into two files) are
+ * one site. Sites inside system libraries (track_all) and sites a suppression rule matches
+ * are counted apart. The renderers (render_*.c) turn the model into text, JSON, SARIF and
+ * HTML; at exit the text goes to the report stream and the others to the files the options
+ * json=, sarif= and html= name.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +26,7 @@ typedef struct build_ctx {
     mt_leak_site_t *by_id;
     uint32_t nids;
     unsigned keep_seqs;
+    uint64_t since; /* count blocks with this sequence number or later */
 } build_ctx_t;
 
 /* Keeps the smallest sequence numbers, ascending. */
@@ -52,6 +60,8 @@ static void merge_into(mt_leak_site_t *dst, const mt_leak_site_t *src, unsigned 
 static void count_block(mt_block_t *b, void *ctx)
 {
     build_ctx_t *c = ctx;
+    if (MT_META_SEQ(b->meta) < c->since)
+        return;
     uint32_t id = b->site < c->nids ? b->site : MT_SITE_NONE;
     mt_leak_site_t *s = &c->by_id[id];
     s->bytes += b->size;
@@ -131,227 +141,299 @@ static int cmp_size(const mt_leak_site_t *x, const mt_leak_site_t *y)
     return cmp_place(x, y);
 }
 
-/* heap_sort sorts ascending by cmp; cmp_size already puts the largest "lowest". */
+/* ---- building the model --------------------------------------------------------- */
 
-bool mt_report_build(mt_report_t *r)
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A bump allocator over the one mapping behind a model. */
+typedef struct scratch {
+    char *base;
+    size_t size, used;
+} scratch_t;
+
+static void *take(scratch_t *s, size_t bytes)
 {
-    memset(r, 0, sizeof *r);
-    mt_stats_read(&r->stats);
-    r->errors = mt_error_total();
+    size_t at = (s->used + 15) & ~(size_t)15;
+    if (at > s->size || bytes > s->size - at)
+        return NULL;
+    s->used = at + bytes;
+    return s->base + at;
+}
 
-    build_ctx_t c;
-    c.nids = mt_site_count();
+static const char *take_string(scratch_t *s, const char *text, size_t n)
+{
+    char *copy = take(s, n + 1);
+    if (copy == NULL)
+        return "";
+    memcpy(copy, text, n);
+    copy[n] = '\0';
+    return copy;
+}
+
+static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
+{
+    a->bytes += s->bytes;
+    a->blocks += s->blocks;
+    a->sites++;
+}
+
+/* Resolves each site's place, and moves system and suppressed sites out of the list. */
+static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        mt_leak_site_t *s = &sites[i];
+        bool system = mt_place_of(s->site, &s->where);
+        if (system && !mt_opt.system_leaks) {
+            add_apart(&r->system, s);
+            continue;
+        }
+        long rule = mt_suppress_match(&s->where);
+        if (rule >= 0) {
+            add_apart(&r->suppressed, s);
+            add_apart(&r->rules[rule].hits, s);
+            continue;
+        }
+        sites[kept++] = *s;
+    }
+    return kept;
+}
+
+static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since)
+{
+    build_ctx_t c = {by_id, nids, 0, since};
     c.keep_seqs = mt_opt.report_seqs < MAX_SEQS ? (unsigned)mt_opt.report_seqs : MAX_SEQS;
-    r->map_size = ((size_t)c.nids * sizeof(mt_leak_site_t) + 4095) & ~(size_t)4095;
-    c.by_id = mt_pages_alloc(r->map_size);
-    if (c.by_id == NULL)
-        return false;
-    for (uint32_t i = 0; i < c.nids; i++)
-        c.by_id[i].site = i;
+    for (uint32_t i = 0; i < nids; i++)
+        by_id[i].site = i;
     mt_table_foreach(count_block, &c);
 
     /* Keep the sites that hold blocks, then merge those that print the same. */
     size_t n = 0;
-    for (uint32_t i = 0; i < c.nids; i++)
-        if (c.by_id[i].blocks != 0)
-            c.by_id[n++] = c.by_id[i];
-    heap_sort(c.by_id, n, cmp_place);
+    for (uint32_t i = 0; i < nids; i++)
+        if (by_id[i].blocks != 0)
+            by_id[n++] = by_id[i];
+    heap_sort(by_id, n, cmp_place);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (m > 0 && mt_site_same(c.by_id[m - 1].site, c.by_id[i].site))
-            merge_into(&c.by_id[m - 1], &c.by_id[i], c.keep_seqs);
+        if (m > 0 && mt_site_same(by_id[m - 1].site, by_id[i].site))
+            merge_into(&by_id[m - 1], &by_id[i], c.keep_seqs);
         else
-            c.by_id[m++] = c.by_id[i];
+            by_id[m++] = by_id[i];
     }
-    heap_sort(c.by_id, m, cmp_size);
+    m = sort_out_sites(r, by_id, m);
+    heap_sort(by_id, m, cmp_size);
 
-    r->sites = c.by_id;
+    r->sites = by_id;
     r->nsites = m;
     for (size_t i = 0; i < m; i++) {
-        r->leaked_bytes += r->sites[i].bytes;
-        r->leaked_blocks += r->sites[i].blocks;
+        r->leaked_bytes += by_id[i].bytes;
+        r->leaked_blocks += by_id[i].blocks;
     }
+}
+
+static void build_errors(mt_report_t *r, mt_error_t *raw)
+{
+    size_t n = mt_error_log(raw, MT_ERROR_LOG_MAX);
+    for (size_t i = 0; i < n; i++) {
+        const mt_error_t *e = &raw[i];
+        mt_report_error_t *out = &r->error_list[i];
+        memset(out, 0, sizeof *out);
+        out->kind = mt_error_names[e->kind];
+        out->addr = e->addr;
+        out->size = e->size;
+        out->seq = e->seq;
+        out->thread = e->thread;
+        (void)mt_place_of(e->alloc_site, &out->alloc);
+        if (e->free_site != MT_SITE_NONE)
+            (void)mt_place_of(e->free_site, &out->freed);
+        (void)mt_place_of(e->found_site, &out->found);
+        out->changed = e->changed;
+        out->extent = e->extent;
+    }
+    r->nerror_list = n;
+    for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
+        size_t count = mt_error_count((mt_error_kind_t)k);
+        if (count != 0) {
+            r->error_kinds[r->nerror_kinds].name = mt_error_names[k];
+            r->error_kinds[r->nerror_kinds].count = count;
+            r->nerror_kinds++;
+        }
+    }
+}
+
+static void build_options(mt_report_t *r, scratch_t *s)
+{
+    static const char types[] = {[MT_OPT_BOOL] = 'b', [MT_OPT_INT] = 'n', [MT_OPT_SIZE] = 'n',
+                                 [MT_OPT_COUNT] = 'n', [MT_OPT_STRING] = 's'};
+    size_t n = mt_option_count();
+    for (size_t i = 0; i < n; i++) {
+        mt_buf_t b;
+        mt_buf_init(&b, -1);
+        mt_buf_option_value(&b, i);
+        mt_option_value_t *o = &r->options[i];
+        o->name = mt_option_name(i);
+        o->type = types[mt_option_type(i)];
+        o->value = take_string(s, b.data, b.len < sizeof b.data ? b.len : sizeof b.data);
+    }
+    r->noptions = n;
+}
+
+bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
+{
+    memset(r, 0, sizeof *r);
+    r->version = MEMTRACK_VERSION;
+    r->program = mt_program_name();
+    r->pid = (uint64_t)getpid();
+    r->when = when;
+    r->since = since;
+    mt_stats_read(&r->stats);
+    r->errors = mt_error_total();
+    r->leak_check = mt_opt.leaks || when != MT_WHEN_EXIT;
+    r->list_sites = mt_opt.report_sites;
+
+    uint32_t nids = mt_site_count();
+    size_t nrules = mt_suppress_count();
+    size_t nopts = mt_option_count();
+    scratch_t s = {NULL, 0, 0};
+    s.size = (size_t)nids * sizeof(mt_leak_site_t) +
+             MT_ERROR_LOG_MAX * (sizeof(mt_error_t) + sizeof(mt_report_error_t)) +
+             MT_ERROR_COUNT * sizeof(mt_name_count_t) +
+             (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t) + nrules * sizeof(mt_rule_hits_t) +
+             nopts * (sizeof(mt_option_value_t) + MT_OPTION_STRING_MAX + 16) + PATH_MAX +
+             16 * 16;
+    s.size = (s.size + 4095) & ~(size_t)4095;
+    s.base = mt_pages_alloc(s.size);
+    if (s.base == NULL)
+        return false;
+    r->scratch = s.base;
+    r->scratch_size = s.size;
+
+    mt_leak_site_t *by_id = take(&s, (size_t)nids * sizeof(mt_leak_site_t));
+    mt_error_t *raw = take(&s, MT_ERROR_LOG_MAX * sizeof(mt_error_t));
+    r->error_list = take(&s, MT_ERROR_LOG_MAX * sizeof(mt_report_error_t));
+    r->error_kinds = take(&s, MT_ERROR_COUNT * sizeof(mt_name_count_t));
+    r->samples = take(&s, (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t));
+    r->rules = take(&s, nrules * sizeof(mt_rule_hits_t) + 1);
+    r->options = take(&s, nopts * sizeof(mt_option_value_t) + 1);
+    char *cwd = take(&s, PATH_MAX);
+    r->cwd = cwd != NULL && getcwd(cwd, PATH_MAX) != NULL ? cwd : NULL;
+
+    for (size_t i = 0; i < nrules; i++)
+        r->rules[i].rule = mt_suppress_rule(i);
+    r->nrules = nrules;
+    if (r->leak_check)
+        build_leaks(r, by_id, nids, since);
+    build_errors(r, raw);
+    r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
+    build_options(r, &s);
     return true;
 }
 
 void mt_report_free(mt_report_t *r)
 {
-    mt_pages_free(r->sites, r->map_size);
+    mt_pages_free(r->scratch, r->scratch_size);
+    r->scratch = NULL;
     r->sites = NULL;
     r->nsites = 0;
 }
 
-/* ---- text ---------------------------------------------------------------------------- */
+/* ---- writing reports ----------------------------------------------------------------- */
 
-static unsigned digits_of(uint64_t v)
+/* The process that loaded the library: a forked child writes report files only to a
+ * path with "%p", so it never overwrites its parent's. */
+static pid_t first_pid;
+
+__attribute__((constructor(102))) static void remember_pid(void)
 {
-    unsigned d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
+    first_pid = getpid();
 }
 
-static void pad_to(mt_buf_t *b, uint64_t v, unsigned width)
-{
-    for (unsigned d = digits_of(v); d < width; d++)
-        mt_buf_char(b, ' ');
-    mt_buf_u64(b, v);
-}
-
-static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width)
-{
-    const mt_site_t *site = mt_site_get(s->site);
-    mt_buf_line(b);
-    mt_buf_str(b, "  ");
-    pad_to(b, s->bytes, width);
-    mt_buf_str(b, s->bytes == 1 ? " byte in " : " bytes in ");
-    mt_buf_count(b, s->blocks, "block", "blocks");
-    mt_buf_str(b, " at ");
-    mt_buf_site(b, s->site);
-    mt_buf_str(b, " by ");
-    mt_buf_str(b, mt_kind_names[site->kind]);
-    if (site->owner != NULL) {
-        mt_buf_str(b, " \"");
-        mt_buf_str(b, site->owner);
-        mt_buf_char(b, '"');
-    }
-    mt_buf_str(b, ": ");
-    for (unsigned i = 0; i < s->nseqs; i++) {
-        if (i > 0)
-            mt_buf_str(b, ", ");
-        mt_buf_char(b, '#');
-        mt_buf_u64(b, s->seqs[i]);
-    }
-    if (s->blocks > s->nseqs) {
-        mt_buf_str(b, s->nseqs > 0 ? " and " : "");
-        mt_buf_u64(b, s->blocks - s->nseqs);
-        mt_buf_str(b, " more");
-    }
-    mt_buf_char(b, '\n');
-}
-
-static void print_error_counts(mt_buf_t *b)
-{
-    bool first = true;
-    mt_buf_line(b);
-    mt_buf_str(b, "errors: ");
-    for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
-        size_t n = mt_error_count((mt_error_kind_t)k);
-        if (n == 0)
-            continue;
-        mt_buf_str(b, first ? "" : ", ");
-        mt_buf_str(b, mt_error_names[k]);
-        mt_buf_char(b, ' ');
-        mt_buf_u64(b, n);
-        first = false;
-    }
-    mt_buf_char(b, '\n');
-}
-
-void mt_report_text(const mt_report_t *r, int fd, bool at_exit)
+static void warn_file(const char *what, const char *path, int err)
 {
     mt_buf_t b;
-    const memtrack_stats_t *st = &r->stats;
-    bool show_leaks = mt_opt.leaks || !at_exit;
-    uint64_t leaked = show_leaks ? r->leaked_blocks : 0;
-    mt_buf_init(&b, fd);
-
-    if (leaked == 0 && r->errors == 0) {
-        if (at_exit && !mt_opt.verbose)
-            return; /* a clean run prints nothing, as LeakSanitizer does */
-        mt_buf_line(&b);
-        mt_buf_str(&b, at_exit ? "no leaks, no errors (" : "no live blocks, no errors (");
-        mt_buf_count(&b, st->total_blocks, "allocation", "allocations");
-        mt_buf_str(&b, ", peak ");
-        mt_buf_count(&b, st->peak_bytes, "byte", "bytes");
-        mt_buf_str(&b, " in ");
-        mt_buf_count(&b, st->peak_blocks, "block", "blocks");
-        mt_buf_str(&b, ")\n");
-        mt_buf_flush(&b);
-        return;
-    }
-
+    mt_buf_init(&b, STDERR_FILENO);
     mt_buf_line(&b);
-    mt_buf_str(&b, at_exit ? "report for " : "live blocks of ");
-    mt_buf_str(&b, mt_program_name());
-    mt_buf_str(&b, " (pid ");
-    mt_buf_u64(&b, (uint64_t)getpid());
-    mt_buf_str(&b, ")\n");
-
-    mt_buf_line(&b);
-    if (show_leaks) {
-        mt_buf_count(&b, r->leaked_bytes, "byte", "bytes");
-        mt_buf_str(&b, at_exit ? " leaked in " : " live in ");
-        mt_buf_count(&b, r->leaked_blocks, "block", "blocks");
-        mt_buf_str(&b, " from ");
-        mt_buf_count(&b, r->nsites, "site", "sites");
-        mt_buf_str(&b, "; ");
-    }
-    mt_buf_count(&b, r->errors, "error", "errors");
-    mt_buf_str(&b, " found\n");
-
-    mt_buf_line(&b);
-    mt_buf_str(&b, "peak ");
-    mt_buf_count(&b, st->peak_bytes, "byte", "bytes");
-    mt_buf_str(&b, " in ");
-    mt_buf_count(&b, st->peak_blocks, "block", "blocks");
-    mt_buf_str(&b, "; ");
-    mt_buf_count(&b, st->total_blocks, "allocation", "allocations");
-    mt_buf_str(&b, " (");
-    mt_buf_count(&b, st->total_bytes, "byte", "bytes");
-    mt_buf_str(&b, "), ");
-    mt_buf_count(&b, st->frees, "free", "frees");
-    mt_buf_str(&b, ", ");
-    mt_buf_u64(&b, st->failed);
-    mt_buf_str(&b, " failed\n");
-
-    if (r->errors != 0)
-        print_error_counts(&b);
-
-    if (show_leaks && r->nsites > 0) {
-        size_t shown = r->nsites < mt_opt.report_sites ? r->nsites : mt_opt.report_sites;
-        unsigned width = digits_of(r->sites[0].bytes);
-        mt_buf_line(&b);
-        mt_buf_str(&b, at_exit ? "leaks by site, largest first:\n"
-                               : "live blocks by site, largest first:\n");
-        for (size_t i = 0; i < shown; i++)
-            print_leak_site(&b, &r->sites[i], width);
-        if (shown < r->nsites) {
-            uint64_t bytes = 0, blocks = 0;
-            for (size_t i = shown; i < r->nsites; i++) {
-                bytes += r->sites[i].bytes;
-                blocks += r->sites[i].blocks;
-            }
-            mt_buf_line(&b);
-            mt_buf_str(&b, "  ... and ");
-            mt_buf_count(&b, r->nsites - shown, "more site", "more sites");
-            mt_buf_str(&b, ": ");
-            mt_buf_count(&b, bytes, "byte", "bytes");
-            mt_buf_str(&b, " in ");
-            mt_buf_count(&b, blocks, "block", "blocks");
-            mt_buf_str(&b, " (option report_sites)\n");
-        }
-    }
+    mt_buf_str(&b, "warning: cannot write the ");
+    mt_buf_str(&b, what);
+    mt_buf_str(&b, " report to '");
+    mt_buf_str(&b, path);
+    mt_buf_str(&b, "': ");
+    mt_buf_str(&b, strerror(err));
+    mt_buf_char(&b, '\n');
     mt_buf_flush(&b);
 }
 
-/* ---- reports on demand and at exit --------------------------------------------------- */
+/* Renders r into the file the option names, if any. */
+static void write_file(const mt_report_t *r, const char *path, const char *what,
+                       void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    char full[MT_OPTION_STRING_MAX + 32];
+    if (path == NULL || path[0] == '\0')
+        return;
+    if (strstr(path, "%p") == NULL && first_pid != 0 && getpid() != first_pid)
+        return;
+    if (!mt_expand_path(path, full, sizeof full)) {
+        warn_file(what, path, ENAMETOOLONG);
+        return;
+    }
+    int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        warn_file(what, full, errno);
+        return;
+    }
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
+    render(r, &b);
+    mt_buf_flush(&b);
+    close(fd);
+}
+
+static void print_text(const mt_report_t *r, unsigned flags)
+{
+    int fd = mt_out_fd();
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
+    mt_out_lock();
+    mt_render_text(r, &b, flags);
+    mt_buf_flush(&b);
+    mt_out_unlock();
+}
 
 MT_EXPORT void memtrack_report(void)
 {
     mt_report_t r;
     mt_init();
     mt_busy++;
-    if (mt_report_build(&r)) {
-        int fd = mt_out_fd();
-        mt_out_lock();
-        mt_report_text(&r, fd, false);
-        mt_out_unlock();
+    pthread_mutex_lock(&report_lock);
+    if (mt_report_build(&r, MT_WHEN_NOW, 1)) {
+        print_text(&r, 0);
         mt_report_free(&r);
     }
+    pthread_mutex_unlock(&report_lock);
     mt_busy--;
+}
+
+MT_EXPORT unsigned long memtrack_checkpoint(void)
+{
+    mt_init();
+    return (unsigned long)mt_seq_upcoming();
+}
+
+MT_EXPORT size_t memtrack_report_since(unsigned long mark)
+{
+    mt_report_t r;
+    size_t blocks = 0;
+    mt_init();
+    mt_busy++;
+    pthread_mutex_lock(&report_lock);
+    if (mt_report_build(&r, MT_WHEN_SINCE, mark == 0 ? 1 : (uint64_t)mark)) {
+        blocks = (size_t)r.leaked_blocks;
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        mt_report_free(&r);
+    }
+    pthread_mutex_unlock(&report_lock);
+    mt_busy--;
+    return blocks;
 }
 
 static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
@@ -370,16 +452,18 @@ void mt_report_at_exit(void)
     fflush(stdout);
     mt_busy++;
     (void)mt_check_all(mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL));
-    bool built = mt_report_build(&r);
+    pthread_mutex_lock(&report_lock);
+    bool built = mt_report_build(&r, MT_WHEN_EXIT, 1);
+    bool found = mt_error_total() != 0;
     if (built) {
-        int fd = mt_out_fd();
-        mt_out_lock();
-        mt_report_text(&r, fd, true);
-        mt_out_unlock();
-    }
-    bool found = r.errors != 0 || (mt_opt.leaks && built && r.leaked_blocks != 0);
-    if (built)
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        write_file(&r, mt_opt.json, "JSON", mt_render_json);
+        write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
+        write_file(&r, mt_opt.html, "HTML", mt_render_html);
+        found = mt_report_found(&r);
         mt_report_free(&r);
+    }
+    pthread_mutex_unlock(&report_lock);
     mt_busy--;
     if (found && mt_opt.exitcode >= 0) {
         /* _exit skips the C library's last flush: flush the program's output first. */
