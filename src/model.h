@@ -176,6 +176,9 @@ typedef struct mt_report {
 void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
 /* "file:line in func()" or "0x... in symbol+0x.. (module)" or "an unknown site" */
 void mt_buf_place(mt_buf_t *b, const mt_place_t *p);
+/* "overrun: block #4 (8 bytes) allocated at a.c:3 in f(), found by free at a.c:9 in f():
+ * 2 bytes changed, 5 bytes from the block": one error in one line, every kind alike. */
+void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e);
 /* True when the report has leaks or errors to show. */
 bool mt_report_found(const mt_report_t *r);
 void mt_render_json(const mt_report_t *r, mt_buf_t *b);

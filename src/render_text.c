@@ -119,36 +119,41 @@ static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
     mt_buf_char(b, '\n');
 }
 
-/* One line per logged error, the same for every kind: what, which block, where. */
+void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
+{
+    mt_buf_str(b, e->kind);
+    mt_buf_str(b, ": block #");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_str(b, ") allocated at ");
+    mt_buf_place(b, &e->alloc);
+    if (e->freed.kind != NULL) {
+        mt_buf_str(b, ", released at ");
+        mt_buf_place(b, &e->freed);
+    }
+    mt_buf_str(b, ", found by ");
+    mt_buf_str(b, e->found.kind != NULL ? e->found.kind : "?");
+    if (e->found.file != NULL || e->found.pc != 0) {
+        mt_buf_str(b, " at ");
+        mt_buf_place(b, &e->found);
+    }
+    if (e->changed != 0) {
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        mt_buf_str(b, " changed, ");
+        mt_buf_count(b, e->extent, "byte", "bytes");
+        mt_buf_str(b, " from the block");
+    }
+}
+
+/* One line per logged error (they were printed when found; a saved report has them). */
 static void print_error_list(const mt_report_t *r, mt_buf_t *b)
 {
     for (size_t i = 0; i < r->nerror_list; i++) {
-        const mt_report_error_t *e = &r->error_list[i];
         mt_buf_line(b);
         mt_buf_str(b, "  ");
-        mt_buf_str(b, e->kind);
-        mt_buf_str(b, ": block #");
-        mt_buf_u64(b, e->seq);
-        mt_buf_str(b, " (");
-        mt_buf_count(b, e->size, "byte", "bytes");
-        mt_buf_str(b, ") allocated at ");
-        mt_buf_place(b, &e->alloc);
-        if (e->freed.kind != NULL) {
-            mt_buf_str(b, ", released at ");
-            mt_buf_place(b, &e->freed);
-        }
-        mt_buf_str(b, ", found by ");
-        mt_buf_str(b, e->found.kind != NULL ? e->found.kind : "?");
-        if (e->found.file != NULL || e->found.pc != 0) {
-            mt_buf_str(b, " at ");
-            mt_buf_place(b, &e->found);
-        }
-        if (e->changed != 0) {
-            mt_buf_str(b, ": ");
-            mt_buf_count(b, e->changed, "byte", "bytes");
-            mt_buf_str(b, " changed, reaching ");
-            mt_buf_u64(b, e->extent);
-        }
+        mt_buf_error_summary(b, &r->error_list[i]);
         mt_buf_char(b, '\n');
     }
     if (r->nerror_list < r->errors) {
