@@ -14,6 +14,7 @@ DESTDIR ?=
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
 
 CC ?= cc
 CXX ?= c++
@@ -68,14 +69,39 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' tools/memtrack.pc.in \
 	    > $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
-	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' memtrack \
-	    > $(DESTDIR)$(BINDIR)/memtrack
-	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
 	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
-	      $(DESTDIR)$(BINDIR)/memtrack
+	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
+
+# ---- the memtrack command and its report tool -------------------------------------
+# build/memtrack-report reads a JSON report back into the library's report model and
+# renders it with the library's own renderers (src/buf.c, src/render_*.c).
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/buf.c \
+	$(wildcard src/render_*.c)
+
+all: $(B)/memtrack-report
+
+$(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) src/model.h src/internal.h \
+		include/memtrack.h $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -Itools $(SANITIZE_FLAGS) \
+	    $(TOOL_SRC) -o $@
+
+# The installed command finds the header, the library and the tool where they went.
+install: install-command
+install-command: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/memtrack
+	install -m 755 $(B)/memtrack-report $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
+	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' \
+	    -e 's|^MEMTRACK_INCLUDEDIR=.*|MEMTRACK_INCLUDEDIR="$(INCLUDEDIR)"|' \
+	    -e 's|^MEMTRACK_LIBDIR=.*|MEMTRACK_LIBDIR="$(LIBDIR)"|' \
+	    -e 's|^MEMTRACK_LIBEXECDIR=.*|MEMTRACK_LIBEXECDIR="$(LIBEXECDIR)/memtrack"|' \
+	    memtrack > $(DESTDIR)$(BINDIR)/memtrack
+	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
+
+.PHONY: install-command
 
 # ---- demo --------------------------------------------------------------------------
 

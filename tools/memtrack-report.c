@@ -1,0 +1,364 @@
+/* memtrack-report.c - renders a saved JSON report again, compares two, and lists the
+ * options; the `memtrack` command calls it for `report`, `run` and `--options`.
+ *
+ *   memtrack-report FILE.json [--text] [--json OUT] [--sarif OUT] [--html OUT]
+ *   memtrack-report --diff OLD.json NEW.json
+ *   memtrack-report --found FILE.json...
+ *   memtrack-report --options
+ *
+ * The report is read into the library's report model and rendered by the library's own
+ * renderers (compiled in from src/), so what it writes is what the program would have
+ * written. OUT may be "-" for standard output. Without an output option the text report
+ * is printed, with each logged error listed.
+ *
+ * Exit status: 0 done; 1 (--found) leaks or errors found, (--diff) a site leaks more
+ * than before or more errors were found; 2 bad usage or an unreadable report.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h" /* MT_OPTION_LIST: the one options table */
+#include "json.h"
+#include "report_read.h"
+
+static const char *prog = "memtrack report";
+
+static void usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(memtrack --help shows the usage)\n");
+    exit(2);
+}
+
+/* A loaded report: the parsed tree and the model borrowing from it. */
+typedef struct loaded {
+    json_t *root;
+    mt_report_t model;
+} loaded_t;
+
+static bool load(const char *path, loaded_t *out)
+{
+    char err[512];
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno));
+        return false;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    for (size_t n; text != NULL && (n = fread(text + len, 1, cap - len, f)) > 0;) {
+        len += n;
+        if (len == cap) {
+            char *bigger = realloc(text, cap * 2);
+            if (bigger == NULL) {
+                free(text);
+                text = NULL;
+            } else {
+                text = bigger;
+                cap *= 2;
+            }
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (text == NULL) {
+        fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+        return false;
+    }
+    out->root = json_parse(text, len, err, sizeof err);
+    free(text);
+    if (out->root == NULL) {
+        fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
+        return false;
+    }
+    if (!report_from_json(out->root, &out->model, err, sizeof err)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+        report_release(&out->model);
+        json_free(out->root);
+        return false;
+    }
+    return true;
+}
+
+static void unload(loaded_t *l)
+{
+    report_release(&l->model);
+    json_free(l->root);
+}
+
+static bool write_out(const mt_report_t *r, const char *path,
+                      void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    int fd = strcmp(path, "-") == 0 ? STDOUT_FILENO
+                                    : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+        return false;
+    }
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
+    render(r, &b);
+    mt_buf_flush(&b);
+    if (fd != STDOUT_FILENO && close(fd) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static void render_text_listing_errors(const mt_report_t *r, mt_buf_t *b)
+{
+    mt_render_text(r, b, MT_TEXT_LIST_ERRORS);
+}
+
+/* ---- --options ----------------------------------------------------------------------- */
+
+static int print_options(void)
+{
+    static const struct {
+        const char *name, *type, *def, *help;
+    } options[] = {
+#define OPTION_ROW(name, type, def, help) {#name, #type, def, help},
+        MT_OPTION_LIST(OPTION_ROW)
+#undef OPTION_ROW
+    };
+    printf("memtrack options, set as MEMTRACK_OPTIONS=key=value:key=value (or ',' between),\n"
+           "with memtrack run --options 'key=value:...', or memtrack_set_option() in code:\n\n");
+    printf("  %-14s %-7s %-8s %s\n", "OPTION", "TYPE", "DEFAULT", "MEANING");
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        const char *type = strcmp(options[i].type, "BOOL") == 0     ? "0|1"
+                           : strcmp(options[i].type, "INT") == 0    ? "number"
+                           : strcmp(options[i].type, "SIZE") == 0   ? "bytes"
+                           : strcmp(options[i].type, "COUNT") == 0  ? "count"
+                                                                     : "text";
+        printf("  %-14s %-7s %-8s %s\n", options[i].name, type,
+               options[i].def[0] != '\0' ? options[i].def : "-", options[i].help);
+    }
+    printf("\nbytes take a k, m or g suffix (4k, 1m); text options are used as written.\n");
+    return 0;
+}
+
+/* ---- --diff -------------------------------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static const char *base_of(const char *path)
+{
+    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* The same site in two runs: the same source line, kind and owner; for sites known by
+ * address (which move between runs), the same module, function and offset. */
+static bool same_site(const mt_place_t *a, const mt_place_t *b)
+{
+    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) ||
+        !same_str(a->func, b->func))
+        return false;
+    if (a->file != NULL || b->file != NULL)
+        return same_str(a->file, b->file) && a->line == b->line;
+    return same_str(base_of(a->module), base_of(b->module)) && a->offset == b->offset;
+}
+
+typedef struct change {
+    const mt_leak_site_t *old_site, *new_site;
+    int64_t bytes, blocks; /* new minus old */
+} change_t;
+
+static int by_growth(const void *x, const void *y)
+{
+    const change_t *a = x, *b = y;
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes ? 1 : -1;
+    return (a->blocks < b->blocks) - (a->blocks > b->blocks);
+}
+
+static void signed_count(mt_buf_t *b, int64_t v, const char *one, const char *many)
+{
+    mt_buf_char(b, v > 0 ? '+' : v < 0 ? '-' : ' ');
+    mt_buf_count(b, (uint64_t)(v < 0 ? -v : v), one, many);
+}
+
+static void diff_line(mt_buf_t *b, const change_t *c)
+{
+    const mt_leak_site_t *s = c->new_site != NULL ? c->new_site : c->old_site;
+    mt_buf_line(b);
+    mt_buf_str(b, "  ");
+    signed_count(b, c->bytes, "byte", "bytes");
+    mt_buf_str(b, ", ");
+    signed_count(b, c->blocks, "block", "blocks");
+    mt_buf_str(b, " at ");
+    mt_buf_place(b, &s->where);
+    mt_buf_str(b, " by ");
+    mt_buf_str(b, s->where.kind != NULL ? s->where.kind : "?");
+    mt_buf_str(b, " (");
+    mt_buf_u64(b, c->old_site != NULL ? c->old_site->bytes : 0);
+    mt_buf_str(b, " -> ");
+    mt_buf_count(b, c->new_site != NULL ? c->new_site->bytes : 0, "byte", "bytes");
+    mt_buf_str(b, c->old_site == NULL ? ", new site)\n" : c->new_site == NULL ? ", gone)\n" : ")\n");
+}
+
+static int diff(const char *old_path, const char *new_path)
+{
+    loaded_t o, n;
+    if (!load(old_path, &o))
+        return 2;
+    if (!load(new_path, &n)) {
+        unload(&o);
+        return 2;
+    }
+    const mt_report_t *a = &o.model, *z = &n.model;
+    change_t *changes = calloc(a->nsites + z->nsites + 1, sizeof *changes);
+    bool *matched = calloc(a->nsites + 1, sizeof *matched);
+    if (changes == NULL || matched == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        exit(2);
+    }
+    size_t nchanges = 0;
+    for (size_t j = 0; j < z->nsites; j++) {
+        change_t c = {NULL, &z->sites[j], (int64_t)z->sites[j].bytes, (int64_t)z->sites[j].blocks};
+        for (size_t i = 0; i < a->nsites; i++) {
+            if (!matched[i] && same_site(&a->sites[i].where, &z->sites[j].where)) {
+                matched[i] = true;
+                c.old_site = &a->sites[i];
+                c.bytes -= (int64_t)a->sites[i].bytes;
+                c.blocks -= (int64_t)a->sites[i].blocks;
+                break;
+            }
+        }
+        if (c.bytes != 0 || c.blocks != 0)
+            changes[nchanges++] = c;
+    }
+    for (size_t i = 0; i < a->nsites; i++)
+        if (!matched[i])
+            changes[nchanges++] = (change_t){&a->sites[i], NULL, -(int64_t)a->sites[i].bytes,
+                                             -(int64_t)a->sites[i].blocks};
+    qsort(changes, nchanges, sizeof *changes, by_growth);
+
+    mt_buf_t b;
+    mt_buf_init(&b, STDOUT_FILENO);
+    mt_buf_line(&b);
+    mt_buf_str(&b, "leaks: ");
+    mt_buf_count(&b, a->leaked_bytes, "byte", "bytes");
+    mt_buf_str(&b, " in ");
+    mt_buf_count(&b, a->leaked_blocks, "block", "blocks");
+    mt_buf_str(&b, " -> ");
+    mt_buf_count(&b, z->leaked_bytes, "byte", "bytes");
+    mt_buf_str(&b, " in ");
+    mt_buf_count(&b, z->leaked_blocks, "block", "blocks");
+    mt_buf_str(&b, "; errors: ");
+    mt_buf_u64(&b, a->errors);
+    mt_buf_str(&b, " -> ");
+    mt_buf_u64(&b, z->errors);
+    mt_buf_char(&b, '\n');
+    size_t more = 0, less = 0;
+    for (size_t i = 0; i < nchanges; i++) {
+        if (changes[i].bytes > 0 || (changes[i].bytes == 0 && changes[i].blocks > 0))
+            more++;
+        else
+            less++;
+    }
+    if (more > 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "sites that leak more:\n");
+        for (size_t i = 0; i < more; i++)
+            diff_line(&b, &changes[i]);
+    }
+    if (less > 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "sites that leak less:\n");
+        for (size_t i = more; i < nchanges; i++)
+            diff_line(&b, &changes[i]);
+    }
+    if (nchanges == 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "every site leaks as before\n");
+    }
+    mt_buf_flush(&b);
+    int status = more > 0 || z->errors > a->errors ? 1 : 0;
+    free(changes);
+    free(matched);
+    unload(&o);
+    unload(&n);
+    return status;
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+static int found(int argc, char **argv)
+{
+    int status = 0;
+    if (argc == 0)
+        usage_error("%s", "--found needs at least one report");
+    for (int i = 0; i < argc; i++) {
+        loaded_t l;
+        if (!load(argv[i], &l))
+            return 2;
+        if (mt_report_found(&l.model))
+            status = 1;
+        unload(&l);
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    const char *input = NULL, *json = NULL, *sarif = NULL, *html = NULL;
+    bool text = false;
+    if (getenv("MEMTRACK_REPORT_PROG") != NULL)
+        prog = getenv("MEMTRACK_REPORT_PROG");
+    if (argc >= 2 && strcmp(argv[1], "--options") == 0)
+        return print_options();
+    if (argc >= 2 && strcmp(argv[1], "--found") == 0)
+        return found(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "--diff") == 0) {
+        if (argc != 4)
+            usage_error("%s", "--diff takes two reports: OLD.json NEW.json");
+        return diff(argv[2], argv[3]);
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **out = strcmp(a, "--json") == 0    ? &json
+                           : strcmp(a, "--sarif") == 0 ? &sarif
+                           : strcmp(a, "--html") == 0  ? &html
+                                                       : NULL;
+        if (out != NULL) {
+            if (i + 1 >= argc)
+                usage_error("%s needs a file name (or - for standard output)", a);
+            *out = argv[++i];
+        } else if (strcmp(a, "--text") == 0) {
+            text = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            usage_error("unknown option %s", a);
+        } else if (input != NULL) {
+            usage_error("one report at a time (%s is the second)", a);
+        } else {
+            input = a;
+        }
+    }
+    if (input == NULL)
+        usage_error("%s", "which report? memtrack report FILE.json [--html OUT] [--sarif OUT]");
+    loaded_t l;
+    if (!load(input, &l))
+        return 2;
+    bool ok = true;
+    if (text || (json == NULL && sarif == NULL && html == NULL))
+        ok &= write_out(&l.model, "-", render_text_listing_errors);
+    if (json != NULL)
+        ok &= write_out(&l.model, json, mt_render_json);
+    if (sarif != NULL)
+        ok &= write_out(&l.model, sarif, mt_render_sarif);
+    if (html != NULL)
+        ok &= write_out(&l.model, html, mt_render_html);
+    unload(&l);
+    return ok ? 0 : 2;
+}

@@ -1,0 +1,387 @@
+/* report_read.c - reads a JSON report (tools/report.schema.json) back into the report
+ * model (src/model.h), so the library's own renderers can render it again.
+ *
+ * Everything the JSON holds goes into the model and nothing else, so rendering the model
+ * again gives what the program itself wrote. Strings stay in the parsed tree, which must
+ * outlive the model. A report of a newer format version, or one that misses a field,
+ * is refused with a message that names the field.
+ */
+#include "report_read.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+    char *err;
+    size_t err_size;
+    bool failed;
+} reader_t;
+
+static void fail(reader_t *rd, const char *fmt, ...)
+{
+    if (rd->failed)
+        return;
+    rd->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rd->err, rd->err_size, fmt, ap);
+    va_end(ap);
+}
+
+static const json_t *need(reader_t *rd, const json_t *obj, const char *key, json_type_t type,
+                          const char *where)
+{
+    static const char *const names[] = {"null", "true or false", "a number", "a string",
+                                        "an array", "an object"};
+    const json_t *v = json_get(obj, key);
+    if (v == NULL) {
+        fail(rd, "%s%s%s is missing", where, where[0] ? "." : "", key);
+        return NULL;
+    }
+    if (v->type != type) {
+        fail(rd, "%s%s%s should be %s", where, where[0] ? "." : "", key, names[type]);
+        return NULL;
+    }
+    return v;
+}
+
+/* A whole number that fits in 64 bits (a leading '-' only where signed is true). */
+static bool number_of(const json_t *v, bool is_signed, int64_t *out)
+{
+    if (v == NULL || v->type != JSON_NUMBER)
+        return false;
+    const char *s = v->text;
+    bool neg = s[0] == '-';
+    if (neg && !is_signed)
+        return false;
+    uint64_t acc = 0;
+    for (const char *d = s + neg; *d != '\0'; d++) {
+        if (*d < '0' || *d > '9')
+            return false; /* fractions and exponents are not counts */
+        if (acc > (UINT64_MAX - (uint64_t)(*d - '0')) / 10)
+            return false;
+        acc = acc * 10 + (uint64_t)(*d - '0');
+    }
+    if (is_signed && acc > (uint64_t)INT64_MAX)
+        return false;
+    *out = neg ? -(int64_t)acc : (int64_t)acc;
+    return true;
+}
+
+static uint64_t u64(reader_t *rd, const json_t *obj, const char *key, const char *where)
+{
+    int64_t v = 0;
+    const json_t *n = need(rd, obj, key, JSON_NUMBER, where);
+    if (n != NULL && !number_of(n, false, &v))
+        fail(rd, "%s.%s should be a whole number from 0 to 2^64-1", where, key);
+    return (uint64_t)v;
+}
+
+static bool boolean(reader_t *rd, const json_t *obj, const char *key, const char *where)
+{
+    const json_t *v = need(rd, obj, key, JSON_BOOL, where);
+    return v != NULL && v->boolean;
+}
+
+/* A string, or NULL when the member is null. */
+static const char *opt_string(reader_t *rd, const json_t *obj, const char *key,
+                              const char *where)
+{
+    const json_t *v = json_get(obj, key);
+    if (v == NULL) {
+        fail(rd, "%s.%s is missing", where, key);
+        return NULL;
+    }
+    if (v->type == JSON_NULL)
+        return NULL;
+    if (v->type != JSON_STRING) {
+        fail(rd, "%s.%s should be a string or null", where, key);
+        return NULL;
+    }
+    return v->text;
+}
+
+static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
+{
+    const char *s = opt_string(rd, obj, "address", where);
+    if (s == NULL)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (strncmp(s, "0x", 2) != 0 || *end != '\0' || errno != 0)
+        fail(rd, "%s.address should be \"0x\" and hex digits", where);
+    return (uint64_t)v;
+}
+
+static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const char *where)
+{
+    int64_t line = 0;
+    memset(p, 0, sizeof *p);
+    if (obj == NULL || obj->type == JSON_NULL)
+        return;
+    if (obj->type != JSON_OBJECT) {
+        fail(rd, "%s should be an object or null", where);
+        return;
+    }
+    p->kind = opt_string(rd, obj, "kind", where);
+    p->file = opt_string(rd, obj, "file", where);
+    if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
+        fail(rd, "%s.line should be a whole number", where);
+    p->line = (long)line;
+    p->func = opt_string(rd, obj, "function", where);
+    p->owner = opt_string(rd, obj, "owner", where);
+    p->module = opt_string(rd, obj, "module", where);
+    p->pc = address_of(rd, obj, where);
+    p->offset = u64(rd, obj, "offset", where);
+}
+
+static void read_apart(reader_t *rd, const json_t *obj, mt_apart_t *a, const char *where)
+{
+    a->bytes = u64(rd, obj, "bytes", where);
+    a->blocks = u64(rd, obj, "blocks", where);
+    a->sites = u64(rd, obj, "sites", where);
+}
+
+static void read_sample(reader_t *rd, const json_t *obj, mt_sample_t *s, const char *where)
+{
+    if (obj == NULL || obj->type != JSON_OBJECT) {
+        fail(rd, "%s should be an object", where);
+        return;
+    }
+    s->event = u64(rd, obj, "event", where);
+    s->bytes = u64(rd, obj, "bytes", where);
+    s->blocks = u64(rd, obj, "blocks", where);
+    s->usec = u64(rd, obj, "usec", where);
+}
+
+static void *array_of(reader_t *rd, size_t n, size_t size)
+{
+    void *p = calloc(n == 0 ? 1 : n, size);
+    if (p == NULL)
+        fail(rd, "out of memory");
+    return p;
+}
+
+static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    char where[64];
+    const json_t *leaks = need(rd, root, "leaks", JSON_OBJECT, "");
+    if (leaks == NULL)
+        return;
+    r->leak_check = boolean(rd, leaks, "checked", "leaks");
+    r->leaked_bytes = u64(rd, leaks, "bytes", "leaks");
+    r->leaked_blocks = u64(rd, leaks, "blocks", "leaks");
+    r->list_sites = (size_t)u64(rd, leaks, "listed_in_text", "leaks");
+    const json_t *sites = need(rd, leaks, "sites", JSON_ARRAY, "leaks");
+    if (sites != NULL && (r->sites = array_of(rd, sites->count, sizeof *r->sites)) != NULL) {
+        for (size_t i = 0; i < sites->count && !rd->failed; i++) {
+            const json_t *s = sites->items[i];
+            mt_leak_site_t *out = &r->sites[i];
+            snprintf(where, sizeof where, "leaks.sites[%zu]", i);
+            if (s->type != JSON_OBJECT) {
+                fail(rd, "%s should be an object", where);
+                break;
+            }
+            out->bytes = u64(rd, s, "bytes", where);
+            out->blocks = u64(rd, s, "blocks", where);
+            read_place(rd, s, &out->where, where);
+            const json_t *seqs = need(rd, s, "sequence_numbers", JSON_ARRAY, where);
+            size_t max = sizeof out->seqs / sizeof out->seqs[0];
+            if (seqs != NULL && seqs->count > max)
+                fail(rd, "%s.sequence_numbers holds more than %zu numbers", where, max);
+            for (size_t k = 0; seqs != NULL && k < seqs->count && k < max; k++) {
+                int64_t v;
+                if (!number_of(seqs->items[k], false, &v))
+                    fail(rd, "%s.sequence_numbers[%zu] should be a whole number", where, k);
+                out->seqs[out->nseqs++] = (uint64_t)v;
+            }
+        }
+        r->nsites = sites->count;
+    }
+    const json_t *sup = need(rd, leaks, "suppressed", JSON_OBJECT, "leaks");
+    if (sup != NULL) {
+        read_apart(rd, sup, &r->suppressed, "leaks.suppressed");
+        const json_t *rules = need(rd, sup, "rules", JSON_ARRAY, "leaks.suppressed");
+        if (rules != NULL &&
+            (r->rules = array_of(rd, rules->count, sizeof *r->rules)) != NULL) {
+            for (size_t i = 0; i < rules->count && !rd->failed; i++) {
+                snprintf(where, sizeof where, "leaks.suppressed.rules[%zu]", i);
+                const json_t *rule = need(rd, rules->items[i], "rule", JSON_STRING, where);
+                r->rules[i].rule = rule != NULL ? rule->text : "";
+                read_apart(rd, rules->items[i], &r->rules[i].hits, where);
+            }
+            r->nrules = rules->count;
+        }
+    }
+    const json_t *sys = need(rd, leaks, "system", JSON_OBJECT, "leaks");
+    if (sys != NULL)
+        read_apart(rd, sys, &r->system, "leaks.system");
+}
+
+static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    char where[64];
+    const json_t *errors = need(rd, root, "errors", JSON_OBJECT, "");
+    if (errors == NULL)
+        return;
+    r->errors = (size_t)u64(rd, errors, "total", "errors");
+    const json_t *kinds = need(rd, errors, "by_kind", JSON_OBJECT, "errors");
+    if (kinds != NULL &&
+        (r->error_kinds = array_of(rd, kinds->count, sizeof *r->error_kinds)) != NULL) {
+        for (size_t i = 0; i < kinds->count; i++) {
+            int64_t v = 0;
+            if (!number_of(kinds->items[i], false, &v))
+                fail(rd, "errors.by_kind.%s should be a whole number", kinds->keys[i]);
+            r->error_kinds[i].name = kinds->keys[i];
+            r->error_kinds[i].count = (uint64_t)v;
+        }
+        r->nerror_kinds = kinds->count;
+    }
+    const json_t *list = need(rd, errors, "list", JSON_ARRAY, "errors");
+    if (list != NULL &&
+        (r->error_list = array_of(rd, list->count, sizeof *r->error_list)) != NULL) {
+        for (size_t i = 0; i < list->count && !rd->failed; i++) {
+            const json_t *e = list->items[i];
+            mt_report_error_t *out = &r->error_list[i];
+            snprintf(where, sizeof where, "errors.list[%zu]", i);
+            const json_t *kind = need(rd, e, "kind", JSON_STRING, where);
+            out->kind = kind != NULL ? kind->text : "?";
+            out->addr = address_of(rd, e, where);
+            out->size = u64(rd, e, "size", where);
+            out->seq = u64(rd, e, "sequence", where);
+            out->thread = u64(rd, e, "thread", where);
+            out->changed = u64(rd, e, "changed", where);
+            out->extent = u64(rd, e, "extent", where);
+            char sub[96];
+            snprintf(sub, sizeof sub, "%s.allocated_at", where);
+            read_place(rd, json_get(e, "allocated_at"), &out->alloc, sub);
+            snprintf(sub, sizeof sub, "%s.released_at", where);
+            read_place(rd, json_get(e, "released_at"), &out->freed, sub);
+            snprintf(sub, sizeof sub, "%s.found_at", where);
+            read_place(rd, json_get(e, "found_at"), &out->found, sub);
+        }
+        r->nerror_list = list->count;
+    }
+}
+
+static void read_timeline(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    char where[64];
+    const json_t *t = need(rd, root, "timeline", JSON_OBJECT, "");
+    if (t == NULL)
+        return;
+    read_sample(rd, json_get(t, "peak"), &r->peak, "timeline.peak");
+    const json_t *samples = need(rd, t, "samples", JSON_ARRAY, "timeline");
+    if (samples != NULL &&
+        (r->samples = array_of(rd, samples->count, sizeof *r->samples)) != NULL) {
+        for (size_t i = 0; i < samples->count; i++) {
+            snprintf(where, sizeof where, "timeline.samples[%zu]", i);
+            read_sample(rd, samples->items[i], &r->samples[i], where);
+        }
+        r->nsamples = samples->count;
+    }
+}
+
+static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    const json_t *opts = need(rd, root, "options", JSON_OBJECT, "");
+    if (opts == NULL || (r->options = array_of(rd, opts->count, sizeof *r->options)) == NULL)
+        return;
+    for (size_t i = 0; i < opts->count; i++) {
+        const json_t *v = opts->items[i];
+        mt_option_value_t *o = &r->options[i];
+        o->name = opts->keys[i];
+        switch (v->type) {
+        case JSON_BOOL:
+            o->type = 'b';
+            o->value = v->boolean ? "1" : "0";
+            break;
+        case JSON_NUMBER:
+            o->type = 'n';
+            o->value = v->text;
+            break;
+        case JSON_STRING:
+            o->type = 's';
+            o->value = v->text;
+            break;
+        default: fail(rd, "options.%s should be true, false, a number or a string", o->name);
+        }
+    }
+    r->noptions = opts->count;
+}
+
+static void read_stats(reader_t *rd, const json_t *root, memtrack_stats_t *st)
+{
+    const json_t *s = need(rd, root, "statistics", JSON_OBJECT, "");
+    if (s == NULL)
+        return;
+    st->current_bytes = (size_t)u64(rd, s, "current_bytes", "statistics");
+    st->current_blocks = (size_t)u64(rd, s, "current_blocks", "statistics");
+    st->peak_bytes = (size_t)u64(rd, s, "peak_bytes", "statistics");
+    st->peak_blocks = (size_t)u64(rd, s, "peak_blocks", "statistics");
+    st->total_bytes = (size_t)u64(rd, s, "total_bytes", "statistics");
+    st->total_blocks = (size_t)u64(rd, s, "total_blocks", "statistics");
+    st->frees = (size_t)u64(rd, s, "frees", "statistics");
+    st->failed = (size_t)u64(rd, s, "failed", "statistics");
+    st->errors = (size_t)u64(rd, s, "errors", "statistics");
+}
+
+bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_size)
+{
+    reader_t rd = {err, err_size, false};
+    memset(r, 0, sizeof *r);
+    if (root->type != JSON_OBJECT) {
+        fail(&rd, "not a memtrack report (the top is not an object)");
+        return false;
+    }
+    const json_t *format = json_get(root, "format");
+    if (format == NULL || format->type != JSON_STRING || strcmp(format->text, "memtrack-report") != 0) {
+        fail(&rd, "not a memtrack report (no \"format\": \"memtrack-report\")");
+        return false;
+    }
+    uint64_t version = u64(&rd, root, "version", "");
+    if (!rd.failed && version > MT_REPORT_FORMAT_VERSION) {
+        fail(&rd, "report format %llu is newer than this memtrack reads (%d)",
+             (unsigned long long)version, MT_REPORT_FORMAT_VERSION);
+        return false;
+    }
+    const json_t *v = need(&rd, root, "memtrack", JSON_STRING, "");
+    r->version = v != NULL ? v->text : "";
+    v = need(&rd, root, "program", JSON_STRING, "");
+    r->program = v != NULL ? v->text : "";
+    r->pid = u64(&rd, root, "pid", "");
+    r->cwd = opt_string(&rd, root, "cwd", "report");
+    v = need(&rd, root, "when", JSON_STRING, "");
+    if (v != NULL) {
+        if (strcmp(v->text, "exit") == 0)
+            r->when = MT_WHEN_EXIT;
+        else if (strcmp(v->text, "now") == 0)
+            r->when = MT_WHEN_NOW;
+        else if (strcmp(v->text, "since") == 0)
+            r->when = MT_WHEN_SINCE;
+        else
+            fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
+    }
+    r->since = u64(&rd, root, "since", "");
+    read_stats(&rd, root, &r->stats);
+    read_leaks(&rd, root, r);
+    read_errors(&rd, root, r);
+    read_timeline(&rd, root, r);
+    read_options(&rd, root, r);
+    return !rd.failed;
+}
+
+void report_release(mt_report_t *r)
+{
+    free(r->sites);
+    free(r->rules);
+    free(r->error_kinds);
+    free(r->error_list);
+    free(r->samples);
+    free(r->options);
+    memset(r, 0, sizeof *r);
+}
