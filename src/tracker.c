@@ -8,6 +8,10 @@
  * untouched, and every pointer released is looked up, so a tracked block freed or
  * realloc'd by a library is handled as tracked, and a library's block freed by tracked
  * code goes back to the C library.
+ *
+ * With option track_all (memtrack run --preload), that second door tracks too: blocks made
+ * through malloc, calloc... are sited by the caller's return address (mt_site_pc), and
+ * report.c counts apart those made inside system libraries (place.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -442,14 +446,53 @@ MT_EXPORT void *memtrack_valloc_at(size_t size, const char *file, int line, cons
 
 #define CALLER_SITE(kind) mt_site_pc(__builtin_return_address(0), MT_KIND_##kind)
 
+/* Option track_all: blocks made by code built without memtrack are tracked too. Never
+ * inside the tracker itself (the loader's and the C library's calls it makes). */
+static inline bool tracking_all(void)
+{
+    return MT_UNLIKELY(mt_opt.track_all) && !mt_busy;
+}
+
 MT_EXPORT void *malloc(size_t size)
 {
+    if (tracking_all())
+        return mt_alloc(size, 0, CALLER_SITE(MALLOC), false);
     return mt_libc_malloc(size);
 }
 
 MT_EXPORT void *calloc(size_t count, size_t size)
 {
+    if (tracking_all()) {
+        size_t total;
+        if (mul_overflows(count, size, &total))
+            return fail(ENOMEM);
+        return mt_alloc(total, 0, CALLER_SITE(CALLOC), true);
+    }
     return mt_libc_calloc(count, size);
+}
+
+/* The C library's strdup calls malloc from inside itself, which would site the copy in
+ * the C library: ours sites it at the caller. Without track_all it is the plain copy. */
+MT_EXPORT char *strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = tracking_all() ? mt_alloc(n, 0, CALLER_SITE(STRDUP), false)
+                                : mt_libc_malloc(n);
+    if (copy != NULL)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+MT_EXPORT char *strndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *copy = tracking_all() ? mt_alloc(len + 1, 0, CALLER_SITE(STRNDUP), false)
+                                : mt_libc_malloc(len + 1);
+    if (copy != NULL) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
 }
 
 MT_EXPORT void free(void *ptr)
@@ -470,6 +513,8 @@ MT_EXPORT void free(void *ptr)
 MT_EXPORT void *realloc(void *ptr, size_t size)
 {
     mt_block_t b;
+    if (ptr == NULL && tracking_all())
+        return mt_alloc(size, 0, CALLER_SITE(REALLOC), false);
     if (ptr == NULL || MT_UNLIKELY(mt_busy) || !peek_block(ptr, &b))
         return mt_libc_realloc(ptr, size);
     return mt_realloc(ptr, size, CALLER_SITE(REALLOC), false);
@@ -481,6 +526,8 @@ MT_EXPORT void *reallocarray(void *ptr, size_t count, size_t size)
     if (mul_overflows(count, size, &total))
         return fail(ENOMEM);
     mt_block_t b;
+    if (ptr == NULL && tracking_all())
+        return mt_alloc(total, 0, CALLER_SITE(REALLOCARRAY), false);
     if (ptr == NULL || MT_UNLIKELY(mt_busy) || !peek_block(ptr, &b))
         return mt_libc_realloc(ptr, total);
     return mt_realloc(ptr, total, CALLER_SITE(REALLOCARRAY), false);
@@ -488,6 +535,8 @@ MT_EXPORT void *reallocarray(void *ptr, size_t count, size_t size)
 
 MT_EXPORT void *memalign(size_t alignment, size_t size)
 {
+    if (tracking_all())
+        return mt_alloc(size, round_alignment(alignment), CALLER_SITE(MEMALIGN), false);
     return mt_libc_memalign(alignment, size);
 }
 
@@ -497,6 +546,8 @@ MT_EXPORT void *aligned_alloc(size_t alignment, size_t size)
         errno = EINVAL;
         return NULL;
     }
+    if (tracking_all())
+        return mt_alloc(size, alignment, CALLER_SITE(ALIGNED_ALLOC), false);
     return mt_libc_memalign(alignment, size);
 }
 
@@ -505,7 +556,9 @@ MT_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
     if (!power_of_two(alignment) || alignment % sizeof(void *) != 0)
         return EINVAL;
     int saved = errno;
-    void *p = mt_libc_memalign(alignment, size);
+    void *p = tracking_all()
+                  ? mt_alloc(size, alignment, CALLER_SITE(POSIX_MEMALIGN), false)
+                  : mt_libc_memalign(alignment, size);
     errno = saved;
     if (p == NULL)
         return ENOMEM;
@@ -515,11 +568,20 @@ MT_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
 
 MT_EXPORT void *valloc(size_t size)
 {
+    if (tracking_all())
+        return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), CALLER_SITE(VALLOC), false);
     return __libc_valloc(size);
 }
 
 MT_EXPORT void *pvalloc(size_t size)
 {
+    if (tracking_all()) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
+        if (rounded < size)
+            return fail(ENOMEM);
+        return mt_alloc(rounded, page, CALLER_SITE(VALLOC), false);
+    }
     return __libc_pvalloc(size);
 }
 
