@@ -14,6 +14,8 @@
  */
 #ifndef MEMTRACK_H
 #define MEMTRACK_H
+/* Force-included into preprocessed assembler (a .S file in the same build): nothing. */
+#ifndef __ASSEMBLER__
 
 #define MEMTRACK_VERSION_MAJOR 1
 #define MEMTRACK_VERSION_MINOR 0
@@ -261,4 +263,5 @@ using ::memtrack_valloc_at;
 
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS */
 
+#endif /* !__ASSEMBLER__ */
 #endif /* MEMTRACK_H */
