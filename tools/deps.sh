@@ -8,9 +8,12 @@
 set -eu
 
 need_build="uthash-dev pkg-config"
-need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind"
+need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema"
 need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind"
-need_browser="chromium nodejs npm"
+# Node.js and npm may come from elsewhere (NodeSource's nodejs ships npm): Debian's are
+# wanted only when there is no npm at all.
+need_browser="chromium"
+command -v npm >/dev/null 2>&1 || need_browser="$need_browser nodejs npm"
 
 case "${1:-build}" in
 build) want=$need_build ;;

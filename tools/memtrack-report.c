@@ -47,7 +47,7 @@ static bool load(const char *path, loaded_t *out)
     char err[512];
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL) {
-        fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno));
+        fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
         return false;
     }
     size_t cap = 1 << 16, len = 0;
