@@ -141,4 +141,19 @@ sed -n '/^memtrack: report for/,$p' lib.txt >lib.report
 grep -v '^memtrack:   overrun: block' again.txt >again.report
 diff -u lib.report again.report
 grep -qx 'memtrack:   overrun: block #20004 (8 bytes) allocated at prog.c:19 in main(), found by free at prog.c:21 in main(): 1 byte changed, 1 byte from the block' again.txt
+# Suppressed leaks: counted apart in the JSON, rule by rule, every rule listed.
+cp "$TOP/test/e2e/suppress.c" "$TOP/test/e2e/suppress.supp" .
+"$M" cc -g suppress.c -o suppress
+MEMTRACK_OPTIONS=suppressions=suppress.supp:json=supp.json ./suppress 2>/dev/null || true
+$PY - "$TOP/tools/report.schema.json" <<'PY'
+import json, sys, jsonschema
+r = json.load(open("supp.json"))
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(r)
+s = r["leaks"]["suppressed"]
+assert (s["bytes"], s["blocks"], s["sites"]) == (527, 4, 4), s
+assert [(x["rule"], x["bytes"], x["blocks"], x["sites"]) for x in s["rules"]] == [
+    ("function:font_cache_*", 517, 3, 3), ("site:suppress*.c:30", 10, 1, 1),
+    ("file:generated_*.c", 0, 0, 0), ("module:libthirdparty.so*", 0, 0, 0)], s["rules"]
+assert [(x["line"], x["bytes"]) for x in r["leaks"]["sites"]] == [(27, 33)]
+PY
 echo "report_json: ok"
