@@ -103,6 +103,26 @@ install-command: all
 
 .PHONY: install-command
 
+# ---- the HTML report in a real browser ---------------------------------------------
+# Debian's chromium driven by playwright-core, installed from test/browser's lock file
+# into build/browser (never committed). Part of make test; tools/deps.sh browser installs
+# chromium (and node/npm if missing).
+BROWSER_DIR = $(B)/browser
+PLAYWRIGHT = $(BROWSER_DIR)/node_modules/playwright-core/package.json
+
+$(PLAYWRIGHT): test/browser/package.json test/browser/package-lock.json
+	@tools/deps.sh browser
+	@mkdir -p $(BROWSER_DIR)
+	cp test/browser/package.json test/browser/package-lock.json $(BROWSER_DIR)/
+	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+browser: all $(PLAYWRIGHT)
+	test/browser/run.sh
+
+test: browser
+.PHONY: browser
+
 # ---- demo --------------------------------------------------------------------------
 
 demo: all

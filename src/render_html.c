@@ -62,6 +62,7 @@ static const char style[] =
     "border:1px solid var(--line);font-size:13px}\n"
     "th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;"
     "vertical-align:top}\n"
+    "td code,td.detail{overflow-wrap:anywhere}\n"
     "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
     "th{background:#eef0f4;white-space:nowrap}\n"
     "table.sortable th{cursor:pointer;user-select:none}\n"
@@ -216,6 +217,7 @@ static uint64_t binary_step(uint64_t v)
 
 typedef struct plot {
     uint64_t max_event, max_bytes;
+    uint64_t event_step; /* between ticks on the x axis */
 } plot_t;
 
 static uint64_t px(const plot_t *p, uint64_t event)
@@ -279,8 +281,8 @@ static void axes(mt_buf_t *b, const plot_t *p)
         mt_buf_size(b, v);
         mt_buf_str(b, "</text>\n");
     }
-    for (unsigned t = 0; t <= 4; t++) {
-        uint64_t e = p->max_event / 4 * t, x = px(p, e);
+    for (uint64_t e = 0; e <= p->max_event; e += p->event_step) {
+        uint64_t x = px(p, e);
         mt_buf_str(b, "<text x=\"");
         mt_buf_u64(b, x);
         mt_buf_str(b, "\" y=\"");
@@ -311,7 +313,7 @@ static void timeline(mt_buf_t *b, const mt_report_t *r)
         mt_buf_str(b, "<p class=\"note\">No samples (option timeline=0).</p></section>\n");
         return;
     }
-    plot_t p = {1, 1};
+    plot_t p = {1, 1, 1};
     for (size_t i = 0; i < r->nsamples; i++) {
         if (r->samples[i].event > p.max_event)
             p.max_event = r->samples[i].event;
@@ -322,9 +324,10 @@ static void timeline(mt_buf_t *b, const mt_report_t *r)
         p.max_event = r->peak.event;
     if (r->peak.bytes > p.max_bytes)
         p.max_bytes = r->peak.bytes;
-    /* Four steps on each axis, each a round number. */
+    /* Four steps up, each a round number of bytes; the run fills the width, with a tick
+     * every round number of events (three to five of them). */
     p.max_bytes = binary_step((p.max_bytes + 3) / 4) * 4;
-    p.max_event = decimal_step((p.max_event + 3) / 4) * 4;
+    p.event_step = decimal_step((p.max_event + 3) / 4);
 
     mt_buf_str(b, "<svg id=\"timeline-plot\" viewBox=\"0 0 ");
     mt_buf_u64(b, PLOT_W);
@@ -505,7 +508,7 @@ static void error_table(mt_buf_t *b, const mt_report_t *r)
             html_place(b, &e->found);
             mt_buf_str(b, "</code>");
         }
-        mt_buf_str(b, "</td><td>");
+        mt_buf_str(b, "</td><td class=\"detail\">");
         mt_buf_t t;
         mt_buf_init(&t, -1);
         mt_buf_error_summary(&t, e);

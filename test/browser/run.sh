@@ -1,0 +1,14 @@
+#!/bin/sh
+# run.sh - builds report_prog.c with memtrack cc, runs it with memtrack run --html --json,
+# and checks the HTML report in Debian's chromium (html_report.js, playwright-core from
+# build/browser/node_modules, installed by make browser).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out="$top/build/browser"
+mkdir -p "$out"
+cd "$out"
+"$top/memtrack" cc -g -O0 "$top/test/browser/report_prog.c" -o report_prog
+status=0
+"$top/memtrack" run --html report.html --json report.json ./report_prog 2>report.txt || status=$?
+[ $status = 23 ] || { echo "memtrack run: status $status, expected 23"; cat report.txt; exit 1; }
+exec node "$top/test/browser/html_report.js" "$out/report.html" "$out/report.json" "$out/report.png"
