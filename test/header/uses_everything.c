@@ -30,7 +30,9 @@ int main(void)
     char *copy;
     int malloc_count = 0; /* a variable whose name starts like one */
     memtrack_stats_t st;
+    unsigned long mark;
 
+    mark = memtrack_checkpoint();
     h.malloc = malloc;
     h.free = free;
     items[0] = malloc(10);
@@ -45,6 +47,7 @@ int main(void)
     release_all(items, 3, free);
     (h.free)(copy);
     malloc_count++;
+    malloc_count += (int)memtrack_report_since(mark); /* all released: 0 */
     memtrack_stats(&st);
     printf("%d %lu\n", malloc_count + memtrack_check(), (unsigned long)st.current_blocks);
     return 0;
