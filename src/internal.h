@@ -379,6 +379,9 @@ int mt_check_all(uint32_t found_site);
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since);
 void mt_report_free(mt_report_t *r);
 void mt_report_at_exit(void);
+/* Around fork, so a child never inherits a report being built. */
+void mt_report_lock(void);
+void mt_report_unlock(void);
 
 /* ----------------------------------------------------------------------------------
  * place.c: what a report shows of a site.
@@ -398,6 +401,9 @@ void mt_timeline_sample(void);
 void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event);
 /* Copies the samples, then one for now, into out; *peak gets the highest point. */
 size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak);
+/* Around fork, so a child never inherits the samples' lock taken. */
+void mt_timeline_lock(void);
+void mt_timeline_unlock(void);
 
 /* ----------------------------------------------------------------------------------
  * suppress.c: suppression rules (option suppressions). Caller holds the report lock.

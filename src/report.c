@@ -145,6 +145,16 @@ static int cmp_size(const mt_leak_site_t *x, const mt_leak_site_t *y)
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void mt_report_lock(void)
+{
+    pthread_mutex_lock(&report_lock);
+}
+
+void mt_report_unlock(void)
+{
+    pthread_mutex_unlock(&report_lock);
+}
+
 /* A bump allocator over the one mapping behind a model. */
 typedef struct scratch {
     char *base;

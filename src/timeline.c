@@ -121,3 +121,13 @@ size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
     }
     return n;
 }
+
+void mt_timeline_lock(void)
+{
+    pthread_mutex_lock(&timeline.lock);
+}
+
+void mt_timeline_unlock(void)
+{
+    pthread_mutex_unlock(&timeline.lock);
+}

@@ -45,27 +45,33 @@ static size_t guard_bytes;
 
 static void fork_prepare(void)
 {
+    mt_report_lock();
     mt_table_lock_all();
     mt_sites_lock_all();
     mt_errors_lock_all();
+    mt_timeline_lock();
     mt_out_lock();
 }
 
 static void fork_parent(void)
 {
     mt_out_unlock();
+    mt_timeline_unlock();
     mt_errors_unlock_all();
     mt_sites_unlock_all();
     mt_table_unlock_all();
+    mt_report_unlock();
 }
 
 static void fork_child(void)
 {
     mt_out_unlock();
     mt_out_after_fork_child();
+    mt_timeline_unlock();
     mt_errors_unlock_all();
     mt_sites_unlock_all();
     mt_table_unlock_all();
+    mt_report_unlock();
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
