@@ -5,7 +5,9 @@
 set -eu
 M="$TOP/memtrack"
 d="$OUT/cmd_cc"
-rm -rf "$d" && mkdir -p "$d" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d"
+cd "$d"
 cat >leak.c <<'C'
 #include <stdlib.h>
 void *keep(int n);
@@ -27,25 +29,31 @@ nm leak.o | grep -q ' U memtrack_malloc_at'
 "$M" cc -c main.c # -o left out: main.o
 [ -f main.o ]
 # -S, -E, -M: assembler text, preprocessed text, dependencies (the header is one)
-"$M" cc -S leak.c -o leak.s && grep -q memtrack_malloc_at leak.s
+"$M" cc -S leak.c -o leak.s
+grep -q memtrack_malloc_at leak.s
 "$M" cc -E leak.c | grep -q 'memtrack_malloc_at'
 "$M" cc -M leak.c | grep -q 'memtrack.h'
 # link only, from objects
-"$M" cc leak.o main.o -o linked && expect_report linked
+"$M" cc leak.o main.o -o linked
+expect_report linked
 # compile and link at once, and mixed sources and objects
-"$M" cc leak.c main.c -o together && expect_report together
-"$M" cc leak.c main.o -o mixed && expect_report mixed
+"$M" cc leak.c main.c -o together
+expect_report together
+"$M" cc leak.c main.o -o mixed
+expect_report mixed
 # a shared library that needs libmemtrack and finds it
 "$M" cc -shared -fPIC leak.c -o libleak.so
 readelf -d libleak.so | grep -q 'NEEDED.*libmemtrack.so'
 readelf -d libleak.so | grep -Eq 'R(UN)?PATH'
-cc main.c -L. -lleak -Wl,-rpath,"$d" -o viaso && expect_report viaso
+cc main.c -L. -lleak -Wl,-rpath,"$d" -o viaso
+expect_report viaso
 # response files, as the compiler reads them: the mode is found inside
 printf -- '-c leak.c\n-o rsp.o\n' >compile.rsp
 "$M" cc @compile.rsp
 nm rsp.o | grep -q ' U memtrack_malloc_at'
 printf -- 'rsp.o main.o -o rsplinked\n' >link.rsp
-"$M" cc @link.rsp && expect_report rsplinked
+"$M" cc @link.rsp
+expect_report rsplinked
 # preprocessed assembler gets the header too, and must still assemble
 printf '.globl asm_entry\nasm_entry:\n    ret\n' >entry.S
 "$M" cc -c entry.S -o entry.o
@@ -68,5 +76,6 @@ grep -qxF 'memtrack:   21 bytes in 1 block at prog.cpp:3 in main() by malloc: #1
 # -static cannot work (the C library's malloc would be linked twice): said plainly
 status=0
 "$M" cc -static leak.c main.c -o static 2>static.err || status=$?
-[ $status = 2 ] && grep -q -- '-static is not supported' static.err
+[ $status = 2 ]
+grep -q -- '-static is not supported' static.err
 echo "cmd_cc: ok"

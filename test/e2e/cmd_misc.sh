@@ -4,7 +4,9 @@
 set -eu
 M="$TOP/memtrack"
 d="$OUT/cmd_misc"
-rm -rf "$d" && mkdir -p "$d" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d"
+cd "$d"
 
 "$M" --help >help.txt
 grep -q '^usage: memtrack cc ARGS' help.txt
@@ -12,7 +14,8 @@ grep -q 'memtrack run \[OPTIONS\] \[--\] PROG ARGS' help.txt
 grep -q 'memtrack report --diff OLD.json NEW.json' help.txt
 status=0
 "$M" >/dev/null 2>usage.txt || status=$?
-[ $status = 2 ] && grep -q '^usage:' usage.txt
+[ $status = 2 ]
+grep -q '^usage:' usage.txt
 
 version=$(sed -n 's/^#define MEMTRACK_VERSION "\(.*\)"/\1/p' "$TOP/include/memtrack.h")
 [ "$("$M" --version)" = "memtrack $version" ]
@@ -26,7 +29,8 @@ printf 'int main(void){return 0;}\n' >empty.c
 cc empty.c -o empty -Wl,--no-as-needed -L"$TOP/build" -lmemtrack -Wl,-rpath,"$TOP/build"
 MEMTRACK_OPTIONS=help=1 ./empty 2>&1 >/dev/null |
     sed -n 's/^memtrack:   \([a-z_]*\)=[^ ]* (default \(.*\)): .*/\1 \2/p' | sort >options.lib
-[ -s options.lib ] && diff -u options.lib options.cmd
+[ -s options.lib ]
+diff -u options.lib options.cmd
 
 # Bad usage: status 2 and a message that says what is wrong
 bad() { # bad MESSAGE ARGS...
@@ -48,7 +52,8 @@ prefix="$d/prefix"
 make -C "$TOP" -s install PREFIX="$prefix" >/dev/null
 [ -x "$prefix/libexec/memtrack/memtrack-report" ]
 grep -qx "MEMTRACK_INSTALLED=\"$prefix\"" "$prefix/bin/memtrack"
-mkdir -p elsewhere && cp "$prefix/bin/memtrack" elsewhere/memtrack-copy
+mkdir -p elsewhere
+cp "$prefix/bin/memtrack" elsewhere/memtrack-copy
 cat >leak.c <<'C'
 #include <stdlib.h>
 int main(void) { return malloc(8) == NULL; }
@@ -57,7 +62,8 @@ C
 readelf -d leak | grep -q "RUNPATH.*$prefix/lib\|RPATH.*$prefix/lib"
 status=0
 "$prefix/bin/memtrack" run --json leak.json --html leak.html ./leak 2>run.txt || status=$?
-[ $status = 23 ] && grep -q '8 bytes in 1 block at leak.c:2' run.txt
+[ $status = 23 ]
+grep -q '8 bytes in 1 block at leak.c:2' run.txt
 "$prefix/bin/memtrack" report leak.json | grep -q '8 bytes leaked in 1 block'
 "$prefix/bin/memtrack" --options | grep -q '^  guard '
 # the copy outside the prefix still knows where the prefix is

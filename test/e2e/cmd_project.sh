@@ -29,7 +29,8 @@ grep -qx 'memtrack:   15 bytes in 1 block at words.c:10 in words_join() by mallo
 [ "$(grep -c '^memtrack:  ' err.txt)" = 2 ]
 
 # A clean rebuild of the same tree without memtrack reports nothing.
-make -s clean && make -s >build.log 2>&1
+make -s clean
+make -s >build.log 2>&1
 ./game >/dev/null 2>err.txt
 [ ! -s err.txt ] || { echo "untracked build printed:"; cat err.txt; exit 1; }
 echo "cmd_project: ok"

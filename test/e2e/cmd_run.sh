@@ -6,7 +6,9 @@
 set -eu
 M="$TOP/memtrack"
 d="$OUT/cmd_run"
-rm -rf "$d" && mkdir -p "$d" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d"
+cd "$d"
 cat >prog.c <<'C'
 #include <signal.h>
 #include <stdio.h>

@@ -6,7 +6,9 @@
 set -eu
 M="$TOP/memtrack"
 d="$OUT/preload"
-rm -rf "$d" && mkdir -p "$d" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d"
+cd "$d"
 cat >leaky.c <<'C'
 #include <pthread.h>
 #include <stdio.h>
@@ -43,7 +45,8 @@ if nm leaky | grep -q memtrack; then echo "leaky was built with memtrack"; exit 
 # Without --preload there is nothing to report from
 status=0
 "$M" run ./leaky >/dev/null 2>err.txt || status=$?
-[ $status = 2 ] && grep -q 'wrote no report' err.txt
+[ $status = 2 ]
+grep -q 'wrote no report' err.txt
 
 status=0
 "$M" run --preload --json leaky.json ./leaky >out.txt 2>err.txt || status=$?
@@ -89,5 +92,6 @@ assert r["statistics"]["total_blocks"] > 50'
 # ...and system_leaks=1 shows what the C library kept, sited in it
 status=0
 "$M" run --preload --options system_leaks=1 ./clean >/dev/null 2>err.txt || status=$?
-[ $status = 23 ] && grep -Eq '^memtrack: .* \(libc\.so\.6\) by ' err.txt
+[ $status = 23 ]
+grep -Eq '^memtrack: .* \(libc\.so\.6\) by ' err.txt
 echo "preload: ok"

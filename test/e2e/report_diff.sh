@@ -4,7 +4,9 @@
 set -eu
 M="$TOP/memtrack"
 d="$OUT/report_diff"
-rm -rf "$d" && mkdir -p "$d" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d"
+cd "$d"
 cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +52,14 @@ grep -qx 'memtrack:   -50 bytes, -1 block at prog.c:7 in main() by malloc (100 -
 # The other way round a site is new: status 1
 status=0
 "$M" report --diff new.json old.json >back.txt || status=$?
-[ $status = 1 ] && grep -qx 'memtrack:   +20 bytes, +1 block at prog.c:9 in main() by strdup (0 -> 20 bytes, new site)' back.txt
+[ $status = 1 ]
+grep -qx 'memtrack:   +20 bytes, +1 block at prog.c:9 in main() by strdup (0 -> 20 bytes, new site)' back.txt
 # A run against itself
 "$M" report --diff old.json old.json >same.txt
 grep -qx 'memtrack: every site leaks as before' same.txt
 # Usage
 status=0
 "$M" report --diff old.json 2>usage.txt || status=$?
-[ $status = 2 ] && grep -q 'takes two reports' usage.txt
+[ $status = 2 ]
+grep -q 'takes two reports' usage.txt
 echo "report_diff: ok"

@@ -7,7 +7,9 @@ set -eu
 PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
 M="$TOP/memtrack"
 d="$OUT/report_json"
-rm -rf "$d" && mkdir -p "$d" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d"
+cd "$d"
 cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>

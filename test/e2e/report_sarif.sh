@@ -5,7 +5,9 @@
 set -eu
 M="$TOP/memtrack"
 d="$OUT/report_sarif"
-rm -rf "$d" && mkdir -p "$d/src" && cd "$d"
+rm -rf "$d"
+mkdir -p "$d/src"
+cd "$d"
 cat >src/util.c <<'C'
 #include <stdlib.h>
 char *make_buffer(int n);
