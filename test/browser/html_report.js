@@ -207,6 +207,7 @@ async function main() {
     check('screenshot shows the bars and the peak', pixels.orange > 2000, pixels);
   } finally {
     await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
   }
 }
 
