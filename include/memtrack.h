@@ -189,6 +189,142 @@ static MEMTRACK_INLINE_ size_t memtrack_report_since(unsigned long mark)
 
 #endif /* MEMORY_CONTROL_ON */
 
+/* -------------------------------------------------------------------------------------
+ * Pools and arenas: allocators for game engines and other hot paths, with tracking on
+ * and off (README, "Pools and arenas").
+ *
+ * A pool hands out objects of one size in O(1) whatever its fill level; an arena hands
+ * out memory by bumping a pointer and takes it all back at once. Neither locks: use one
+ * from one thread at a time. Both are real allocators without MEMORY_CONTROL_ON (no
+ * tracker calls, no guard bytes). A pool or an arena created by code built with
+ * MEMORY_CONTROL_ON is tracked: each object or allocation is a block in the report, with
+ * its file and line and the owner's name, guard bytes around it, and every misuse is
+ * reported. Code built without the flag, or calling (memtrack_pool_create)(...) in
+ * parentheses, creates an untracked one. The functions behave the same either way; the
+ * _at forms take the caller's site, as the malloc ones do.
+ * ------------------------------------------------------------------------------------- */
+typedef struct memtrack_pool memtrack_pool_t;
+typedef struct memtrack_arena memtrack_arena_t;
+
+/* A pool of `capacity` objects of `object_size` bytes, aligned for any type of that size
+ * (at most as malloc aligns). The name shows in reports. NULL when out of memory. */
+memtrack_pool_t *memtrack_pool_create(const char *name, size_t object_size, size_t capacity);
+/* The same with objects aligned to `alignment` (a power of two); NULL if it is not. */
+memtrack_pool_t *memtrack_pool_create_aligned(const char *name, size_t object_size,
+                                              size_t alignment, size_t capacity);
+/* Let a full pool grow by chunks of `chunk_objects` (0: never grow, the default), up to
+ * `max_objects` in all (0: no limit). Objects never move. */
+void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_objects, size_t max_objects);
+/* An object, or NULL when the pool is full (and cannot grow). Its contents are undefined. */
+void *memtrack_pool_alloc(memtrack_pool_t *pool);
+/* Give an object back. NULL is ignored. A pointer that is not a live object of this pool
+ * (released twice, another pool's, inside an object) is reported when tracked and
+ * ignored otherwise: the pool never corrupts itself. */
+void memtrack_pool_free(memtrack_pool_t *pool, void *object);
+/* Give every live object back at once (not leaks). */
+void memtrack_pool_clear(memtrack_pool_t *pool);
+/* Call fn for each live object, in address order. fn may release the object it is given
+ * or any other; objects allocated meanwhile may or may not be visited. */
+void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx),
+                           void *ctx);
+/* Free the pool and its memory. Tracked: objects still live are reported, by site. */
+void memtrack_pool_destroy(memtrack_pool_t *pool);
+/* Live objects; objects the pool holds now (live or not); the object size it was made with. */
+size_t memtrack_pool_live(const memtrack_pool_t *pool);
+size_t memtrack_pool_capacity(const memtrack_pool_t *pool);
+size_t memtrack_pool_object_size(const memtrack_pool_t *pool);
+/* 1 when ptr is a live object of the pool, else 0. */
+int memtrack_pool_owns(const memtrack_pool_t *pool, const void *ptr);
+/* Tracked: check the guards of the live objects and the pattern of released ones now;
+ * returns the problems found (each is reported). Untracked: 0. */
+int memtrack_pool_check(memtrack_pool_t *pool);
+
+/* An arena of `capacity` bytes. NULL when out of memory. */
+memtrack_arena_t *memtrack_arena_create(const char *name, size_t capacity);
+/* `size` bytes aligned as malloc aligns, or NULL when the arena is full. */
+void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size);
+/* The same aligned to `alignment` (a power of two); NULL if it is not. */
+void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment);
+/* The arena's position now, for memtrack_arena_rewind (stack-style use). */
+size_t memtrack_arena_mark(const memtrack_arena_t *arena);
+/* Release everything allocated since `mark` was taken. */
+void memtrack_arena_rewind(memtrack_arena_t *arena, size_t mark);
+/* Release everything at once: the allocations are not leaks. */
+void memtrack_arena_reset(memtrack_arena_t *arena);
+/* Free the arena and its memory (its allocations are not leaks). */
+void memtrack_arena_destroy(memtrack_arena_t *arena);
+/* Bytes in use (with alignment padding) and the capacity, the same tracked or not. */
+size_t memtrack_arena_used(const memtrack_arena_t *arena);
+size_t memtrack_arena_capacity(const memtrack_arena_t *arena);
+
+/* Entry points that take the caller's site; the macros below call them. */
+memtrack_pool_t *memtrack_pool_create_at(const char *name, size_t object_size,
+                                         size_t capacity, const char *file, int line,
+                                         const char *func);
+memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, size_t object_size,
+                                                 size_t alignment, size_t capacity,
+                                                 const char *file, int line, const char *func);
+void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
+                             const char *func);
+void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file, int line,
+                           const char *func);
+void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line,
+                            const char *func);
+void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line,
+                              const char *func);
+int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line,
+                           const char *func);
+memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity,
+                                           const char *file, int line, const char *func);
+void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
+                              int line, const char *func);
+void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
+                                      size_t alignment, const char *file, int line,
+                                      const char *func);
+void memtrack_arena_rewind_at(memtrack_arena_t *arena, size_t mark, const char *file,
+                              int line, const char *func);
+void memtrack_arena_reset_at(memtrack_arena_t *arena, const char *file, int line,
+                             const char *func);
+void memtrack_arena_destroy_at(memtrack_arena_t *arena, const char *file, int line,
+                               const char *func);
+
+/* -------------------------------------------------------------------------------------
+ * The program's own allocators (like Valgrind's MALLOCLIKE_BLOCK and FREELIKE_BLOCK):
+ * register each block handed out and released, under an owner name, and it is tracked
+ * like a malloc'd block (no guard bytes: the layout is yours). A block must not start at
+ * the address of a live tracked block (a malloc'd chunk you carve: register from the
+ * second piece on, or keep a header first). Without MEMORY_CONTROL_ON these do nothing.
+ * ------------------------------------------------------------------------------------- */
+#if defined(MEMORY_CONTROL_ON) || defined(MEMTRACK_INTERNAL)
+void memtrack_register_alloc(const void *ptr, size_t size, const char *owner);
+void memtrack_register_free(const void *ptr, const char *owner);
+void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
+                                const char *file, int line, const char *func);
+void memtrack_register_free_at(const void *ptr, const char *owner, const char *file,
+                               int line, const char *func);
+#else
+#if defined(__GNUC__) || defined(__clang__)
+#define MEMTRACK_UNUSED_ __attribute__((unused))
+#else
+#define MEMTRACK_UNUSED_
+#endif
+static void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
+    MEMTRACK_UNUSED_;
+static void memtrack_register_free(const void *ptr, const char *owner) MEMTRACK_UNUSED_;
+static void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
+{
+    (void)ptr;
+    (void)size;
+    (void)owner;
+}
+static void memtrack_register_free(const void *ptr, const char *owner)
+{
+    (void)ptr;
+    (void)owner;
+}
+#undef MEMTRACK_UNUSED_
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -262,6 +398,40 @@ using ::memtrack_valloc_at;
 #define memtrack_check() memtrack_check_at(__FILE__, __LINE__, MEMTRACK_FUNC_)
 
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS */
+
+/* The pool, arena and register calls record their caller's file and line, as malloc does. */
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
+#define memtrack_pool_create(name, object_size, capacity)                                 \
+    memtrack_pool_create_at((name), (object_size), (capacity), __FILE__, __LINE__,        \
+                            MEMTRACK_FUNC_)
+#define memtrack_pool_create_aligned(name, object_size, alignment, capacity)              \
+    memtrack_pool_create_aligned_at((name), (object_size), (alignment), (capacity),       \
+                                    __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_alloc(pool) memtrack_pool_alloc_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_free(pool, object)                                                  \
+    memtrack_pool_free_at((pool), (object), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_clear(pool) memtrack_pool_clear_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_destroy(pool)                                                       \
+    memtrack_pool_destroy_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_check(pool) memtrack_pool_check_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_arena_create(name, capacity)                                             \
+    memtrack_arena_create_at((name), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_arena_alloc(arena, size)                                                 \
+    memtrack_arena_alloc_at((arena), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_arena_alloc_aligned(arena, size, alignment)                              \
+    memtrack_arena_alloc_aligned_at((arena), (size), (alignment), __FILE__, __LINE__,     \
+                                    MEMTRACK_FUNC_)
+#define memtrack_arena_rewind(arena, mark)                                                \
+    memtrack_arena_rewind_at((arena), (mark), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_arena_reset(arena)                                                       \
+    memtrack_arena_reset_at((arena), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_arena_destroy(arena)                                                     \
+    memtrack_arena_destroy_at((arena), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_register_alloc(ptr, size, owner)                                         \
+    memtrack_register_alloc_at((ptr), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_register_free(ptr, owner)                                                \
+    memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS: pools and arenas */
 
 #endif /* !__ASSEMBLER__ */
 #endif /* MEMTRACK_H */

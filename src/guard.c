@@ -63,3 +63,24 @@ bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t
     over->extent = over->changed != 0 ? last + 1 : 0;
     return under->changed != 0 || over->changed != 0;
 }
+
+size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first)
+{
+    const uint64_t word = UINT64_C(0x0101010101010101) * byte;
+    size_t changed = 0, i = 0;
+    while (i + 8 <= n) { /* the common case: all intact, a word at a time */
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (MT_UNLIKELY(w != word))
+            break;
+        i += 8;
+    }
+    for (; i < n; i++) {
+        if (p[i] != byte) {
+            if (changed == 0)
+                *first = i;
+            changed++;
+        }
+    }
+    return changed;
+}

@@ -10,9 +10,11 @@
  *   - mt_out_lock (output.c): the report stream, so lines of two threads do not mix.
  *   - report_lock (report.c): one report built and written at a time; the suppression
  *     rules (suppress.c). Taken before any other.
+ *   - owners.lock (register.c): the list of tracked pools and arenas and the interned
+ *     owner names. Pools and arenas themselves have no lock: one thread uses one at a time.
  *   - timeline.lock (timeline.c): the samples; only tried on the allocation path.
- * Lock order: report -> shard -> sites -> errors -> timeline -> out. No lock is held
- * while calling user code.
+ * Lock order: report -> owners -> shard -> sites -> errors -> timeline -> out. No lock is
+ * held while calling user code.
  *
  * The tracker never calls itself: its memory comes from the C library's own entry points
  * (mt_libc_*), its output is formatted in fixed buffers and written with write(2), and a
@@ -79,6 +81,16 @@ extern void __libc_free(void *ptr);
     X(POOL_FREE, "pool free", NONE)                                                      \
     X(ARENA_RELEASE, "arena release", NONE)                                              \
     X(UNREGISTER, "unregister", NONE)                                                    \
+    /* where pool.c, arena.c and register.c find errors (never an allocation's kind) */  \
+    X(POOL_ALLOC, "pool alloc", NONE)                                                    \
+    X(POOL_CLEAR, "pool clear", NONE)                                                    \
+    X(POOL_DESTROY, "pool destroy", NONE)                                                \
+    X(POOL_CHECK, "pool check", NONE)                                                    \
+    X(ARENA_ALLOC, "arena alloc", NONE)                                                  \
+    X(ARENA_RESET, "arena reset", NONE)                                                  \
+    X(ARENA_REWIND, "arena rewind", NONE)                                                \
+    X(ARENA_DESTROY, "arena destroy", NONE)                                              \
+    X(REGISTER, "register", NONE)                                                        \
     X(CHECK, "check", NONE)                                                              \
     X(EXIT, "exit", NONE)                                                                \
     X(NONE, "?", NONE)
@@ -214,6 +226,8 @@ typedef struct mt_site {
 uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind,
                     const char *owner);
 uint32_t mt_site_pc(void *pc, mt_kind_t kind);
+/* A site known by the caller's address, with an owner (a pool used by untracked code). */
+uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner);
 const mt_site_t *mt_site_get(uint32_t id);
 uint32_t mt_site_count(void);
 /* Writes "file:line in func()" or "0x... in func (module)". */
@@ -240,7 +254,7 @@ typedef struct mt_block {
 #define MT_META_THREAD(m) ((unsigned)(((m) >> MT_SEQ_BITS) & 0xffffu))
 #define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x3fu))
 #define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its guard damage was reported */
-#define MT_META_FLAG_SPARE (UINT64_C(1) << 63)
+#define MT_META_FLAG_OWNED (UINT64_C(1) << 63) /* a pool's, an arena's or a registrar's */
 #define MT_META_MAKE(seq, thread, align_shift)                                           \
     (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                            \
      ((uint64_t)((thread) & 0xffffu) << MT_SEQ_BITS) | ((uint64_t)(align_shift) << 56))
@@ -301,6 +315,8 @@ typedef struct mt_guard_damage {
 /* Bytes before the user pointer for this alignment (a multiple of the alignment). */
 size_t mt_front_size(size_t guard, size_t align);
 void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back);
+/* Counts the bytes of [p, p+n) that differ from `byte`; *first gets the first one's index. */
+size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first);
 /* Fills in *under and *over; returns true when either guard was changed. */
 bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
                     mt_guard_damage_t *under, mt_guard_damage_t *over);
@@ -310,7 +326,19 @@ bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t
  * ---------------------------------------------------------------------------------- */
 #define MT_ERROR_LIST(X)                                                                 \
     X(OVERRUN, "overrun")                                                                \
-    X(UNDERRUN, "underrun")
+    X(UNDERRUN, "underrun")                                                              \
+    /* pools, arenas and registered blocks (pool.c, arena.c, register.c) */              \
+    X(POOL_DOUBLE_RELEASE, "pool double release")                                        \
+    X(POOL_INTERIOR_RELEASE, "pool release of an interior pointer")                      \
+    X(POOL_FOREIGN_RELEASE, "pool release of a foreign pointer")                         \
+    X(POOL_WRITE_AFTER_RELEASE, "pool write after release")                              \
+    X(POOL_LIVE_AT_DESTROY, "pool destroyed with live objects")                          \
+    X(ARENA_WRITE_AFTER_RELEASE, "arena write after release")                            \
+    X(ARENA_BAD_MARK, "arena rewind to a bad mark")                                      \
+    X(OWNED_FREE, "free of pool, arena or registered memory")                            \
+    X(REGISTER_CONFLICT, "register over a live block")                                   \
+    X(UNREGISTER_UNKNOWN, "unregister of an unknown block")                              \
+    X(UNREGISTER_OWNER, "unregister by another owner")
 
 typedef enum {
 #define MT_ERROR_ENUM(name, text) MT_ERROR_##name,
@@ -332,6 +360,7 @@ typedef struct mt_error {
     uint32_t found_site; /* where the error was found (a free, a check, exit) */
     size_t changed;      /* bytes found changed */
     size_t extent;       /* bytes past the end / before the start reached */
+    int64_t offset;      /* pool and arena errors: where, from the block's start */
 } mt_error_t;
 
 /* Records and prints (within the message cap) one error. */
@@ -369,6 +398,8 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked);
 int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
 /* Checks every live block; returns the number of damaged blocks. */
 int mt_check_all(uint32_t found_site);
+/* The guard bytes every block gets (option `guard`), fixed once the first block is made. */
+size_t mt_guard_size(void);
 
 /* ----------------------------------------------------------------------------------
  * report.c: builds the report model (model.h) and writes the reports.
@@ -413,5 +444,64 @@ size_t mt_suppress_count(void);
 const char *mt_suppress_rule(size_t i);
 /* The first rule that matches p, or -1. */
 long mt_suppress_match(const mt_place_t *p);
+
+/* ----------------------------------------------------------------------------------
+ * register.c: blocks whose memory a pool, an arena or the program's own allocator owns.
+ * Their records sit in the table like malloc'd blocks (same report, same statistics, same
+ * guard checks), flagged MT_META_FLAG_OWNED: free() and realloc() report them instead of
+ * handing them to the C library. pool.c and arena.c reach the tracker only through these
+ * functions (and mt_site_*, mt_error_report, mt_guard_*), never through its variables:
+ * test/e2e/pool_nocalls.sh links their untracked paths with every one of them aborting.
+ * ---------------------------------------------------------------------------------- */
+#define MT_RELEASED_BYTE 0xDDu /* "dead": released pool slots and arena bytes */
+
+/* True for the kinds of sites that make owned blocks. */
+static inline bool mt_kind_owned(mt_kind_t kind)
+{
+    return kind == MT_KIND_POOL || kind == MT_KIND_ARENA || kind == MT_KIND_REGISTERED;
+}
+/* False for registered blocks: their bytes are the registrar's, with no guards around. */
+bool mt_block_guarded(const mt_block_t *b);
+
+/* Starts tracking [user, user + size), laid out as guard.c draws it for `align` (guards
+ * already filled by the caller). site must be of an owned kind. *seq gets the block's
+ * sequence number. Returns false, tracking nothing, when the table is out of memory or
+ * the caller runs inside the tracker (a signal handler). */
+bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
+                     uint64_t *seq);
+/* Stops tracking the owned block at user: checks its guards (damage is reported as found
+ * at found_site) and takes its record out; *out gets a copy. False if there is none. */
+bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out);
+/* Checks the guards of the owned block at user now (damage reported once); returns 1 if
+ * they are damaged. */
+int mt_owned_check(const void *user, uint32_t found_site);
+/* Copies the record of any live tracked block starting at addr. */
+bool mt_block_peek(const void *addr, mt_block_t *out);
+/* free(), realloc() or delete of an owned block (b, a copy of its record): reported, and
+ * the block stays as it was. */
+void mt_owned_misuse(const mt_block_t *b, uint32_t found_site);
+/* Interned copy of an owner name (pool, arena, registrar), never freed, so sites and
+ * reports can keep it after the pool is gone. NULL stays NULL; "?" if out of memory. */
+const char *mt_owner_intern(const char *name);
+/* The site of a call into a pool or an arena: file and line when the macros gave them,
+ * else the caller's address. */
+uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc,
+                       mt_kind_t kind, const char *owner);
+/* Fills the error's block fields from a record copy. */
+void mt_error_from_block(mt_error_t *e, const mt_block_t *b);
+
+/* Tracked pools and arenas, so the exit-time check can look at their released memory. */
+typedef struct mt_owner {
+    struct mt_owner *next, *prev;
+    /* Checks released memory still holds its pattern; returns problems found. Runs with
+     * owners.lock held, from the exit-time check only. */
+    int (*check)(struct mt_owner *self, uint32_t found_site);
+} mt_owner_t;
+void mt_owner_add(mt_owner_t *o);
+void mt_owner_remove(mt_owner_t *o);
+/* Runs every registered check; returns the problems found. */
+int mt_owners_check(uint32_t found_site);
+void mt_owners_lock_all(void);
+void mt_owners_unlock_all(void);
 
 #endif /* MT_INTERNAL_H */

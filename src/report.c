@@ -461,7 +461,9 @@ void mt_report_at_exit(void)
     /* The program's last buffered output comes before the report, as it was written. */
     fflush(stdout);
     mt_busy++;
-    (void)mt_check_all(mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL));
+    uint32_t exit_site = mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL);
+    (void)mt_owners_check(exit_site); /* released pool slots and arena bytes */
+    (void)mt_check_all(exit_site);
     pthread_mutex_lock(&report_lock);
     bool built = mt_report_build(&r, MT_WHEN_EXIT, 1);
     bool found = mt_error_total() != 0;

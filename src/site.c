@@ -194,6 +194,16 @@ uint32_t mt_site_pc(void *pc, mt_kind_t kind)
     return site_lookup(&k);
 }
 
+uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner)
+{
+    site_key_t k;
+    memset(&k, 0, sizeof k);
+    k.pc = pc;
+    k.kind = (int)kind;
+    k.owner = owner;
+    return site_lookup(&k);
+}
+
 static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE};
 
 const mt_site_t *mt_site_get(uint32_t id)

@@ -46,6 +46,7 @@ static size_t guard_bytes;
 static void fork_prepare(void)
 {
     mt_report_lock();
+    mt_owners_lock_all();
     mt_table_lock_all();
     mt_sites_lock_all();
     mt_errors_lock_all();
@@ -60,6 +61,7 @@ static void fork_parent(void)
     mt_errors_unlock_all();
     mt_sites_unlock_all();
     mt_table_unlock_all();
+    mt_owners_unlock_all();
     mt_report_unlock();
 }
 
@@ -71,6 +73,7 @@ static void fork_child(void)
     mt_errors_unlock_all();
     mt_sites_unlock_all();
     mt_table_unlock_all();
+    mt_owners_unlock_all();
     mt_report_unlock();
 }
 
@@ -136,6 +139,12 @@ static void freeze_options(void)
         guard_bytes = mt_opt.guard;
         atomic_store(&mt_options_frozen, true);
     }
+}
+
+size_t mt_guard_size(void)
+{
+    freeze_options();
+    return guard_bytes;
 }
 
 static void *fail(int err)
@@ -205,6 +214,8 @@ static int report_damage(const mt_block_t *b, uint32_t found_site)
 {
     mt_guard_damage_t under, over;
     const unsigned char *user = (const unsigned char *)b->addr;
+    if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED) && !mt_block_guarded(b))
+        return 0;
     if (MT_LIKELY(!mt_guard_check(user, b->size, block_front(b), guard_bytes, &under, &over)))
         return 0;
     if (b->meta & MT_META_FLAG_REPORTED)
@@ -235,7 +246,8 @@ int mt_check_block_locked(mt_block_t *b, uint32_t found_site)
     return damaged;
 }
 
-/* Takes a tracked block out of the table; *out receives a copy of its record. */
+/* Takes a tracked block out of the table; *out receives a copy of its record. A block a
+ * pool, an arena or a registrar owns stays in (release_taken reports it). */
 static bool take_block(void *ptr, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
@@ -243,6 +255,10 @@ static bool take_block(void *ptr, mt_block_t *out)
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
     if (b != NULL) {
         *out = *b;
+        if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED)) {
+            pthread_mutex_unlock(&s->lock);
+            return true;
+        }
         mt_table_remove_locked(s, b);
         mt_record_recycle_locked(s, b);
     }
@@ -265,6 +281,10 @@ static bool peek_block(const void *ptr, mt_block_t *out)
 /* The last steps of releasing a block already out of the table. */
 static void release_taken(const mt_block_t *b, uint32_t site)
 {
+    if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED)) {
+        mt_owned_misuse(b, site);
+        return;
+    }
     (void)report_damage(b, site);
     mt_stats_free(b->size);
     mt_libc_free((unsigned char *)b->addr - block_front(b));
@@ -317,6 +337,11 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
     if (!peek_block(ptr, &old)) {
         (void)from_tracked;
         return mt_libc_realloc(ptr, size);
+    }
+    if (MT_UNLIKELY(old.meta & MT_META_FLAG_OWNED)) {
+        mt_owned_misuse(&old, site); /* its memory is not the C library's to move */
+        errno = EINVAL;
+        return NULL;
     }
     if (size == 0) { /* glibc frees and returns NULL */
         mt_free(ptr, site, from_tracked);
