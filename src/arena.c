@@ -129,6 +129,15 @@ static int owner_check(mt_owner_t *o, uint32_t found_site)
     return check_all_released((arena_tracking_t *)o, found_site);
 }
 
+static bool owner_contains(mt_owner_t *o, uintptr_t addr)
+{
+    const arena_tracking_t *t = (const arena_tracking_t *)o;
+    for (size_t k = 0; k < t->nchunks; k++)
+        if (addr - (uintptr_t)t->chunks[k].base < t->chunks[k].size)
+            return true;
+    return false;
+}
+
 /* Adds an empty chunk of at least `need` bytes at the end. */
 static bool add_chunk(memtrack_arena_t *a, size_t need)
 {
@@ -271,6 +280,9 @@ static memtrack_arena_t *arena_create(const char *name, size_t capacity, bool tr
     t->name = mt_owner_intern(name != NULL ? name : DEFAULT_NAME);
     t->guard = mt_guard_size();
     t->owner.check = owner_check;
+    t->owner.contains = owner_contains;
+    t->owner.name = t->name;
+    t->owner.kind = MT_KIND_ARENA;
     /* The first chunk up front, as the untracked arena takes its block: room for the
      * capacity and for guards around a fair number of allocations. */
     if (!add_chunk(a, capacity + capacity / 4 + 4096)) {

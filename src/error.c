@@ -298,7 +298,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         break;
     case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
         mt_buf_str(b, "write after release in ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, e->free_site);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         mt_buf_str(b, " changed, the first at ");
@@ -323,6 +323,14 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
     case MT_ERROR_OWNED_FREE:
         mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
         mt_buf_str(b, " of ");
+        if (e->seq == 0) { /* no live block there: a stale pointer into its memory */
+            mt_buf_hex(b, e->addr);
+            mt_buf_str(b, ", inside the memory of ");
+            print_owner_of(b, e->alloc_site);
+            mt_buf_str(b, " (left alone)\n");
+            block_line = false;
+            break;
+        }
         print_owned_name(b, e);
         mt_buf_str(b, mt_site_get(e->alloc_site)->kind == MT_KIND_REGISTERED ? " registered by "
                                                                             : " of ");

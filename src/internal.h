@@ -496,9 +496,17 @@ typedef struct mt_owner {
     /* Checks released memory still holds its pattern; returns problems found. Runs with
      * owners.lock held, from the exit-time check only. */
     int (*check)(struct mt_owner *self, uint32_t found_site);
+    /* True when addr lies in the allocator's memory (live or not). With owners.lock. */
+    bool (*contains)(struct mt_owner *self, uintptr_t addr);
+    const char *name; /* interned */
+    mt_kind_t kind;   /* MT_KIND_POOL or MT_KIND_ARENA */
 } mt_owner_t;
 void mt_owner_add(mt_owner_t *o);
 void mt_owner_remove(mt_owner_t *o);
+/* free() or realloc() by tracked code of a pointer the tracker does not know: when it
+ * lies in a tracked pool's or arena's memory (a stale pointer), reports it and returns
+ * true, and the caller leaves it alone. */
+bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site);
 /* Runs every registered check; returns the problems found. */
 int mt_owners_check(uint32_t found_site);
 void mt_owners_lock_all(void);

@@ -345,6 +345,11 @@ static int owner_check(mt_owner_t *o, uint32_t found_site)
     return check_ring(t->pool, found_site);
 }
 
+static bool owner_contains(mt_owner_t *o, uintptr_t addr)
+{
+    return slab_of(((pool_tracking_t *)o)->pool, addr) != NULL;
+}
+
 static void *tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
                            void *pc)
 {
@@ -485,6 +490,9 @@ static memtrack_pool_t *pool_create(const char *name, size_t object_size, size_t
         p->t->front = front;
         p->t->back = back;
         p->t->owner.check = owner_check;
+        p->t->owner.contains = owner_contains;
+        p->t->owner.name = p->t->name;
+        p->t->owner.kind = MT_KIND_POOL;
     }
     size_t bytes = front + object_size + back;
     p->stride = (bytes + alignment - 1) / alignment * alignment;

@@ -190,6 +190,28 @@ void mt_owner_remove(mt_owner_t *o)
     pthread_mutex_unlock(&owners.lock);
 }
 
+bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
+{
+    const char *name = NULL;
+    mt_kind_t kind = MT_KIND_NONE;
+    pthread_mutex_lock(&owners.lock);
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next) {
+        if (o->contains(o, (uintptr_t)ptr)) {
+            name = o->name;
+            kind = o->kind;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&owners.lock);
+    if (kind == MT_KIND_NONE)
+        return false;
+    mt_error_t e = {.kind = MT_ERROR_OWNED_FREE, .addr = (uintptr_t)ptr,
+                    .alloc_site = mt_site_id(NULL, 0, NULL, kind, name),
+                    .found_site = found_site};
+    mt_error_report(&e);
+    return true;
+}
+
 int mt_owners_check(uint32_t found_site)
 {
     int problems = 0;

@@ -293,7 +293,8 @@ static void release_taken(const mt_block_t *b, uint32_t site)
 /* A pointer the tracker never made, released by tracked code. */
 static void release_foreign(void *ptr, uint32_t site)
 {
-    (void)site;
+    if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site)))
+        return; /* a stale pointer into a pool's or an arena's memory */
     mt_libc_free(ptr);
 }
 
@@ -335,7 +336,10 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
     if (ptr == NULL)
         return mt_alloc(size, 0, site, false);
     if (!peek_block(ptr, &old)) {
-        (void)from_tracked;
+        if (from_tracked && MT_UNLIKELY(mt_owned_memory_misuse(ptr, site))) {
+            errno = EINVAL;
+            return NULL;
+        }
         return mt_libc_realloc(ptr, size);
     }
     if (MT_UNLIKELY(old.meta & MT_META_FLAG_OWNED)) {
