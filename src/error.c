@@ -366,7 +366,8 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         } else {
             mt_buf_str(b, " of ");
             mt_buf_hex(b, e->addr);
-            mt_buf_str(b, ", which is not a registered block\n");
+            mt_buf_str(b, ", which is not a registered block (never registered, or "
+                          "released already)\n");
         }
         break;
     case MT_ERROR_UNREGISTER_OWNER:
