@@ -302,27 +302,27 @@ void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                 const char *file, int line, const char *func);
 void memtrack_register_free_at(const void *ptr, const char *owner, const char *file,
                                int line, const char *func);
-#else
+#else /* as the introspection calls: static inline no-ops, never emitted */
 #if defined(__GNUC__) || defined(__clang__)
-#define MEMTRACK_UNUSED_ __attribute__((unused))
+#define MEMTRACK_INLINE_ __inline__
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define MEMTRACK_INLINE_ inline
 #else
-#define MEMTRACK_UNUSED_
+#define MEMTRACK_INLINE_
 #endif
-static void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
-    MEMTRACK_UNUSED_;
-static void memtrack_register_free(const void *ptr, const char *owner) MEMTRACK_UNUSED_;
-static void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
+static MEMTRACK_INLINE_ void memtrack_register_alloc(const void *ptr, size_t size,
+                                                     const char *owner)
 {
     (void)ptr;
     (void)size;
     (void)owner;
 }
-static void memtrack_register_free(const void *ptr, const char *owner)
+static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char *owner)
 {
     (void)ptr;
     (void)owner;
 }
-#undef MEMTRACK_UNUSED_
+#undef MEMTRACK_INLINE_
 #endif
 
 #ifdef __cplusplus
