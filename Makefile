@@ -154,6 +154,23 @@ e2e: all $(B)/.deps-test
 
 test: unit e2e
 
+# ---- pools and arenas (issue 4) --------------------------------------------------------
+# make bench-pools           tools/bench/pools.c: pools and arenas against glibc's malloc,
+#                            the seeds' ways of finding a free slot, what tracking costs
+# make bench-pools QUICK=1   the same tables from shorter runs (a few seconds)
+# Their unit tests (test/unit/pool_*) and end-to-end tests (test/e2e/pool_*, arena_*) run
+# with the others in `make test`.
+
+.PHONY: bench-pools
+bench: bench-pools
+
+$(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -Iinclude $< -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
+
+bench-pools: $(B)/bench/pools
+	$(B)/bench/pools $(if $(filter-out 0,$(QUICK)),--quick)
+
 clean:
 	rm -rf $(B)
 

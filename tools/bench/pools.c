@@ -8,7 +8,8 @@
  *   3. the seeds' ways of finding a free slot side by side at 25..99 % full: linear scan
  *      (seed 000), random probing (seed 001), free list (seed 004); probes and ns per
  *      allocation;
- *   4. what tracking costs: tracked against untracked pools and arenas.
+ *   4. what tracking costs: tracked against untracked pools and arenas, and tracked
+ *      pools against tracked malloc'd blocks.
  *
  * The machine may be shared and noisy: each figure is the fastest of REPS runs (the one
  * least disturbed), the runs of the two sides of a ratio interleaved, and each ratio is
@@ -30,6 +31,10 @@
 
 extern void *__libc_malloc(size_t size);
 extern void __libc_free(void *ptr);
+/* What the malloc and free macros call with MEMORY_CONTROL_ON (declared by memtrack.h
+ * only then): tracked malloc'd blocks, to compare tracked pools with. */
+void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func);
+void memtrack_free_at(void *ptr, const char *file, int line, const char *func);
 
 static int quick;
 static int reps = 5;
@@ -87,7 +92,7 @@ static inline size_t pick(size_t step, size_t n)
 /* ---- 1. pools against malloc ---------------------------------------------------------- */
 
 /* The allocators under test, called directly (no function pointers in timed loops). */
-enum { POOL_UNTRACKED, POOL_TRACKED, GLIBC };
+enum { POOL_UNTRACKED, POOL_TRACKED, GLIBC, MALLOC_TRACKED };
 
 typedef struct churn {
     int who;
@@ -100,6 +105,7 @@ static inline void *churn_alloc(const churn_t *c)
     switch (c->who) {
     case POOL_UNTRACKED: return memtrack_pool_alloc(c->pool);
     case POOL_TRACKED: return memtrack_pool_alloc_at(c->pool, __FILE__, __LINE__, __func__);
+    case MALLOC_TRACKED: return memtrack_malloc_at(c->size, __FILE__, __LINE__, __func__);
     default: return __libc_malloc(c->size);
     }
 }
@@ -109,6 +115,7 @@ static inline void churn_free(const churn_t *c, void *p)
     switch (c->who) {
     case POOL_UNTRACKED: memtrack_pool_free(c->pool, p); break;
     case POOL_TRACKED: memtrack_pool_free_at(c->pool, p, __FILE__, __LINE__, __func__); break;
+    case MALLOC_TRACKED: memtrack_free_at(p, __FILE__, __LINE__, __func__); break;
     default: __libc_free(p); break;
     }
 }
@@ -181,6 +188,10 @@ static double run_churn(int who, size_t size, size_t cap, double fill, size_t ba
     case POOL_TRACKED:
         CHURN_LOOP(memtrack_pool_alloc_at(c.pool, __FILE__, __LINE__, __func__),
                    TRACKED_FREE);
+        break;
+#define MALLOC_TRACKED_FREE(p) memtrack_free_at((p), __FILE__, __LINE__, __func__)
+    case MALLOC_TRACKED:
+        CHURN_LOOP(memtrack_malloc_at(size, __FILE__, __LINE__, __func__), MALLOC_TRACKED_FREE);
         break;
     default:
         CHURN_LOOP(__libc_malloc(size), __libc_free);
@@ -451,25 +462,26 @@ static void table_seeds(void)
 static void table_tracking(void)
 {
     static const size_t sizes[] = {24, 32};
-    size_t cap = quick ? 20000 : 100000;
-    size_t steps = quick ? 200000 : 1000000, allocs = quick ? 500000 : 2000000;
+    size_t cap = quick ? 4000 : 20000;
+    size_t steps = quick ? 100000 : 500000, allocs = quick ? 500000 : 2000000;
     printf("\n### What tracking costs\n\n");
-    printf("Tracked: created through the _at entry points (what the macros call with "
-           "MEMORY_CONTROL_ON), default options (16 guard bytes). Pools: %zu objects, "
-           "50 %% full, batches of 1000.\n\n", cap);
+    printf("Tracked: made through the _at entry points (what the macros call with "
+           "MEMORY_CONTROL_ON), default options (16 guard bytes). Pools of %zu objects, "
+           "half full, batches of 1000; tracked malloc+free (memtrack_malloc_at, "
+           "memtrack_free_at) under the same steps, for scale.\n\n", cap);
     printf("| operation | untracked ns | tracked ns | tracked / untracked | "
-           "glibc malloc+free ns | tracked / glibc |\n");
+           "tracked malloc+free ns | tracked pool / tracked malloc |\n");
     printf("|---|---:|---:|---:|---:|---:|\n");
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
-        double un[16], tr[16], gl[16];
+        double un[16], tr[16], tm[16];
         for (int r = 0; r < reps; r++) {
             un[r] = run_churn(POOL_UNTRACKED, sizes[z], cap, 0.5, 1000, steps * 4);
             tr[r] = run_churn(POOL_TRACKED, sizes[z], cap, 0.5, 1000, steps);
-            gl[r] = run_churn(GLIBC, sizes[z], cap, 0.5, 1000, steps * 4);
+            tm[r] = run_churn(MALLOC_TRACKED, sizes[z], cap, 0.5, 1000, steps);
         }
-        double u = best(un, reps), t = best(tr, reps), g = best(gl, reps);
-        printf("| pool release+allocate, %zu bytes | %.2f | %.1f | %.0fx | %.2f | %.1fx |\n",
-               sizes[z], u, t, t / u, g, t / g);
+        double u = best(un, reps), t = best(tr, reps), m = best(tm, reps);
+        printf("| pool release+allocate, %zu bytes | %.2f | %.1f | %.0fx | %.1f | %.2fx |\n",
+               sizes[z], u, t, t / u, m, t / m);
     }
     double ua[16], ta[16];
     for (int r = 0; r < reps; r++) {
