@@ -223,8 +223,8 @@ void *memtrack_pool_alloc(memtrack_pool_t *pool);
 void memtrack_pool_free(memtrack_pool_t *pool, void *object);
 /* Give every live object back at once (not leaks). */
 void memtrack_pool_clear(memtrack_pool_t *pool);
-/* Call fn for each live object, in address order. fn may release the object it is given
- * or any other; objects allocated meanwhile may or may not be visited. */
+/* Call fn for each live object. fn may release the object it is given or any other;
+ * objects allocated meanwhile may or may not be visited; fn must not destroy the pool. */
 void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx),
                            void *ctx);
 /* Free the pool and its memory. Tracked: objects still live are reported, by site. */

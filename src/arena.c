@@ -258,6 +258,8 @@ static void tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site)
 
 static memtrack_arena_t *arena_create(const char *name, size_t capacity, bool tracked)
 {
+    if (capacity > SIZE_MAX / 4)
+        return NULL;
     memtrack_arena_t *a = mt_libc_calloc(1, sizeof *a);
     if (a == NULL)
         return NULL;

@@ -500,6 +500,7 @@ typedef struct mt_owner {
     bool (*contains)(struct mt_owner *self, uintptr_t addr);
     const char *name; /* interned */
     mt_kind_t kind;   /* MT_KIND_POOL or MT_KIND_ARENA */
+    bool listed;      /* added and not removed yet */
 } mt_owner_t;
 void mt_owner_add(mt_owner_t *o);
 void mt_owner_remove(mt_owner_t *o);

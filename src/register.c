@@ -19,6 +19,7 @@
 static struct {
     pthread_mutex_t lock;
     mt_owner_t *owners; /* tracked pools and arenas, newest first */
+    atomic_size_t count; /* of owners, read without the lock */
     struct name_node *names;
 } owners = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -169,17 +170,24 @@ void mt_owned_misuse(const mt_block_t *b, uint32_t found_site)
 void mt_owner_add(mt_owner_t *o)
 {
     pthread_mutex_lock(&owners.lock);
+    o->listed = true;
     o->prev = NULL;
     o->next = owners.owners;
     if (owners.owners != NULL)
         owners.owners->prev = o;
     owners.owners = o;
+    atomic_fetch_add(&owners.count, 1);
     pthread_mutex_unlock(&owners.lock);
 }
 
 void mt_owner_remove(mt_owner_t *o)
 {
     pthread_mutex_lock(&owners.lock);
+    if (!o->listed) { /* a pool whose creation failed half way */
+        pthread_mutex_unlock(&owners.lock);
+        return;
+    }
+    o->listed = false;
     if (o->prev != NULL)
         o->prev->next = o->next;
     else if (owners.owners == o)
@@ -187,6 +195,7 @@ void mt_owner_remove(mt_owner_t *o)
     if (o->next != NULL)
         o->next->prev = o->prev;
     o->next = o->prev = NULL;
+    atomic_fetch_sub(&owners.count, 1);
     pthread_mutex_unlock(&owners.lock);
 }
 
@@ -194,6 +203,8 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
 {
     const char *name = NULL;
     mt_kind_t kind = MT_KIND_NONE;
+    if (atomic_load_explicit(&owners.count, memory_order_relaxed) == 0)
+        return false; /* the common case: tracked code freeing a library's block */
     pthread_mutex_lock(&owners.lock);
     for (mt_owner_t *o = owners.owners; o != NULL; o = o->next) {
         if (o->contains(o, (uintptr_t)ptr)) {
