@@ -90,13 +90,9 @@ static uint64_t odd_inverse(uint64_t odd)
     return x;
 }
 
-/* The slab holding address a, or NULL. */
-static slab_t *slab_of(const memtrack_pool_t *p, uintptr_t a)
+/* The slab holding address a, or NULL, in a pool of several slabs. */
+static MT_NOINLINE slab_t *slab_search(const memtrack_pool_t *p, uintptr_t a)
 {
-    if (MT_LIKELY(p->nslabs == 1)) {
-        slab_t *s = p->slabs;
-        return a - (uintptr_t)s->base < s->slots * p->stride ? s : NULL;
-    }
     size_t lo = 0, hi = p->nslabs;
     while (lo < hi) { /* the last slab whose base is <= a */
         size_t mid = lo + (hi - lo) / 2;
@@ -109,6 +105,16 @@ static slab_t *slab_of(const memtrack_pool_t *p, uintptr_t a)
         return NULL;
     slab_t *s = &p->slabs[p->by_address[lo - 1]];
     return a - (uintptr_t)s->base < s->slots * p->stride ? s : NULL;
+}
+
+/* The slab holding address a, or NULL. */
+static inline slab_t *slab_of(const memtrack_pool_t *p, uintptr_t a)
+{
+    if (MT_LIKELY(p->nslabs == 1)) {
+        slab_t *s = p->slabs;
+        return a - (uintptr_t)s->base < s->slots * p->stride ? s : NULL;
+    }
+    return slab_search(p, a);
 }
 
 /* The index of the slot starting exactly at offset off of slab s, or SIZE_MAX. Exact
