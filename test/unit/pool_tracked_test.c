@@ -541,3 +541,55 @@ Test(pool_tracked, register_misuses_change_nothing)
     cr_expect_eq(errors_of(MT_ERROR_UNREGISTER_UNKNOWN), unknown + 3, "NULL is ignored");
     free(block);
 }
+
+/* ---- alignment and threads --------------------------------------------------------- */
+
+Test(pool_tracked, aligned_pools_keep_alignment_and_guards)
+{
+    for (size_t al = 32; al <= 4096; al *= 2) {
+        memtrack_pool_t *p = memtrack_pool_create_aligned("aligned", 40, al, 3);
+        unsigned char *o[3];
+        for (int i = 0; i < 3; i++) {
+            o[i] = memtrack_pool_alloc(p);
+            cr_assert_eq((uintptr_t)o[i] % al, 0, "alignment %zu", al);
+            cr_assert_eq(o[i][-1], MT_GUARD_BYTE);
+            cr_assert_eq(o[i][40], MT_GUARD_BYTE);
+        }
+        cr_expect_eq(memtrack_check(), 0, "guards laid out as the tracker reads them");
+        o[1][-1] = 0;
+        cr_expect_eq(memtrack_pool_check(p), 1);
+        memtrack_pool_clear(p);
+        memtrack_pool_destroy(p);
+    }
+}
+
+static void *churn_own_pool(void *arg)
+{
+    memtrack_pool_t *p = memtrack_pool_create("per thread", 48, 64);
+    void *live[64];
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    for (int i = 0; i < 64; i++)
+        live[i] = memtrack_pool_alloc(p);
+    for (int step = 0; step < 20000; step++) {
+        int i = (int)(rand_r(&seed) % 64);
+        memtrack_pool_free(p, live[i]);
+        live[i] = memtrack_pool_alloc(p);
+    }
+    memtrack_pool_clear(p);
+    memtrack_pool_destroy(p);
+    return NULL;
+}
+
+Test(pool_tracked, threads_with_their_own_pools)
+{
+    pthread_t t[4];
+    memtrack_stats_t before = stats();
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, churn_own_pool, (void *)(uintptr_t)(i + 1));
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    memtrack_stats_t after = stats();
+    cr_expect_eq(after.errors, before.errors);
+    cr_expect_eq(after.current_blocks, before.current_blocks);
+    cr_expect_eq(after.total_blocks - before.total_blocks, 4 * (64 + 20000));
+}
