@@ -28,7 +28,8 @@ LIB_LDLIBS = -ldl -pthread
 
 B = build
 LIB_SRC = $(wildcard src/*.c)
-LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+LIB_CXX_SRC = $(wildcard src/*.cpp)
+LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
 
 .PHONY: all deps demo test unit e2e install uninstall clean sanitize bench
 .DEFAULT_GOAL := all
@@ -52,6 +53,22 @@ $(B)/libmemtrack.a: $(LIB_OBJ)
 
 $(B)/libmemtrack.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $^ $(LIB_LDLIBS) $(SANITIZE_FLAGS)
+	@$(CHECK_NO_CXX_RUNTIME)
+
+# ---- C++ operators (src/*.cpp) ---------------------------------------------------------
+# The operators live in both libraries, for C and C++ programs alike: the C++ runtime is
+# referenced weakly (see src/cxx.cpp), so libmemtrack.so does not need libstdc++ and a C
+# program links and starts without it. From libmemtrack.a, a C program never pulls the
+# operators' object in. The check below fails the build if a strong reference slips in.
+LIB_CXXFLAGS = -std=c++17 $(OPT) -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
+	-fno-threadsafe-statics -Isrc -MMD -MP $(SANITIZE_FLAGS) $(EXTRA_CXXFLAGS)
+CHECK_NO_CXX_RUNTIME = if nm -D --undefined-only $@ | grep -E ' U (_Z|__cxa_|__gxx_)'; then \
+	echo "$@: strong references to the C++ runtime (above): C programs could not use it" >&2; \
+	rm -f $@; exit 1; fi
+
+$(B)/obj/%.o: src/%.cpp $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
 
 # pkg-config files: one for the build tree (tests, trying it out), one for installing.
 $(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile

@@ -105,6 +105,25 @@ static void print_block_name(mt_buf_t *b, const mt_error_t *e)
 
 static void print_owned_error(mt_buf_t *b, const mt_error_t *e);
 
+/* ---- mismatched releases (mismatch.c) ------------------------------------------------ */
+
+/* "mismatched delete of block #4 (40 bytes) made by new[]: release it with delete[]" */
+static void print_mismatch(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_kind_t made = mt_site_get(e->alloc_site)->kind;
+    mt_buf_str(b, "mismatched ");
+    mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+    mt_buf_str(b, " of ");
+    print_block_name(b, e);
+    mt_buf_str(b, " made by ");
+    mt_buf_str(b, mt_kind_names[made]);
+    mt_buf_str(b, ": release it with ");
+    mt_buf_str(b, mt_kind_names[mt_kind_release[made]]);
+    mt_buf_char(b, '\n');
+}
+
+/* ---- all errors ---------------------------------------------------------------------- */
+
 static void print_error(mt_buf_t *b, const mt_error_t *e)
 {
     mt_buf_line(b);
@@ -141,6 +160,9 @@ static void print_error(mt_buf_t *b, const mt_error_t *e)
     case MT_ERROR_UNREGISTER_OWNER:
         print_owned_error(b, e);
         return;
+    case MT_ERROR_MISMATCH:
+        print_mismatch(b, e);
+        break;
     case MT_ERROR_COUNT:
         break;
     }

@@ -9,6 +9,11 @@
  * alignment malloc (16) or aligned_alloc gives; the back guard starts right after the
  * last requested byte, so a one-byte overrun lands in it. The pattern has no zero byte:
  * an overflow often writes one. The record lives elsewhere (table.c).
+ *
+ * One exception, for blocks made by the scalar operator new: the last 8 bytes of the
+ * front guard (the "cookie slot") are zero. `delete[]` on such a block reads its element
+ * count there, as if new[] had made it: it then finds 0, runs no destructor over the
+ * guard, and hands the block to operator delete[], which reports the mismatch (cxx_blocks.c).
  */
 #include <string.h>
 
@@ -83,4 +88,20 @@ size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, si
         }
     }
     return changed;
+}
+
+/* ---- the C++ cookie slot -------------------------------------------------------------- */
+
+void mt_guard_clear_cookie(unsigned char *user, size_t front)
+{
+    if (front >= MT_COOKIE_SLOT)
+        memset(user - MT_COOKIE_SLOT, 0, MT_COOKIE_SLOT);
+}
+
+bool mt_guard_cookie_only(const unsigned char *user, size_t front, const mt_guard_damage_t *under)
+{
+    static const unsigned char zero[MT_COOKIE_SLOT];
+    return front >= MT_COOKIE_SLOT && under->changed == MT_COOKIE_SLOT &&
+           under->extent == MT_COOKIE_SLOT &&
+           memcmp(user - MT_COOKIE_SLOT, zero, MT_COOKIE_SLOT) == 0;
 }

@@ -13,8 +13,9 @@
  *   - owners.lock (register.c): the list of tracked pools and arenas and the interned
  *     owner names. Pools and arenas themselves have no lock: one thread uses one at a time.
  *   - timeline.lock (timeline.c): the samples; only tried on the allocation path.
- * Lock order: report -> owners -> shard -> sites -> errors -> timeline -> out. No lock is
- * held while calling user code.
+ *   - symbols.lock (symbolize.c): libdw (not thread-safe) and the cache of symbols.
+ * Lock order: report -> owners -> shard -> sites -> errors -> timeline -> out -> symbols.
+ * No lock is held while calling user code.
  *
  * The tracker never calls itself: its memory comes from the C library's own entry points
  * (mt_libc_*), its output is formatted in fixed buffers and written with write(2), and a
@@ -167,6 +168,8 @@ void mt_pages_free(void *ptr, size_t size);
       "also track blocks made by code built without memtrack, sited by return address")  \
     X(system_leaks, BOOL, "0",                                                            \
       "with track_all: also list blocks made inside system libraries")                   \
+    X(symbolize, BOOL, "1",                                                              \
+      "turn code addresses into file:line from the debug information (libdw)")           \
     X(help, BOOL, "0", "print every option with its default and meaning, then go on")
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
@@ -236,6 +239,26 @@ void mt_buf_site(mt_buf_t *b, uint32_t id);
 bool mt_site_same(uint32_t a, uint32_t b);
 void mt_sites_lock_all(void);
 void mt_sites_unlock_all(void);
+
+/* ----------------------------------------------------------------------------------
+ * symbolize.c: return addresses into function, file and line (libdw, opened lazily).
+ * ---------------------------------------------------------------------------------- */
+typedef struct mt_symbol {
+    const char *func;   /* demangled when possible; NULL when unknown */
+    const char *file;   /* relative to its compilation directory when inside it; NULL when
+                           there is no line information (no -g, no libdw) */
+    int line;
+    const char *module; /* file name of the object (program or library), or NULL */
+    uintptr_t offset;   /* pc - func's address when func came from the symbol table */
+} mt_symbol_t;
+
+/* Describes the return address pc (the call is the instruction before it); true when a
+ * function or a file was found. Strings stay valid for the life of the process. Lazy
+ * (libdw is opened at the first call) and cached by pc; never allocates through the
+ * tracker. Not async-signal-safe. Option symbolize=0 keeps it to the symbol tables. */
+bool mt_symbolize(void *pc, mt_symbol_t *out);
+void mt_symbols_lock_all(void);
+void mt_symbols_unlock_all(void);
 
 /* ----------------------------------------------------------------------------------
  * table.c: live blocks in a doubly linked hash keyed on the user address.
@@ -320,6 +343,12 @@ size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, si
 /* Fills in *under and *over; returns true when either guard was changed. */
 bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
                     mt_guard_damage_t *under, mt_guard_damage_t *over);
+/* The C++ cookie slot: the last bytes of the front guard of a scalar operator new block
+ * are zero, so a mismatched delete[] reads an element count of 0 (see guard.c). */
+#define MT_COOKIE_SLOT 8u
+void mt_guard_clear_cookie(unsigned char *user, size_t front);
+/* True when the front damage found is exactly a zero cookie slot, all zero. */
+bool mt_guard_cookie_only(const unsigned char *user, size_t front, const mt_guard_damage_t *under);
 
 /* ----------------------------------------------------------------------------------
  * error.c: heap errors, printed when found and kept for the report.
@@ -338,7 +367,11 @@ bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t
     X(OWNED_FREE, "free of pool, arena or registered memory")                            \
     X(REGISTER_CONFLICT, "register over a live block")                                   \
     X(UNREGISTER_UNKNOWN, "unregister of an unknown block")                              \
-    X(UNREGISTER_OWNER, "unregister by another owner")
+    X(UNREGISTER_OWNER, "unregister by another owner")                                   \
+    MT_ERROR_LIST_CXX(X)
+
+/* A block released by the wrong family: new[] by delete, new by free... (mismatch.c). */
+#define MT_ERROR_LIST_CXX(X) X(MISMATCH, "mismatch")
 
 typedef enum {
 #define MT_ERROR_ENUM(name, text) MT_ERROR_##name,
@@ -374,6 +407,22 @@ void mt_errors_lock_all(void);
 void mt_errors_unlock_all(void);
 
 /* ----------------------------------------------------------------------------------
+ * cxx_blocks.c: the tracker's side of the C++ operators (cxx_glue.h for cxx.cpp).
+ * ---------------------------------------------------------------------------------- */
+/* True when blocks of this site were made by the C++ runtime's own code (libstdc++.so...):
+ * what it keeps until exit is not the program's leak. */
+bool mt_site_kept_by_runtime(uint32_t id);
+
+/* ----------------------------------------------------------------------------------
+ * mismatch.c: releases of the wrong family (new[] by delete, malloc by delete...).
+ * ---------------------------------------------------------------------------------- */
+/* True when a block made at alloc_site must not be released the way release_site does. */
+bool mt_release_mismatched(uint32_t alloc_site, uint32_t release_site);
+/* Reports a mismatched release of b (an error naming both sites); the caller still
+ * releases the block. */
+void mt_check_release(const mt_block_t *b, uint32_t release_site);
+
+/* ----------------------------------------------------------------------------------
  * stats.c: counters.
  * ---------------------------------------------------------------------------------- */
 void mt_stats_alloc(size_t size);
@@ -394,6 +443,9 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero);
 /* Release a block; from_tracked is false when the caller was built without the header. */
 void mt_free(void *ptr, uint32_t site, bool from_tracked);
 void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked);
+/* Releases ptr if it is a live tracked block and returns true; otherwise does nothing.
+ * Not for nested calls (mt_busy): it takes the block's lock. */
+bool mt_free_known(void *ptr, uint32_t site);
 /* Checks the guards of one live block; reports damage once per block. Caller holds its lock. */
 int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
 /* Checks every live block; returns the number of damaged blocks. */

@@ -10,7 +10,6 @@
  * memory the program has since released.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <string.h>
 
 #include "internal.h"
@@ -235,38 +234,49 @@ bool mt_site_same(uint32_t a, uint32_t b)
            same_string(x->owner, y->owner);
 }
 
-/* Writes "file:line in func()", or for a site known only by address
- * "0x... in symbol+0x.. (module)". */
+/* "file:line in func()"; a C++ name already carries its parameters. */
+static void buf_file_line(mt_buf_t *b, const char *file, int line, const char *func)
+{
+    mt_buf_str(b, file);
+    mt_buf_char(b, ':');
+    mt_buf_u64(b, (uint64_t)(line < 0 ? 0 : line));
+    if (func != NULL) {
+        mt_buf_str(b, " in ");
+        mt_buf_str(b, func);
+        if (strchr(func, '(') == NULL)
+            mt_buf_str(b, "()");
+    }
+}
+
+/* Writes "file:line in func()". A site known only by address is looked up in the debug
+ * information (symbolize.c); without it: "0x... in symbol+0x.. (module)". */
 void mt_buf_site(mt_buf_t *b, uint32_t id)
 {
     const mt_site_t *s = mt_site_get(id);
     if (s->file != NULL) {
-        mt_buf_str(b, s->file);
-        mt_buf_char(b, ':');
-        mt_buf_u64(b, (uint64_t)(s->line < 0 ? 0 : s->line));
-        if (s->func != NULL) {
-            mt_buf_str(b, " in ");
-            mt_buf_str(b, s->func);
-            mt_buf_str(b, "()");
-        }
+        buf_file_line(b, s->file, s->line, s->func);
         return;
     }
     if (s->pc != NULL) {
-        Dl_info info;
+        mt_symbol_t sym;
+        (void)mt_symbolize(s->pc, &sym);
+        if (sym.file != NULL) {
+            buf_file_line(b, sym.file, sym.line, sym.func);
+            return;
+        }
         mt_buf_hex(b, (uint64_t)(uintptr_t)s->pc);
-        if (dladdr(s->pc, &info) != 0) {
-            if (info.dli_sname != NULL) {
-                mt_buf_str(b, " in ");
-                mt_buf_str(b, info.dli_sname);
+        if (sym.func != NULL) {
+            mt_buf_str(b, " in ");
+            mt_buf_str(b, sym.func);
+            if (sym.offset != 0) {
                 mt_buf_str(b, "+");
-                mt_buf_hex(b, (uint64_t)((uintptr_t)s->pc - (uintptr_t)info.dli_saddr));
+                mt_buf_hex(b, (uint64_t)sym.offset);
             }
-            if (info.dli_fname != NULL && info.dli_fname[0] != '\0') {
-                const char *slash = strrchr(info.dli_fname, '/');
-                mt_buf_str(b, " (");
-                mt_buf_str(b, slash != NULL ? slash + 1 : info.dli_fname);
-                mt_buf_char(b, ')');
-            }
+        }
+        if (sym.module != NULL) {
+            mt_buf_str(b, " (");
+            mt_buf_str(b, sym.module);
+            mt_buf_char(b, ')');
         }
         return;
     }

@@ -52,10 +52,12 @@ static void fork_prepare(void)
     mt_errors_lock_all();
     mt_timeline_lock();
     mt_out_lock();
+    mt_symbols_lock_all();
 }
 
 static void fork_parent(void)
 {
+    mt_symbols_unlock_all();
     mt_out_unlock();
     mt_timeline_unlock();
     mt_errors_unlock_all();
@@ -67,6 +69,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    mt_symbols_unlock_all();
     mt_out_unlock();
     mt_out_after_fork_child();
     mt_timeline_unlock();
@@ -218,6 +221,12 @@ static int report_damage(const mt_block_t *b, uint32_t found_site)
         return 0;
     if (MT_LIKELY(!mt_guard_check(user, b->size, block_front(b), guard_bytes, &under, &over)))
         return 0;
+    if (under.changed != 0 && mt_site_get(b->site)->kind == MT_KIND_NEW &&
+        mt_guard_cookie_only(user, block_front(b), &under)) {
+        under.changed = 0; /* the zero cookie slot of operator new (guard.c) */
+        if (over.changed == 0)
+            return 0;
+    }
     if (b->meta & MT_META_FLAG_REPORTED)
         return 1;
     mt_error_t e = {.addr = b->addr, .size = b->size, .seq = MT_META_SEQ(b->meta),
@@ -285,6 +294,7 @@ static void release_taken(const mt_block_t *b, uint32_t site)
         mt_owned_misuse(b, site);
         return;
     }
+    mt_check_release(b, site);
     (void)report_damage(b, site);
     mt_stats_free(b->size);
     mt_libc_free((unsigned char *)b->addr - block_front(b));
@@ -310,6 +320,15 @@ static bool free_nested(void *ptr)
     pthread_mutex_unlock(&s->lock);
     if (!tracked)
         mt_libc_free(ptr);
+    return true;
+}
+
+bool mt_free_known(void *ptr, uint32_t site)
+{
+    mt_block_t b;
+    if (!take_block(ptr, &b))
+        return false;
+    release_taken(&b, site);
     return true;
 }
 

@@ -7,7 +7,7 @@
 # otherwise we stop with the exact command to run.
 set -eu
 
-need_build="uthash-dev pkg-config"
+need_build="uthash-dev pkg-config g++ libdw-dev"
 need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema"
 need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind"
 # Node.js and npm may come from elsewhere (NodeSource's nodejs ships npm): Debian's are

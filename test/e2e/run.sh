@@ -59,7 +59,7 @@ for name in "${tests[@]}"; do
     bin="$out/$name"
     objs=()
     if [ -n "$untracked" ]; then # a shared library built WITHOUT memtrack
-        $CC -std=gnu11 -g -O0 -fPIC -shared "$here/$untracked" -o "$out/lib$name-untracked.so" \
+        (cd "$here" && $CC -std=gnu11 -g -O0 -fPIC -shared "$untracked" -o "$out/lib$name-untracked.so") \
             2>"$out/$name.build" || { echo "FAIL $name (untracked build)"; cat "$out/$name.build"; fail=$((fail+1)); failed="$failed $name"; continue; }
         objs+=(-L"$out" -l"$name-untracked" -Wl,-rpath,"$out")
     fi

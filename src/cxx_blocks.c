@@ -1,0 +1,141 @@
+/* cxx_blocks.c - the tracker's side of the C++ operators (cxx.cpp): blocks made by new
+ * and new[], and deletes that find their block even when a mismatch moved the pointer.
+ *
+ * The Itanium C++ ABI puts an "array cookie" (the element count) in front of the elements
+ * of new T[n] when T has a destructor: operator new[] returns the block, the program gets
+ * block + cookie, and delete[] hands block back. A mismatched delete breaks that:
+ *   - delete on new T[n] gives operator delete block + cookie, which is no block;
+ *   - delete[] on new T reads a count from the 8 bytes before the object, destroys that
+ *     many elements, and gives operator delete[] object - cookie.
+ * The second would run destructors over arbitrary memory; the zero cookie slot in the
+ * front guard of every scalar new block (guard.c) makes the count 0. Both cases are then
+ * recognized here by the distance to a live block of the other form, the mismatch is
+ * reported (mismatch.c) and the real block released.
+ *
+ * The standard library allocates with new too, and keeps some blocks until the process
+ * ends (the locales and facets of std::locale, for one). Blocks made by the C++ runtime's
+ * own compiled code are not the program's leaks: the report leaves them out. A program's
+ * leak that owns such blocks (a leaked std::string's buffer) is still reported, by the
+ * program's own allocation of the owner.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cxx_glue.h"
+#include "internal.h"
+
+void *mt_cxx_alloc(size_t size, size_t align, bool array, void *pc)
+{
+    if (MT_UNLIKELY(mt_busy)) /* nested in the tracker: untracked, as mt_alloc would */
+        return mt_alloc(size, align, MT_SITE_NONE, false);
+    uint32_t site = mt_site_pc(pc, array ? MT_KIND_NEW_ARRAY : MT_KIND_NEW);
+    unsigned char *p = mt_alloc(size, align, site, false);
+    if (p != NULL && !array) /* options are frozen now: this is the block's front */
+        mt_guard_clear_cookie(p, mt_front_size(mt_opt.guard, align));
+    return p;
+}
+
+/* The cookie sizes the compiler may have used for an element alignment of `align` (0:
+ * the default new alignment): max(sizeof(size_t), alignof(T)). */
+static size_t cookie_sizes(size_t align, size_t out[2])
+{
+    if (align > MT_MIN_ALIGN) {
+        out[0] = align;
+        return 1;
+    }
+    out[0] = sizeof(size_t);
+    out[1] = MT_MIN_ALIGN;
+    return 2;
+}
+
+static mt_kind_t kind_of(const mt_block_t *b)
+{
+    return mt_site_get(b->site)->kind;
+}
+
+/* delete on new T[n]: ptr is block + cookie. The count before ptr must fit the block. */
+static void *array_block_before(void *ptr, size_t align)
+{
+    size_t cookies[2], n = cookie_sizes(align, cookies);
+    for (size_t i = 0; i < n; i++) {
+        mt_block_t b;
+        uintptr_t at = (uintptr_t)ptr - cookies[i];
+        if (!mt_block_peek((void *)at, &b) || kind_of(&b) != MT_KIND_NEW_ARRAY ||
+            b.size < cookies[i])
+            continue;
+        size_t count;
+        memcpy(&count, (const unsigned char *)ptr - sizeof count, sizeof count);
+        size_t bytes = b.size - cookies[i];
+        if (count != 0 && count <= bytes && bytes % count == 0)
+            return (void *)at;
+    }
+    return NULL;
+}
+
+/* delete[] on new T: ptr is object - cookie, and the count read was the zero slot. */
+static void *object_after(void *ptr, size_t align)
+{
+    size_t cookies[2], n = cookie_sizes(align, cookies);
+    for (size_t i = 0; i < n; i++) {
+        mt_block_t b;
+        uintptr_t at = (uintptr_t)ptr + cookies[i];
+        if (mt_block_peek((void *)at, &b) && kind_of(&b) == MT_KIND_NEW)
+            return (void *)at;
+    }
+    return NULL;
+}
+
+void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc)
+{
+    (void)size;
+    if (ptr == NULL)
+        return;
+    if (MT_UNLIKELY(mt_busy)) {
+        mt_free(ptr, MT_SITE_NONE, true);
+        return;
+    }
+    uint32_t site = mt_site_pc(pc, array ? MT_KIND_DELETE_ARRAY : MT_KIND_DELETE);
+    if (MT_LIKELY(mt_free_known(ptr, site)))
+        return;
+    void *block = array ? object_after(ptr, align) : array_block_before(ptr, align);
+    mt_free(block != NULL ? block : ptr, site, true);
+}
+
+void mt_cxx_no_runtime(size_t size)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_line(&b);
+    mt_buf_str(&b, "operator new(");
+    mt_buf_u64(&b, size);
+    mt_buf_str(&b, "): out of memory, and no C++ runtime is loaded to throw std::bad_alloc;"
+                   " aborting\n");
+    mt_buf_flush(&b);
+    abort();
+}
+
+/* The C++ runtime's libraries, by file name: GNU libstdc++ and LLVM libc++ (with its ABI
+ * library). Statically linked (-static-libstdc++), the runtime is part of the program and
+ * its blocks look like the program's. */
+static bool is_cxx_runtime(const char *path)
+{
+    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return true;
+    return false;
+}
+
+bool mt_site_kept_by_runtime(uint32_t id)
+{
+    const mt_site_t *s = mt_site_get(id);
+    Dl_info info;
+    if (s->file != NULL || s->pc == NULL || dladdr(s->pc, &info) == 0 || info.dli_fname == NULL)
+        return false;
+    return is_cxx_runtime(info.dli_fname);
+}

@@ -1,0 +1,290 @@
+/* symbolize.c - a return address turned into function, source file and line, for the
+ * sites known only by the caller's address (operator new and delete, the process's free
+ * and realloc called by code built without the header, preloaded programs).
+ *
+ * The program's debug information is read with elfutils' libdwfl, opened with dlopen()
+ * the first time a site is printed: a tracked program pays nothing for it at start, a
+ * program linked with libmemtrack.a needs no extra library, and without libdw (or without
+ * debug information) a site still gets its function and module from the symbol tables.
+ * Results are cached by address; strings live until the process ends.
+ *
+ * The tracker must never track itself: libdw allocates with malloc, which for the
+ * process is the C library's (tracker.c), and frees with free, which looks the pointer
+ * up in the table. mt_busy is raised around all of it, so those frees take no blocking
+ * lock (a symbol may be printed while a shard lock is held, by memtrack_check()).
+ * One lock, symbols.lock, serializes libdw (not thread-safe) and the cache; it is the
+ * last in the lock order and nothing else is locked under it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The C++ runtime's demangler, when the program has one (weak: C programs do not). */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
+    __attribute__((weak));
+
+/* ---- libdw, opened on first use -------------------------------------------------------- */
+
+#define MT_DW_FUNCTIONS(X)                                                               \
+    X(dwfl_begin)                                                                        \
+    X(dwfl_report_begin_add)                                                             \
+    X(dwfl_linux_proc_report)                                                            \
+    X(dwfl_report_end)                                                                   \
+    X(dwfl_linux_proc_find_elf)                                                          \
+    X(dwfl_standard_find_debuginfo)                                                      \
+    X(dwfl_addrmodule)                                                                   \
+    X(dwfl_module_getsrc)                                                                \
+    X(dwfl_lineinfo)                                                                     \
+    X(dwfl_line_comp_dir)                                                                \
+    X(dwfl_module_addrdie)                                                               \
+    X(dwfl_module_addrname)                                                              \
+    X(dwarf_getscopes)                                                                   \
+    X(dwarf_tag)                                                                         \
+    X(dwarf_attr_integrate)                                                              \
+    X(dwarf_formstring)                                                                  \
+    X(dwarf_diename)
+
+typedef struct cache_entry {
+    uintptr_t pc; /* 0: empty */
+    mt_symbol_t sym;
+} cache_entry_t;
+
+static struct {
+    pthread_mutex_t lock;
+    bool dw_tried;
+    Dwfl *dwfl; /* NULL when libdw could not be opened or started */
+    Dwfl_Callbacks callbacks;
+#define MT_DW_POINTER(name) __typeof__(name) *name;
+    MT_DW_FUNCTIONS(MT_DW_POINTER)
+#undef MT_DW_POINTER
+    cache_entry_t *cache;
+    size_t cache_size, cache_used; /* cache_size is a power of two */
+} symbols = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Reports the process's mapped objects to libdwfl (again: dlopen()ed ones appear). */
+static bool report_modules_locked(void)
+{
+    symbols.dwfl_report_begin_add(symbols.dwfl);
+    int rc = symbols.dwfl_linux_proc_report(symbols.dwfl, getpid());
+    return symbols.dwfl_report_end(symbols.dwfl, NULL, NULL) == 0 && rc == 0;
+}
+
+static void open_libdw_locked(void)
+{
+    symbols.dw_tried = true;
+    void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL)
+        return;
+#define MT_DW_RESOLVE(name)                                                              \
+    if ((*(void **)&symbols.name = dlsym(lib, #name)) == NULL)                          \
+        return;
+    MT_DW_FUNCTIONS(MT_DW_RESOLVE)
+#undef MT_DW_RESOLVE
+    symbols.callbacks.find_elf = symbols.dwfl_linux_proc_find_elf;
+    symbols.callbacks.find_debuginfo = symbols.dwfl_standard_find_debuginfo;
+    symbols.dwfl = symbols.dwfl_begin(&symbols.callbacks);
+    if (symbols.dwfl != NULL)
+        (void)report_modules_locked();
+}
+
+/* ---- strings --------------------------------------------------------------------------- */
+
+static const char *keep_string(const char *s, size_t n)
+{
+    char *copy = mt_libc_malloc(n + 1);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    return copy;
+}
+
+/* A function name as people read it: demangled when it is a C++ name and the program has
+ * the C++ runtime's demangler. */
+static const char *keep_function(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    if (name[0] == '_' && name[1] == 'Z' && __cxa_demangle != NULL) {
+        int status = -1;
+        char *plain = __cxa_demangle(name, NULL, NULL, &status);
+        if (plain != NULL) {
+            const char *kept = status == 0 ? keep_string(plain, strlen(plain)) : NULL;
+            mt_libc_free(plain); /* malloc'd by the runtime, so the C library's */
+            if (kept != NULL)
+                return kept;
+        }
+    }
+    return keep_string(name, strlen(name));
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* ---- resolving one address ------------------------------------------------------------- */
+
+/* The innermost function around addr (an inlined one when addr is in inlined code, to
+ * match the line, which is the inlined code's); its linkage name when it has one. */
+static const char *dwarf_function_locked(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = symbols.dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *scopes = NULL;
+    const char *name = NULL;
+    if (cu == NULL)
+        return NULL;
+    int n = symbols.dwarf_getscopes(cu, addr - bias, &scopes);
+    for (int i = 0; i < n && name == NULL; i++) {
+        int tag = symbols.dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        Dwarf_Attribute attr;
+        if (symbols.dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr) != NULL ||
+            symbols.dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &attr) != NULL)
+            name = symbols.dwarf_formstring(&attr);
+        if (name == NULL)
+            name = symbols.dwarf_diename(&scopes[i]);
+        name = keep_function(name);
+    }
+    mt_libc_free(scopes); /* malloc'd by libdw, so the C library's */
+    return name;
+}
+
+/* File and line of addr, the file relative to its compilation directory as the compiler
+ * was given it (what __FILE__ says), or absolute when outside it (a system header). */
+static void dwarf_line_locked(Dwfl_Module *mod, Dwarf_Addr addr, mt_symbol_t *out)
+{
+    Dwfl_Line *line = symbols.dwfl_module_getsrc(mod, addr);
+    int lineno = 0;
+    if (line == NULL)
+        return;
+    const char *file = symbols.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+    if (file == NULL || lineno <= 0)
+        return;
+    const char *dir = symbols.dwfl_line_comp_dir(line);
+    size_t dn = dir != NULL ? strlen(dir) : 0;
+    if (dn > 0 && strncmp(file, dir, dn) == 0 && file[dn] == '/')
+        file += dn + 1;
+    out->file = keep_string(file, strlen(file));
+    out->line = lineno;
+}
+
+static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
+{
+    /* pc is a return address: the call is the instruction before it. */
+    Dwarf_Addr addr = (Dwarf_Addr)pc - 1;
+    Dl_info info;
+    memset(out, 0, sizeof *out);
+    if (dladdr((void *)pc, &info) != 0) {
+        if (info.dli_fname != NULL && info.dli_fname[0] != '\0')
+            out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
+        if (info.dli_sname != NULL) {
+            out->func = keep_function(info.dli_sname);
+            out->offset = pc - (uintptr_t)info.dli_saddr;
+        }
+    }
+    if (!mt_opt.symbolize)
+        return;
+    if (!symbols.dw_tried)
+        open_libdw_locked();
+    if (symbols.dwfl == NULL)
+        return;
+    Dwfl_Module *mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    if (mod == NULL && report_modules_locked()) /* loaded since we last looked? */
+        mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    if (mod == NULL)
+        return;
+    dwarf_line_locked(mod, addr, out);
+    const char *func = dwarf_function_locked(mod, addr);
+    if (func == NULL && out->func == NULL) /* a static function: only .symtab knows it */
+        func = keep_function(symbols.dwfl_module_addrname(mod, addr));
+    if (func != NULL) {
+        out->func = func;
+        out->offset = 0; /* the offset was from the dynamic symbol dladdr found */
+    }
+}
+
+/* ---- the cache --------------------------------------------------------------------------- */
+
+static size_t slot_of(uintptr_t pc, size_t size)
+{
+    uint64_t h = (uint64_t)pc * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32) & (size - 1);
+}
+
+static cache_entry_t *cache_find_locked(uintptr_t pc)
+{
+    if (symbols.cache == NULL)
+        return NULL;
+    for (size_t i = slot_of(pc, symbols.cache_size);; i = (i + 1) & (symbols.cache_size - 1)) {
+        if (symbols.cache[i].pc == pc)
+            return &symbols.cache[i];
+        if (symbols.cache[i].pc == 0)
+            return NULL;
+    }
+}
+
+/* Keeps the result; when the cache cannot grow, the result is simply not kept. */
+static void cache_add_locked(uintptr_t pc, const mt_symbol_t *sym)
+{
+    if (symbols.cache == NULL || (symbols.cache_used + 1) * 4 > symbols.cache_size * 3) {
+        size_t size = symbols.cache_size != 0 ? symbols.cache_size * 2 : 256;
+        cache_entry_t *fresh = mt_libc_calloc(size, sizeof *fresh);
+        if (fresh == NULL)
+            return;
+        for (size_t i = 0; i < symbols.cache_size; i++) {
+            if (symbols.cache[i].pc == 0)
+                continue;
+            size_t j = slot_of(symbols.cache[i].pc, size);
+            while (fresh[j].pc != 0)
+                j = (j + 1) & (size - 1);
+            fresh[j] = symbols.cache[i];
+        }
+        mt_libc_free(symbols.cache);
+        symbols.cache = fresh;
+        symbols.cache_size = size;
+    }
+    size_t i = slot_of(pc, symbols.cache_size);
+    while (symbols.cache[i].pc != 0)
+        i = (i + 1) & (symbols.cache_size - 1);
+    symbols.cache[i].pc = pc;
+    symbols.cache[i].sym = *sym;
+    symbols.cache_used++;
+}
+
+bool mt_symbolize(void *pc, mt_symbol_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (pc == NULL)
+        return false;
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    cache_entry_t *e = cache_find_locked((uintptr_t)pc);
+    if (e != NULL) {
+        *out = e->sym;
+    } else {
+        resolve_locked((uintptr_t)pc, out);
+        cache_add_locked((uintptr_t)pc, out);
+    }
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
+    return out->func != NULL || out->file != NULL;
+}
+
+void mt_symbols_lock_all(void)
+{
+    pthread_mutex_lock(&symbols.lock);
+}
+
+void mt_symbols_unlock_all(void)
+{
+    pthread_mutex_unlock(&symbols.lock);
+}
