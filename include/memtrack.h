@@ -143,6 +143,13 @@ void *memtrack_memalign_at(size_t alignment, size_t size, const char *file, int 
                            const char *func);
 void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func);
 
+/* Used by the C++ opt-in macros (MEMTRACK_NEW_MACRO, MEMTRACK_DELETE_MACRO, at the end):
+ * give the block this thread just made with new at ptr its file and line; name the file
+ * and line of the delete expression about to run. */
+void memtrack_cxx_new_site(const volatile void *ptr, const char *file, int line,
+                           const char *func);
+void memtrack_cxx_delete_site(const char *file, int line, const char *func);
+
 #else /* !MEMORY_CONTROL_ON: the introspection calls cost nothing. */
 
 /* static inline functions: never emitted unless called, gone when optimized. C89 has no
@@ -337,7 +344,19 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
  * ------------------------------------------------------------------------------------- */
 #if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
 
-#if defined(__cplusplus) && __cplusplus >= 201103L
+/* C++ may call malloc in a namespace-scope initializer, where __func__ does not exist (a
+ * warning, an error with -Werror): __builtin_FUNCTION() is "" there. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 5
+#define MEMTRACK_FUNC_ __builtin_FUNCTION()
+#elif defined(__cplusplus) && defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_FUNCTION)
+#define MEMTRACK_FUNC_ __builtin_FUNCTION()
+#endif
+#endif
+
+#if defined(MEMTRACK_FUNC_)
+/* chosen above */
+#elif defined(__cplusplus) && __cplusplus >= 201103L
 #define MEMTRACK_FUNC_ __func__
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
 #define MEMTRACK_FUNC_ __func__
@@ -435,3 +454,70 @@ using ::memtrack_valloc_at;
 
 #endif /* !__ASSEMBLER__ */
 #endif /* MEMTRACK_H */
+
+/* -------------------------------------------------------------------------------------
+ * C++, opt-in: file and line from the new and delete expressions themselves.
+ *
+ * Without these macros, memtrack names the site of every new and delete by the caller's
+ * address, which the report turns into file:line from the debug information (-g). These
+ * macros, in the style of the 2006 paper, give file and line without debug information,
+ * and the site of a delete through a virtual destructor. A macro named `new` or `delete`
+ * cannot be read by code that declares or calls `operator new`/`operator delete` by name
+ * (the standard library does), and `delete` also breaks `= delete`. So: include every
+ * other header first, then
+ *     #define MEMTRACK_NEW_MACRO       (new T, new T[n], new (std::nothrow) T, ::new...)
+ *     #define MEMTRACK_DELETE_MACRO    (delete p, delete[] p)
+ *     #include <memtrack.h>
+ * (again, if it was force-included). Placement new and nothrow new keep working; around
+ * code that names the operators, use #pragma push_macro("new") / #undef new /
+ * #pragma pop_macro("new"). Both macros do nothing without MEMORY_CONTROL_ON.
+ * ------------------------------------------------------------------------------------- */
+#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS)    \
+    && !defined(MEMTRACK_INTERNAL)
+
+#if (defined(MEMTRACK_NEW_MACRO) || defined(MEMTRACK_DELETE_MACRO))                         \
+    && !defined(MEMTRACK_CXX_SITES_)
+#define MEMTRACK_CXX_SITES_
+/* `memtrack_new_here_(...) ->* new T` is `new T`, then its block named; the result is the
+ * new-expression's, and `*new T` (parsed as `(*tag) ->* new T`) is still `*(new T)`. */
+struct memtrack_new_tag_ {
+    const char *file;
+    int line;
+    const char *func;
+};
+struct memtrack_new_deref_tag_ {
+    memtrack_new_tag_ tag;
+};
+inline memtrack_new_tag_ memtrack_new_here_(const char *file, int line, const char *func)
+{
+    memtrack_new_tag_ tag = {file, line, func};
+    return tag;
+}
+inline memtrack_new_deref_tag_ operator*(const memtrack_new_tag_ &tag)
+{
+    memtrack_new_deref_tag_ deref = {tag};
+    return deref;
+}
+template <class T> inline T *operator->*(const memtrack_new_tag_ &tag, T *p)
+{
+    memtrack_cxx_new_site(p, tag.file, tag.line, tag.func);
+    return p;
+}
+template <class T> inline T &operator->*(const memtrack_new_deref_tag_ &deref, T *p)
+{
+    memtrack_cxx_new_site(p, deref.tag.file, deref.tag.line, deref.tag.func);
+    return *p;
+}
+#endif
+
+#if defined(MEMTRACK_NEW_MACRO) && !defined(MEMTRACK_NEW_MACRO_ON_)
+#define MEMTRACK_NEW_MACRO_ON_
+#define new memtrack_new_here_(__FILE__, __LINE__, MEMTRACK_FUNC_)->*new
+#endif
+
+#if defined(MEMTRACK_DELETE_MACRO) && !defined(MEMTRACK_DELETE_MACRO_ON_)
+#define MEMTRACK_DELETE_MACRO_ON_
+#define delete memtrack_cxx_delete_site(__FILE__, __LINE__, MEMTRACK_FUNC_), false ? (void)0 : delete
+#endif
+
+#endif /* C++ opt-in macros */

@@ -20,6 +20,7 @@
 
 #define MT_CXX_EXPORT __attribute__((visibility("default")))
 #define MT_CALLER __builtin_return_address(0)
+#define MT_FRAME __builtin_frame_address(0)
 
 /* The C++ runtime, weakly (see above). The mangled names are those of the Itanium C++
  * ABI, shared by libstdc++ and libc++abi. */
@@ -137,63 +138,63 @@ MT_CXX_EXPORT void *operator new[](std::size_t size, std::align_val_t align,
 
 MT_CXX_EXPORT void operator delete(void *ptr) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, false, MT_CALLER);
+    mt_cxx_release(ptr, 0, 0, false, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, true, MT_CALLER);
+    mt_cxx_release(ptr, 0, 0, true, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, false, MT_CALLER);
+    mt_cxx_release(ptr, 0, 0, false, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, true, MT_CALLER);
+    mt_cxx_release(ptr, 0, 0, true, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::size_t size) noexcept
 {
-    mt_cxx_release(ptr, 0, size, false, MT_CALLER);
+    mt_cxx_release(ptr, 0, size, false, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::size_t size) noexcept
 {
-    mt_cxx_release(ptr, 0, size, true, MT_CALLER);
+    mt_cxx_release(ptr, 0, size, true, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER);
+    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER);
+    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::align_val_t align,
                                    const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER);
+    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::align_val_t align,
                                      const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER);
+    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::size_t size, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), size, false, MT_CALLER);
+    mt_cxx_release(ptr, align_of(align), size, false, MT_CALLER, MT_FRAME);
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::size_t size,
                                      std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), size, true, MT_CALLER);
+    mt_cxx_release(ptr, align_of(align), size, true, MT_CALLER, MT_FRAME);
 }

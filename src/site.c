@@ -234,17 +234,16 @@ bool mt_site_same(uint32_t a, uint32_t b)
            same_string(x->owner, y->owner);
 }
 
-/* "file:line in func()"; a C++ name already carries its parameters. */
+/* "file:line in func()" */
 static void buf_file_line(mt_buf_t *b, const char *file, int line, const char *func)
 {
     mt_buf_str(b, file);
     mt_buf_char(b, ':');
     mt_buf_u64(b, (uint64_t)(line < 0 ? 0 : line));
-    if (func != NULL) {
+    if (func != NULL && func[0] != '\0') { /* "" outside any function (C++ initializers) */
         mt_buf_str(b, " in ");
         mt_buf_str(b, func);
-        if (strchr(func, '(') == NULL)
-            mt_buf_str(b, "()");
+        mt_buf_str(b, "()");
     }
 }
 

@@ -38,11 +38,14 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
     X(dwfl_linux_proc_find_elf)                                                          \
     X(dwfl_standard_find_debuginfo)                                                      \
     X(dwfl_addrmodule)                                                                   \
-    X(dwfl_module_getsrc)                                                                \
-    X(dwfl_lineinfo)                                                                     \
-    X(dwfl_line_comp_dir)                                                                \
     X(dwfl_module_addrdie)                                                               \
+    X(dwfl_module_nextcu)                                                                \
     X(dwfl_module_addrname)                                                              \
+    X(dwarf_haspc)                                                                       \
+    X(dwarf_getsrc_die)                                                                  \
+    X(dwarf_linesrc)                                                                     \
+    X(dwarf_lineno)                                                                      \
+    X(dwarf_attr)                                                                        \
     X(dwarf_getscopes)                                                                   \
     X(dwarf_tag)                                                                         \
     X(dwarf_attr_integrate)                                                              \
@@ -104,8 +107,31 @@ static const char *keep_string(const char *s, size_t n)
     return copy;
 }
 
+/* The length of a demangled name without its parameter list and what follows it
+ * ("Foo::bar(int) const" -> "Foo::bar"), as __func__ and the C names read: a report
+ * names the same function the same way whichever compiler and debug format made it. */
+static size_t without_parameters(const char *name)
+{
+    size_t n = strlen(name);
+    const char *clone = strstr(name, " [clone ");
+    if (clone != NULL)
+        n = (size_t)(clone - name);
+    while (n > 0 && name[n - 1] != ')') /* " const", " &&", " volatile"... */
+        n--;
+    if (n == 0)
+        return strlen(name); /* no parameter list */
+    int depth = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (name[i] == ')')
+            depth++;
+        else if (name[i] == '(' && --depth == 0)
+            return i > 0 ? i : strlen(name);
+    }
+    return strlen(name);
+}
+
 /* A function name as people read it: demangled when it is a C++ name and the program has
- * the C++ runtime's demangler. */
+ * the C++ runtime's demangler, without its parameters. */
 static const char *keep_function(const char *name)
 {
     if (name == NULL)
@@ -114,7 +140,7 @@ static const char *keep_function(const char *name)
         int status = -1;
         char *plain = __cxa_demangle(name, NULL, NULL, &status);
         if (plain != NULL) {
-            const char *kept = status == 0 ? keep_string(plain, strlen(plain)) : NULL;
+            const char *kept = status == 0 ? keep_string(plain, without_parameters(plain)) : NULL;
             mt_libc_free(plain); /* malloc'd by the runtime, so the C library's */
             if (kept != NULL)
                 return kept;
@@ -131,17 +157,29 @@ static const char *base_name(const char *path)
 
 /* ---- resolving one address ------------------------------------------------------------- */
 
+/* The compilation unit whose code holds addr, and the bias of its addresses. libdw finds
+ * it through .debug_aranges, which clang does not write (and in a program that mixes
+ * compilers, libdw may then answer with a neighbouring unit): unless the unit found
+ * really holds addr, every unit's ranges are asked in turn. */
+static Dwarf_Die *unit_of_locked(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = symbols.dwfl_module_addrdie(mod, addr, bias);
+    if (cu != NULL && symbols.dwarf_haspc(cu, addr - *bias) > 0)
+        return cu;
+    cu = NULL;
+    while ((cu = symbols.dwfl_module_nextcu(mod, cu, bias)) != NULL)
+        if (symbols.dwarf_haspc(cu, addr - *bias) > 0)
+            return cu;
+    return NULL;
+}
+
 /* The innermost function around addr (an inlined one when addr is in inlined code, to
  * match the line, which is the inlined code's); its linkage name when it has one. */
-static const char *dwarf_function_locked(Dwfl_Module *mod, Dwarf_Addr addr)
+static const char *dwarf_function_locked(Dwarf_Die *cu, Dwarf_Addr addr)
 {
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = symbols.dwfl_module_addrdie(mod, addr, &bias);
     Dwarf_Die *scopes = NULL;
     const char *name = NULL;
-    if (cu == NULL)
-        return NULL;
-    int n = symbols.dwarf_getscopes(cu, addr - bias, &scopes);
+    int n = symbols.dwarf_getscopes(cu, addr, &scopes);
     for (int i = 0; i < n && name == NULL; i++) {
         int tag = symbols.dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
@@ -160,19 +198,23 @@ static const char *dwarf_function_locked(Dwfl_Module *mod, Dwarf_Addr addr)
 
 /* File and line of addr, the file relative to its compilation directory as the compiler
  * was given it (what __FILE__ says), or absolute when outside it (a system header). */
-static void dwarf_line_locked(Dwfl_Module *mod, Dwarf_Addr addr, mt_symbol_t *out)
+static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
 {
-    Dwfl_Line *line = symbols.dwfl_module_getsrc(mod, addr);
+    Dwarf_Line *line = symbols.dwarf_getsrc_die(cu, addr);
     int lineno = 0;
-    if (line == NULL)
+    if (line == NULL || symbols.dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
         return;
-    const char *file = symbols.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-    if (file == NULL || lineno <= 0)
+    const char *file = symbols.dwarf_linesrc(line, NULL, NULL);
+    if (file == NULL)
         return;
-    const char *dir = symbols.dwfl_line_comp_dir(line);
+    Dwarf_Attribute attr;
+    const char *dir = symbols.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
+                          ? symbols.dwarf_formstring(&attr) : NULL;
     size_t dn = dir != NULL ? strlen(dir) : 0;
     if (dn > 0 && strncmp(file, dir, dn) == 0 && file[dn] == '/')
         file += dn + 1;
+    while (file[0] == '.' && file[1] == '/') /* clang's name for an #include "x.cpp" */
+        file += 2;
     out->file = keep_string(file, strlen(file));
     out->line = lineno;
 }
@@ -202,8 +244,13 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
         mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
     if (mod == NULL)
         return;
-    dwarf_line_locked(mod, addr, out);
-    const char *func = dwarf_function_locked(mod, addr);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = unit_of_locked(mod, addr, &bias);
+    const char *func = NULL;
+    if (cu != NULL) {
+        dwarf_line_locked(cu, addr - bias, out);
+        func = dwarf_function_locked(cu, addr - bias);
+    }
     if (func == NULL && out->func == NULL) /* a static function: only .symtab knows it */
         func = keep_function(symbols.dwfl_module_addrname(mod, addr));
     if (func != NULL) {

@@ -13,13 +13,16 @@
 #   e2e-env: K=V             an extra environment variable for the run
 #
 #   test/e2e/run.sh [NAME...]   UPDATE=1 rewrites the expected files (review the diff!)
+#   CXX=clang++ CXXSTD=-std=c++11 E2E_OUT=DIR test/e2e/run.sh ...   another C++ compiler
+#   and standard (default -std=c++17), outputs in DIR (default build/e2e)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-out="$top/build/e2e"
+out=${E2E_OUT:-"$top/build/e2e"}
 mkdir -p "$out"
 CC=${CC:-cc}
 CXX=${CXX:-c++}
+CXXSTD=${CXXSTD:--std=c++17}
 
 normalize() {
     sed -E -e 's/0x[0-9a-f]{6,}/0xADDR/g' -e 's/\(pid [0-9]+\)/(pid PID)/g' \
@@ -55,7 +58,7 @@ for name in "${tests[@]}"; do
     lang=$(directive lang "$here/$src")
     env_extra=$(directive env "$here/$src")
     compiler=$CC; std=-std=gnu11
-    if [ "$lang" = "c++" ] || [ "${src##*.}" = cpp ]; then compiler=$CXX; std=-std=c++17; fi
+    if [ "$lang" = "c++" ] || [ "${src##*.}" = cpp ]; then compiler=$CXX; std=$CXXSTD; fi
     bin="$out/$name"
     objs=()
     if [ -n "$untracked" ]; then # a shared library built WITHOUT memtrack
