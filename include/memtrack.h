@@ -510,6 +510,12 @@ template <class T> inline T &operator->*(const memtrack_new_deref_tag_ &deref, T
 }
 #endif
 
+#ifdef __clang__ /* "keyword is hidden by macro definition": that is the point here */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#pragma clang diagnostic ignored "-Wkeyword-macro"
+#endif
+
 #if defined(MEMTRACK_NEW_MACRO) && !defined(MEMTRACK_NEW_MACRO_ON_)
 #define MEMTRACK_NEW_MACRO_ON_
 #define new memtrack_new_here_(__FILE__, __LINE__, MEMTRACK_FUNC_)->*new
@@ -518,6 +524,10 @@ template <class T> inline T &operator->*(const memtrack_new_deref_tag_ &deref, T
 #if defined(MEMTRACK_DELETE_MACRO) && !defined(MEMTRACK_DELETE_MACRO_ON_)
 #define MEMTRACK_DELETE_MACRO_ON_
 #define delete memtrack_cxx_delete_site(__FILE__, __LINE__, MEMTRACK_FUNC_), false ? (void)0 : delete
+#endif
+
+#ifdef __clang__
+#pragma clang diagnostic pop
 #endif
 
 #endif /* C++ opt-in macros */

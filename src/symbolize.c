@@ -312,10 +312,13 @@ bool mt_symbolize(void *pc, mt_symbol_t *out)
     memset(out, 0, sizeof *out);
     if (pc == NULL)
         return false;
+    mt_init(); /* the options */
     mt_busy++;
     pthread_mutex_lock(&symbols.lock);
-    cache_entry_t *e = cache_find_locked((uintptr_t)pc);
-    if (e != NULL) {
+    cache_entry_t *e = mt_opt.symbolize ? cache_find_locked((uintptr_t)pc) : NULL;
+    if (!mt_opt.symbolize) {
+        resolve_locked((uintptr_t)pc, out); /* the symbol tables only: not kept */
+    } else if (e != NULL) {
         *out = e->sym;
     } else {
         resolve_locked((uintptr_t)pc, out);
