@@ -98,10 +98,27 @@ void mt_guard_clear_cookie(unsigned char *user, size_t front)
         memset(user - MT_COOKIE_SLOT, 0, MT_COOKIE_SLOT);
 }
 
-bool mt_guard_cookie_only(const unsigned char *user, size_t front, const mt_guard_damage_t *under)
+void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_damage_t *under)
 {
-    static const unsigned char zero[MT_COOKIE_SLOT];
-    return front >= MT_COOKIE_SLOT && under->changed == MT_COOKIE_SLOT &&
-           under->extent == MT_COOKIE_SLOT &&
-           memcmp(user - MT_COOKIE_SLOT, zero, MT_COOKIE_SLOT) == 0;
+    if (front < MT_COOKIE_SLOT)
+        return;
+    const unsigned char *slot = user - MT_COOKIE_SLOT;
+    size_t first = 0, last = 0;
+    under->changed = scan(user - front, front - MT_COOKIE_SLOT, &first, &last);
+    under->extent = under->changed != 0 ? front - first : 0;
+    /* All 0xFD: not cleared yet (a check racing with the new that made it). */
+    size_t zeros = 0, fences = 0;
+    for (size_t i = 0; i < MT_COOKIE_SLOT; i++) {
+        zeros += slot[i] == 0;
+        fences += slot[i] == MT_GUARD_BYTE;
+    }
+    if (zeros == MT_COOKIE_SLOT || fences == MT_COOKIE_SLOT)
+        return;
+    for (size_t i = 0; i < MT_COOKIE_SLOT; i++) {
+        if (slot[i] == 0)
+            continue;
+        if (under->extent < MT_COOKIE_SLOT - i)
+            under->extent = MT_COOKIE_SLOT - i;
+        under->changed++;
+    }
 }

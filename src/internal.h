@@ -347,8 +347,8 @@ bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t
  * are zero, so a mismatched delete[] reads an element count of 0 (see guard.c). */
 #define MT_COOKIE_SLOT 8u
 void mt_guard_clear_cookie(unsigned char *user, size_t front);
-/* True when the front damage found is exactly a zero cookie slot, all zero. */
-bool mt_guard_cookie_only(const unsigned char *user, size_t front, const mt_guard_damage_t *under);
+/* Recomputes the front damage of such a block, its cookie slot expected zero. */
+void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_damage_t *under);
 
 /* ----------------------------------------------------------------------------------
  * error.c: heap errors, printed when found and kept for the report.

@@ -221,10 +221,10 @@ static int report_damage(const mt_block_t *b, uint32_t found_site)
         return 0;
     if (MT_LIKELY(!mt_guard_check(user, b->size, block_front(b), guard_bytes, &under, &over)))
         return 0;
-    if (under.changed != 0 && mt_site_get(b->site)->kind == MT_KIND_NEW &&
-        mt_guard_cookie_only(user, block_front(b), &under)) {
-        under.changed = 0; /* the zero cookie slot of operator new (guard.c) */
-        if (over.changed == 0)
+    mt_kind_t kind = mt_site_get(b->site)->kind; /* unknown if its site could not be made */
+    if (under.changed != 0 && (kind == MT_KIND_NEW || kind == MT_KIND_NONE)) {
+        mt_guard_recheck_cookie(user, block_front(b), &under); /* the zero slot (guard.c) */
+        if (under.changed == 0 && over.changed == 0)
             return 0;
     }
     if (b->meta & MT_META_FLAG_REPORTED)
