@@ -11,15 +11,7 @@
  * front guard of every scalar new block (guard.c) makes the count 0. Both cases are then
  * recognized here by the distance to a live block of the other form, the mismatch is
  * reported (mismatch.c) and the real block released.
- *
- * The standard library allocates with new too, and keeps some blocks until the process
- * ends (the locales and facets of std::locale, for one). Blocks made by the C++ runtime's
- * own compiled code are not the program's leaks: the report leaves them out. A program's
- * leak that owns such blocks (a leaked std::string's buffer) is still reported, by the
- * program's own allocation of the owner.
  */
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -215,27 +207,4 @@ void mt_cxx_no_runtime(size_t size)
                    " aborting\n");
     mt_buf_flush(&b);
     abort();
-}
-
-/* The C++ runtime's libraries, by file name: GNU libstdc++ and LLVM libc++ (with its ABI
- * library). Statically linked (-static-libstdc++), the runtime is part of the program and
- * its blocks look like the program's. */
-static bool is_cxx_runtime(const char *path)
-{
-    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
-    const char *slash = strrchr(path, '/');
-    const char *base = slash != NULL ? slash + 1 : path;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(base, names[i], strlen(names[i])) == 0)
-            return true;
-    return false;
-}
-
-bool mt_site_kept_by_runtime(uint32_t id)
-{
-    const mt_site_t *s = mt_site_get(id);
-    Dl_info info;
-    if (s->file != NULL || s->pc == NULL || dladdr(s->pc, &info) == 0 || info.dli_fname == NULL)
-        return false;
-    return is_cxx_runtime(info.dli_fname);
 }

@@ -244,16 +244,20 @@ void mt_sites_unlock_all(void);
  * symbolize.c: return addresses into function, file and line (libdw, opened lazily).
  * ---------------------------------------------------------------------------------- */
 typedef struct mt_symbol {
-    const char *func;   /* demangled when possible; NULL when unknown */
     const char *file;   /* relative to its compilation directory when inside it; NULL when
                            there is no line information (no -g, no libdw) */
     int line;
+    const char *func;   /* the function at file:line (an inlined one when the code was
+                           inlined), else the symbol; NULL when unknown */
+    const char *symbol; /* the symbol around pc, from the symbol tables, or NULL */
+    uintptr_t offset;   /* pc - symbol's address */
     const char *module; /* file name of the object (program or library), or NULL */
-    uintptr_t offset;   /* pc - func's address when func came from the symbol table */
 } mt_symbol_t;
+/* Function names are demangled when the program has the C++ runtime, and shown without
+ * their parameters, as __func__ names them. */
 
 /* Describes the return address pc (the call is the instruction before it); true when a
- * function or a file was found. Strings stay valid for the life of the process. Lazy
+ * symbol or a file was found. Strings stay valid for the life of the process. Lazy
  * (libdw is opened at the first call) and cached by pc; never allocates through the
  * tracker. Not async-signal-safe. Option symbolize=0 keeps it to the symbol tables. */
 bool mt_symbolize(void *pc, mt_symbol_t *out);
@@ -405,13 +409,6 @@ size_t mt_error_count(mt_error_kind_t kind);
 size_t mt_error_log(mt_error_t *out, size_t max);
 void mt_errors_lock_all(void);
 void mt_errors_unlock_all(void);
-
-/* ----------------------------------------------------------------------------------
- * cxx_blocks.c: the tracker's side of the C++ operators (cxx_glue.h for cxx.cpp).
- * ---------------------------------------------------------------------------------- */
-/* True when blocks of this site were made by the C++ runtime's own code (libstdc++.so...):
- * what it keeps until exit is not the program's leak. */
-bool mt_site_kept_by_runtime(uint32_t id);
 
 /* ----------------------------------------------------------------------------------
  * mismatch.c: releases of the wrong family (new[] by delete, malloc by delete...).

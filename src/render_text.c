@@ -33,7 +33,7 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
         mt_buf_str(b, p->file);
         mt_buf_char(b, ':');
         mt_buf_u64(b, (uint64_t)(p->line < 0 ? 0 : p->line));
-        if (p->func != NULL) {
+        if (p->func != NULL && p->func[0] != '\0') { /* "": a C++ namespace-scope initializer */
             mt_buf_str(b, " in ");
             mt_buf_str(b, p->func);
             mt_buf_str(b, "()");

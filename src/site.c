@@ -234,52 +234,13 @@ bool mt_site_same(uint32_t a, uint32_t b)
            same_string(x->owner, y->owner);
 }
 
-/* "file:line in func()" */
-static void buf_file_line(mt_buf_t *b, const char *file, int line, const char *func)
-{
-    mt_buf_str(b, file);
-    mt_buf_char(b, ':');
-    mt_buf_u64(b, (uint64_t)(line < 0 ? 0 : line));
-    if (func != NULL && func[0] != '\0') { /* "" outside any function (C++ initializers) */
-        mt_buf_str(b, " in ");
-        mt_buf_str(b, func);
-        mt_buf_str(b, "()");
-    }
-}
-
-/* Writes "file:line in func()". A site known only by address is looked up in the debug
- * information (symbolize.c); without it: "0x... in symbol+0x.. (module)". */
+/* Writes "file:line in func()", or for a site known only by address and without line
+ * information "0x... in symbol+0x.. (module)": the place a report shows (place.c). */
 void mt_buf_site(mt_buf_t *b, uint32_t id)
 {
-    const mt_site_t *s = mt_site_get(id);
-    if (s->file != NULL) {
-        buf_file_line(b, s->file, s->line, s->func);
-        return;
-    }
-    if (s->pc != NULL) {
-        mt_symbol_t sym;
-        (void)mt_symbolize(s->pc, &sym);
-        if (sym.file != NULL) {
-            buf_file_line(b, sym.file, sym.line, sym.func);
-            return;
-        }
-        mt_buf_hex(b, (uint64_t)(uintptr_t)s->pc);
-        if (sym.func != NULL) {
-            mt_buf_str(b, " in ");
-            mt_buf_str(b, sym.func);
-            if (sym.offset != 0) {
-                mt_buf_str(b, "+");
-                mt_buf_hex(b, (uint64_t)sym.offset);
-            }
-        }
-        if (sym.module != NULL) {
-            mt_buf_str(b, " (");
-            mt_buf_str(b, sym.module);
-            mt_buf_char(b, ')');
-        }
-        return;
-    }
-    mt_buf_str(b, "an unknown site");
+    mt_place_t p;
+    (void)mt_place_of(id, &p);
+    mt_buf_place(b, &p);
 }
 
 void mt_sites_lock_all(void)

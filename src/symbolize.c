@@ -40,7 +40,7 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
     X(dwfl_addrmodule)                                                                   \
     X(dwfl_module_addrdie)                                                               \
     X(dwfl_module_nextcu)                                                                \
-    X(dwfl_module_addrname)                                                              \
+    X(dwfl_module_addrinfo)                                                              \
     X(dwarf_haspc)                                                                       \
     X(dwarf_getsrc_die)                                                                  \
     X(dwarf_linesrc)                                                                     \
@@ -219,44 +219,56 @@ static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
     out->line = lineno;
 }
 
+/* The module of addr in libdwfl's view of the process; NULL without libdw. */
+static Dwfl_Module *module_of_locked(Dwarf_Addr addr)
+{
+    if (!symbols.dw_tried)
+        open_libdw_locked();
+    if (symbols.dwfl == NULL)
+        return NULL;
+    Dwfl_Module *mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    if (mod == NULL && report_modules_locked()) /* loaded since we last looked? */
+        mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    return mod;
+}
+
 static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
 {
     /* pc is a return address: the call is the instruction before it. */
     Dwarf_Addr addr = (Dwarf_Addr)pc - 1;
     Dl_info info;
+    bool found = dladdr((void *)pc, &info) != 0;
     memset(out, 0, sizeof *out);
-    if (dladdr((void *)pc, &info) != 0) {
-        if (info.dli_fname != NULL && info.dli_fname[0] != '\0')
-            out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
-        if (info.dli_sname != NULL) {
-            out->func = keep_function(info.dli_sname);
-            out->offset = pc - (uintptr_t)info.dli_saddr;
-        }
+    if (found && info.dli_fname != NULL && info.dli_fname[0] != '\0')
+        out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
+    Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
+
+    /* The symbol around pc: from the full symbol table when libdw reads it (it knows
+     * static functions), else from the dynamic one (dladdr). */
+    const char *symbol = NULL;
+    if (mod != NULL) {
+        GElf_Off off = 0;
+        GElf_Sym sym;
+        symbol = symbols.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+        out->offset = (uintptr_t)off + 1; /* from the return address, as dladdr's */
     }
-    if (!mt_opt.symbolize)
-        return;
-    if (!symbols.dw_tried)
-        open_libdw_locked();
-    if (symbols.dwfl == NULL)
-        return;
-    Dwfl_Module *mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
-    if (mod == NULL && report_modules_locked()) /* loaded since we last looked? */
-        mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
-    if (mod == NULL)
-        return;
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = unit_of_locked(mod, addr, &bias);
+    if (symbol == NULL && found && info.dli_sname != NULL) {
+        symbol = info.dli_sname;
+        out->offset = pc - (uintptr_t)info.dli_saddr;
+    }
+    out->symbol = keep_function(symbol);
+    if (out->symbol == NULL)
+        out->offset = 0;
+
+    /* File, line and the innermost function from the debug information. */
     const char *func = NULL;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
     if (cu != NULL) {
         dwarf_line_locked(cu, addr - bias, out);
         func = dwarf_function_locked(cu, addr - bias);
     }
-    if (func == NULL && out->func == NULL) /* a static function: only .symtab knows it */
-        func = keep_function(symbols.dwfl_module_addrname(mod, addr));
-    if (func != NULL) {
-        out->func = func;
-        out->offset = 0; /* the offset was from the dynamic symbol dladdr found */
-    }
+    out->func = func != NULL ? func : out->symbol;
 }
 
 /* ---- the cache --------------------------------------------------------------------------- */
@@ -326,7 +338,7 @@ bool mt_symbolize(void *pc, mt_symbol_t *out)
     }
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
-    return out->func != NULL || out->file != NULL;
+    return out->symbol != NULL || out->file != NULL;
 }
 
 void mt_symbols_lock_all(void)
