@@ -128,6 +128,10 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
     mt_buf_count(b, e->size, "byte", "bytes");
     mt_buf_str(b, ") allocated at ");
     mt_buf_place(b, &e->alloc);
+    if (strcmp(e->kind, "mismatch") == 0 && e->alloc.kind != NULL) { /* what it is about */
+        mt_buf_str(b, " by ");
+        mt_buf_str(b, e->alloc.kind);
+    }
     if (e->freed.kind != NULL) {
         mt_buf_str(b, ", released at ");
         mt_buf_place(b, &e->freed);
