@@ -33,8 +33,10 @@
  * the members a destructor deletes first come from deeper frames and leave it alone (a
  * destructor that uses the macro pushes its own sites above it). A virtual destructor
  * calls operator delete itself, from a deeper frame: that delete keeps its return-address
- * site, which is never wrong, rather than guessing. A site whose frame has returned, or
- * that a delete of a null pointer (no operator delete call) left behind, is dropped. */
+ * site, which is never wrong, rather than guessing. A site whose frame has returned is
+ * dropped; one that a delete of a null pointer (no operator delete call) left behind is
+ * dropped by the frame's next delete expression, but optimized code may first inline an
+ * untagged delete into that frame (a container's destructor), which then takes it. */
 
 #define RECENT_NEWS 8u
 #define DELETE_SITES 8u
@@ -182,7 +184,6 @@ static void *object_after(void *ptr, size_t align)
 
 void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, void *frame)
 {
-    (void)size;
     if (ptr == NULL)
         return;
     if (MT_UNLIKELY(mt_busy)) {
@@ -190,7 +191,7 @@ void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, 
         return;
     }
     uint32_t site = release_site(pc, frame, array ? MT_KIND_DELETE_ARRAY : MT_KIND_DELETE);
-    if (MT_LIKELY(mt_free_known(ptr, site)))
+    if (MT_LIKELY(mt_free_known(ptr, site, size)))
         return;
     void *block = array ? object_after(ptr, align) : array_block_before(ptr, align);
     mt_free(block != NULL ? block : ptr, site, true);

@@ -122,6 +122,18 @@ static void print_mismatch(mt_buf_t *b, const mt_error_t *e)
     mt_buf_char(b, '\n');
 }
 
+/* "delete of block #4 (24 bytes) as 16 bytes: deleted through a base class without a
+ * virtual destructor?" */
+static void print_delete_size(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+    mt_buf_str(b, " of ");
+    print_block_name(b, e);
+    mt_buf_str(b, " as ");
+    mt_buf_count(b, e->extent, "byte", "bytes");
+    mt_buf_str(b, ": deleted through a base class without a virtual destructor?\n");
+}
+
 /* ---- all errors ---------------------------------------------------------------------- */
 
 static void print_error(mt_buf_t *b, const mt_error_t *e)
@@ -162,6 +174,9 @@ static void print_error(mt_buf_t *b, const mt_error_t *e)
         return;
     case MT_ERROR_MISMATCH:
         print_mismatch(b, e);
+        break;
+    case MT_ERROR_DELETE_SIZE:
+        print_delete_size(b, e);
         break;
     case MT_ERROR_COUNT:
         break;

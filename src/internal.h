@@ -374,8 +374,12 @@ void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_d
     X(UNREGISTER_OWNER, "unregister by another owner")                                   \
     MT_ERROR_LIST_CXX(X)
 
-/* A block released by the wrong family: new[] by delete, new by free... (mismatch.c). */
-#define MT_ERROR_LIST_CXX(X) X(MISMATCH, "mismatch")
+/* A block released by the wrong family: new[] by delete, new by free... (mismatch.c);
+ * a sized delete given another size than the block's (the object deleted through a base
+ * class without a virtual destructor): its error's extent is the size given. */
+#define MT_ERROR_LIST_CXX(X)                                                             \
+    X(MISMATCH, "mismatch")                                                              \
+    X(DELETE_SIZE, "delete size")
 
 typedef enum {
 #define MT_ERROR_ENUM(name, text) MT_ERROR_##name,
@@ -411,6 +415,12 @@ void mt_errors_lock_all(void);
 void mt_errors_unlock_all(void);
 
 /* ----------------------------------------------------------------------------------
+ * cxx_blocks.c: the tracker's side of the C++ operators. Its interface with cxx.cpp is
+ * cxx_glue.h (C and C++); the opt-in macros call memtrack_cxx_new_site() and
+ * memtrack_cxx_delete_site() (memtrack.h).
+ * ---------------------------------------------------------------------------------- */
+
+/* ----------------------------------------------------------------------------------
  * mismatch.c: releases of the wrong family (new[] by delete, malloc by delete...).
  * ---------------------------------------------------------------------------------- */
 /* True when a block made at alloc_site must not be released the way release_site does. */
@@ -418,6 +428,9 @@ bool mt_release_mismatched(uint32_t alloc_site, uint32_t release_site);
 /* Reports a mismatched release of b (an error naming both sites); the caller still
  * releases the block. */
 void mt_check_release(const mt_block_t *b, uint32_t release_site);
+/* Reports a sized delete of b given `size` bytes when it holds another size (and the
+ * release is not already a mismatch). */
+void mt_check_delete_size(const mt_block_t *b, uint32_t release_site, size_t size);
 
 /* ----------------------------------------------------------------------------------
  * stats.c: counters.
@@ -441,8 +454,9 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero);
 void mt_free(void *ptr, uint32_t site, bool from_tracked);
 void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked);
 /* Releases ptr if it is a live tracked block and returns true; otherwise does nothing.
- * Not for nested calls (mt_busy): it takes the block's lock. */
-bool mt_free_known(void *ptr, uint32_t site);
+ * size, when not 0, is what a sized delete says the block holds (checked). Not for nested
+ * calls (mt_busy): it takes the block's lock. */
+bool mt_free_known(void *ptr, uint32_t site, size_t size);
 /* Checks the guards of one live block; reports damage once per block. Caller holds its lock. */
 int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
 /* Checks every live block; returns the number of damaged blocks. */

@@ -1,5 +1,6 @@
 /* mismatch.c - a block released by a function of the wrong family: new[] by delete, new
- * by delete[], malloc by delete, new by free or realloc.
+ * by delete[], malloc by delete, new by free or realloc; and a sized delete that names
+ * another size than the block's.
  *
  * The allocation site's kind says how a block was made; mt_kind_release[] maps it to the
  * release that matches. Only the three families a program can confuse are compared (free,
@@ -40,5 +41,18 @@ void mt_check_release(const mt_block_t *b, uint32_t release_site)
     mt_error_t e = {.kind = MT_ERROR_MISMATCH, .addr = b->addr, .size = b->size,
                     .seq = MT_META_SEQ(b->meta), .thread = MT_META_THREAD(b->meta),
                     .alloc_site = b->site, .found_site = release_site};
+    mt_error_report(&e);
+}
+
+/* C++14 sized deallocation passes the size of the type deleted: the static type for a
+ * class without a virtual destructor, so a derived object deleted through its base gives
+ * the base's size. new[] with a cookie passes the whole block's size. */
+void mt_check_delete_size(const mt_block_t *b, uint32_t release_site, size_t size)
+{
+    if (MT_LIKELY(size == b->size) || mt_release_mismatched(b->site, release_site))
+        return;
+    mt_error_t e = {.kind = MT_ERROR_DELETE_SIZE, .addr = b->addr, .size = b->size,
+                    .seq = MT_META_SEQ(b->meta), .thread = MT_META_THREAD(b->meta),
+                    .alloc_site = b->site, .found_site = release_site, .extent = size};
     mt_error_report(&e);
 }

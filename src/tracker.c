@@ -323,11 +323,13 @@ static bool free_nested(void *ptr)
     return true;
 }
 
-bool mt_free_known(void *ptr, uint32_t site)
+bool mt_free_known(void *ptr, uint32_t site, size_t size)
 {
     mt_block_t b;
     if (!take_block(ptr, &b))
         return false;
+    if (size != 0 && !(b.meta & MT_META_FLAG_OWNED)) /* an owned block: release_taken says */
+        mt_check_delete_size(&b, site, size);
     release_taken(&b, site);
     return true;
 }
