@@ -336,6 +336,16 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
 } /* extern "C" */
 #endif
 
+#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL)          \
+    && (defined(__GNUC__) || defined(__clang__))
+/* A C++ program may never call new itself (the standard library's compiled code does it
+ * for std::string, iostreams, locales): this reference keeps libmemtrack linked under
+ * --as-needed, so its operator new and delete serve the whole process. */
+namespace memtrack_link_ {
+static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrack_stats;
+} /* namespace memtrack_link_ */
+#endif
+
 /* -------------------------------------------------------------------------------------
  * The drop-in macros. Function-like only, so a variable or struct member named `free` or
  * `malloc` still compiles, and `free` passed as a value (list_destroy(l, free)) is the real

@@ -1,8 +1,9 @@
 # cxx_link.sh - the C++ operators live in libmemtrack for C and C++ programs alike, and C
 # programs do not pay for them: libmemtrack.so needs neither libstdc++ nor libdw, a C
 # program links it (shared, or static without pulling the operators in) and runs without
-# the C++ runtime; `pkg-config --libs memtrack` builds C and C++ programs; and a C program
-# that dlopen()s a C++ library gets that library's new and delete tracked.
+# the C++ runtime; `pkg-config --libs memtrack` builds C and C++ programs, even a C++
+# program that never calls new itself; and a C program that dlopen()s a C++ library gets
+# that library's new and delete tracked.
 set -u
 lib="$TOP/build"
 dir="$OUT/cxx_link"
@@ -41,6 +42,17 @@ $CXX -g -DMEMORY_CONTROL_ON -include memtrack.h $(pkg-config --cflags memtrack) 
 "$dir/leaky-pc" 2>"$dir/leaky-pc.err"
 grep -q 'cxx_link/leaky.cpp:6 in main() by new' "$dir/leaky-pc.err" || fail "pkg-config: C++ leak not reported"
 
+# A C++ program that never calls new itself still links libmemtrack (ld --as-needed would
+# drop it): the header references it, and the standard library's news are tracked.
+# shellcheck disable=SC2046
+$CXX -g -DMEMORY_CONTROL_ON -include memtrack.h $(pkg-config --cflags memtrack) \
+    cxx_link/only_library.cpp -o "$dir/only-library" -Wl,--as-needed $(pkg-config --libs memtrack) \
+    || fail "only_library build"
+readelf -d "$dir/only-library" | grep -q 'libmemtrack' || fail "--as-needed dropped libmemtrack"
+MEMTRACK_OPTIONS=verbose=1 "$dir/only-library" >/dev/null 2>"$dir/only-library.err"
+grep -Eq 'no leaks, no errors \([1-9][0-9]* allocations' "$dir/only-library.err" ||
+    fail "the standard library's news are not tracked"
+
 # A C program (no C++ runtime at start) loading a C++ library.
 $CXX -g -O0 -fPIC -shared cxx_link/plugin.cpp -o "$dir/libplugin.so" || fail "plugin build"
 $CC -g -DMEMORY_CONTROL_ON -I"$TOP/include" -include memtrack.h cxx_link/host.c -o "$dir/host" \
@@ -52,7 +64,7 @@ grep -q '32 bytes in 1 block at cxx_link/plugin.cpp:23 in plugin_leak() by new\[
     || fail "the plugin's leak is not reported"
 grep -q 'leaked in 1 block' "$dir/host.err" || fail "the plugin's freed blocks are reported"
 
-for f in plain plain-static leaky-pc host; do
+for f in plain plain-static leaky-pc only-library host; do
     [ $status = 0 ] || { echo "--- $f:"; cat "$dir/$f.err" 2>/dev/null; }
 done
 exit $status

@@ -4,7 +4,8 @@
 # c++17.) Outputs go to $OUT/matrix/gcc-11/, clang-20/... (run.sh reads the directory name
 # as a pattern: no '+' in it).
 set -u
-tests=$(ls cxx_*.cpp | sed 's/\.cpp$//')
+tests=""
+for f in cxx_*.cpp; do tests="$tests ${f%.cpp}"; done
 status=0
 for compiler in g++ clang++; do
     case $compiler in g++) short=gcc ;; *) short=clang ;; esac
