@@ -5,6 +5,7 @@
 #   make test       unit tests (Criterion) and end-to-end programs
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make sanitize   the library's own tests under ASan+UBSan and ThreadSanitizer
+#   make bench      the benchmark tables of BENCHMARKS.md (QUICK=1: under a minute)
 #
 # Missing Debian packages are installed with apt-get when run as root; otherwise the
 # build stops with the exact command to run (tools/deps.sh).
@@ -187,6 +188,24 @@ $(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
 
 bench-pools: $(B)/bench/pools
 	$(B)/bench/pools $(if $(filter-out 0,$(QUICK)),--quick)
+
+# ---- bench (issue 7) -----------------------------------------------------------------
+# make bench            the full benchmark (several minutes; up to 10 million live blocks)
+# make bench QUICK=1    the same tables at smaller sizes, under a minute
+# tools/bench/run.sh builds its programs in build/bench and prints the tables recorded in
+# BENCHMARKS.md. Other benchmarks hook in from their own section with one line,
+#   bench: bench-NAME
+# and run before or after this one; run `make bench` without -j (timings).
+
+$(B)/.deps-bench:
+	@tools/deps.sh bench
+	@mkdir -p $(B) && touch $@
+
+.PHONY: bench-core
+bench: bench-core
+
+bench-core: all $(B)/.deps-bench
+	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
 
 clean:
 	rm -rf $(B)
