@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -26,6 +27,19 @@ unsigned mt_thread_number_slow(void)
         mt_thread_number = atomic_fetch_add_explicit(&next_thread_number, 1,
                                                      memory_order_relaxed);
     return mt_thread_number;
+}
+
+void mt_lock_wait(mt_lock_t *l)
+{
+    for (unsigned spins = 0;; spins++) {
+        if (atomic_load_explicit(&l->taken, memory_order_relaxed) == 0 &&
+            atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0)
+            return;
+        if (spins < 64)
+            __builtin_ia32_pause();
+        else
+            sched_yield(); /* the holder may be waiting for this CPU */
+    }
 }
 
 /* glibc exports malloc_usable_size only under its public name, which we provide

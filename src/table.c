@@ -29,7 +29,7 @@
 #define HASH_INITIAL_NUM_BUCKETS_LOG2 10U
 
 mt_shard_t mt_shards[MT_SHARD_COUNT] = {
-#define SHARD_INIT {.lock = PTHREAD_MUTEX_INITIALIZER}
+#define SHARD_INIT {.lock = MT_LOCK_INIT}
     SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
     SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
     SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
@@ -103,22 +103,22 @@ void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         mt_block_t *b, *next;
-        pthread_mutex_lock(&s->lock);
+        mt_lock(&s->lock);
         HASH_ITER(hh, s->live, b, next) fn(b, ctx);
-        pthread_mutex_unlock(&s->lock);
+        mt_unlock(&s->lock);
     }
 }
 
 void mt_table_lock_all(void)
 {
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++)
-        pthread_mutex_lock(&mt_shards[i].lock);
+        mt_lock(&mt_shards[i].lock);
 }
 
 void mt_table_unlock_all(void)
 {
     for (unsigned i = MT_SHARD_COUNT; i-- > 0;)
-        pthread_mutex_unlock(&mt_shards[i].lock);
+        mt_unlock(&mt_shards[i].lock);
 }
 
 void mt_table_shape(mt_table_shape_t *out)
@@ -127,7 +127,7 @@ void mt_table_shape(mt_table_shape_t *out)
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
-        pthread_mutex_lock(&s->lock);
+        mt_lock(&s->lock);
         if (s->live != NULL) {
             UT_hash_table *t = s->live->hh.tbl;
             out->items += t->num_items;
@@ -140,7 +140,7 @@ void mt_table_shape(mt_table_shape_t *out)
                 visits += (double)c * (double)(c + 1) / 2.0;
             }
         }
-        pthread_mutex_unlock(&s->lock);
+        mt_unlock(&s->lock);
     }
     out->mean_visits = out->items > 0 ? visits / (double)out->items : 0.0;
 }

@@ -189,7 +189,7 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 
     uint64_t meta = MT_META_MAKE(mt_next_seq(), mt_thread(), log2_of(align));
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_record_new_locked(s);
     if (MT_LIKELY(b != NULL)) {
         b->addr = (uintptr_t)user;
@@ -202,7 +202,7 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
             b = NULL;
         }
     }
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     if (MT_UNLIKELY(b == NULL)) {
         /* No room for the record: fail cleanly rather than hand out an untracked block. */
         mt_libc_free(raw);
@@ -260,7 +260,7 @@ int mt_check_block_locked(mt_block_t *b, uint32_t found_site)
 static bool take_block(void *ptr, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
     if (b != NULL) {
         *out = *b;
@@ -271,7 +271,7 @@ static bool take_block(void *ptr, mt_block_t *out)
         mt_table_remove_locked(s, b);
         mt_record_recycle_locked(s, b);
     }
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     return b != NULL;
 }
 
@@ -279,11 +279,11 @@ static bool take_block(void *ptr, mt_block_t *out)
 static bool peek_block(const void *ptr, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
     if (b != NULL)
         *out = *b;
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     return b != NULL;
 }
 
@@ -314,10 +314,10 @@ static void release_foreign(void *ptr, uint32_t site)
 static bool free_nested(void *ptr)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
-    if (pthread_mutex_trylock(&s->lock) != 0)
+    if (!mt_trylock(&s->lock))
         return false;
     bool tracked = mt_table_find_locked(s, (uintptr_t)ptr) != NULL;
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     if (!tracked)
         mt_libc_free(ptr);
     return true;
