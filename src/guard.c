@@ -25,7 +25,7 @@ size_t mt_front_size(size_t guard, size_t align)
 {
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
-    return (guard + align - 1) / align * align;
+    return (guard + align - 1) & ~(align - 1); /* align is a power of two: no division */
 }
 
 void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
