@@ -32,8 +32,8 @@ Test(table, starts_with_1024_buckets_per_shard)
     memtrack_free_at(p, __FILE__, __LINE__, __func__);
 }
 
-/* A million live blocks: uthash must have expanded (more buckets than at start, none of
- * the shards gave up expanding) and a lookup visits about one record. */
+/* A million live blocks: the table must have grown (more buckets than at start, none of
+ * the shards failed to grow) and a lookup visits about one record. */
 Test(table, stays_constant_time_at_a_million_blocks, .timeout = 120)
 {
     enum { N = 1000000 };

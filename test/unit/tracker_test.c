@@ -105,11 +105,11 @@ Test(tracker, realloc_moves_the_block_to_the_realloc_site)
     void *p = memtrack_malloc_at(8, "first.c", 1, "f");
     p = memtrack_realloc_at(p, 16, "second.c", 2, "g");
     mt_shard_t *s = mt_shard_of((uintptr_t)p);
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)p);
     cr_assert_not_null(b);
     const mt_site_t *site = mt_site_get(b->site);
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     cr_expect_str_eq(site->file, "second.c");
     cr_expect_eq(site->line, 2);
     cr_expect_eq(site->kind, MT_KIND_REALLOC);
