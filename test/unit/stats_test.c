@@ -158,3 +158,44 @@ Test(stats, counts_survive_the_threads_that_made_them)
         cr_expect_eq(b.current_bytes, a.current_bytes);
     }
 }
+
+static pthread_barrier_t step;
+static void *before_mark, *after_mark;
+
+static void *allocate_around_a_mark(void *arg)
+{
+    (void)arg;
+    before_mark = memtrack_malloc_at(8, AT); /* takes a batch of numbers */
+    pthread_barrier_wait(&step);             /* main takes its mark */
+    pthread_barrier_wait(&step);
+    after_mark = memtrack_malloc_at(8, AT);  /* from the same batch, were it kept */
+    return NULL;
+}
+
+Test(stats, a_checkpoint_retires_other_threads_batches)
+{
+    pthread_t t;
+    pthread_barrier_init(&step, NULL, 2);
+    pthread_create(&t, NULL, allocate_around_a_mark, NULL);
+    pthread_barrier_wait(&step);
+    unsigned long mark = memtrack_checkpoint();
+    pthread_barrier_wait(&step);
+    pthread_join(t, NULL);
+    cr_expect_lt(seq_of(before_mark), mark);
+    cr_expect_geq(seq_of(after_mark), mark, "block made after mark %lu numbered %llu", mark,
+                  (unsigned long long)seq_of(after_mark));
+    cr_expect_eq(memtrack_report_since(mark), 1, "report_since counts the later block");
+    memtrack_free_at(before_mark, AT);
+    memtrack_free_at(after_mark, AT);
+}
+
+Test(stats, one_thread_checkpoints_keep_numbers_consecutive)
+{
+    void *a = memtrack_malloc_at(8, AT);
+    unsigned long mark = memtrack_checkpoint();
+    void *b = memtrack_malloc_at(8, AT);
+    cr_expect_eq(seq_of(b), mark);
+    cr_expect_eq(seq_of(b), seq_of(a) + 1);
+    memtrack_free_at(a, AT);
+    memtrack_free_at(b, AT);
+}
