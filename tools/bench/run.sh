@@ -4,7 +4,8 @@
 #
 #   tools/bench/run.sh [--quick]        (make bench, make bench QUICK=1)
 #
-# Environment: CC (default cc), REPS (repetitions per figure; 5, quick 3), OUT (build dir).
+# Environment: CC (default cc), REPS (repetitions per figure; 5, quick 3), OUT (build dir),
+# BENCH_OPTIONS (more MEMTRACK_OPTIONS sets for table 6, separated by spaces).
 # Every ratio is taken between runs made in the same repetition, interleaved, so the
 # machine's background load hits both sides alike; the median of the per-run figures and
 # of the per-repetition ratios is printed.
@@ -95,7 +96,8 @@ churn_ops() { # ops per run at a live-set size
 }
 
 printf '%s\n' "memtrack benchmark ($( [ $quick = 1 ] && echo quick || echo full ) mode, $REPS repetitions, medians)"
-printf '%s\n' "$(uname -srm); $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs; $(date -u +%Y-%m-%d)"
+printf '%s\n' "$(uname -srm); $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs; $(date -u '+%Y-%m-%d %H:%M UTC')"
+printf 'load average at start: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
 # ---- 1. churn -------------------------------------------------------------------------
@@ -200,7 +202,7 @@ echo
 
 # ---- 5. peers -------------------------------------------------------------------------
 
-PLIVE="1000 100000"
+PLIVE=$([ $quick = 1 ] && echo 1000 || echo "1000 100000")
 pops=$([ $quick = 1 ] && echo 200000 || echo 500000)
 echo "5. Peers: ns per pair and ratio to untracked, same run"
 printf '%10s %10s %15s %15s %15s %15s\n' live untracked memtrack ASan dmalloc valgrind
@@ -246,7 +248,8 @@ echo
 OLIVE=$([ $quick = 1 ] && echo 100000 || echo 1000000)
 echo "6. What the defaults cost: tracked ns per pair and ratio to untracked, 1000 and $OLIVE live"
 printf '%-28s %10s %7s %10s %7s\n' options "1000" ratio "$OLIVE" ratio
-opt_sets=("(defaults)" "guard=0")
+# BENCH_OPTIONS adds option sets, e.g. BENCH_OPTIONS="guard=0:timeline=0 verbose=1".
+opt_sets=("(defaults)" "guard=0" "timeline=0" ${BENCH_OPTIONS:-})
 for o in "${opt_sets[@]}"; do
     cells=()
     for n in 1000 $OLIVE; do
@@ -281,4 +284,5 @@ check "churn ratio at ${last} over ratio at 1K (flat per op)" \
     "$(ratio "${churn_ratio[$last]}" "${churn_ratio[1000]}")" "<=" 1.1
 check "2 threads over 1 thread, tracked" "$(ratio "${tput[t2]}" "${tput[t1]}")" ">=" 1.7
 check "peak RSS tracked/untracked at $RSS_LIVE live" "$(ratio "${rss[mtracked]}" "${rss[mplain]}")" "<=" 1.8
+printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "   (log of every run: $log)"
