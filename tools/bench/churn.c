@@ -183,8 +183,11 @@ int main(int argc, char **argv)
     }
     (void)wall;
     for (size_t t = 0; t < threads; t++) {
-        for (size_t i = 0; i < w[t].live; i++)
-            block_free(w[t].slots[i]);
+        if (use_list)
+            list_free_all();
+        else
+            for (size_t i = 0; i < w[t].live; i++)
+                block_free(w[t].slots[i]);
         free(w[t].slots);
     }
     printf("live=%zu ops=%zu threads=%zu ns_per_pair=%.2f mpairs_per_s=%.3f "

@@ -100,6 +100,17 @@ void list_free(void *ptr)
     spare = r;
 }
 
+void list_free_all(void)
+{
+    while (head != NULL) {
+        record_t *r = head;
+        head = r->next;
+        free(r->user - GUARD);
+        r->next = spare;
+        spare = r;
+    }
+}
+
 unsigned long long list_visits(void)
 {
     return visits;
