@@ -87,11 +87,11 @@ MT_EXPORT void memtrack_cxx_new_site(const volatile void *ptr, const char *file,
             continue;
         uint32_t site = mt_site_id(file, line, func, r->kind, NULL);
         mt_shard_t *s = mt_shard_of(r->block);
-        pthread_mutex_lock(&s->lock);
+        mt_lock(&s->lock);
         mt_block_t *b = mt_table_find_locked(s, r->block);
         if (b != NULL && mt_site_get(b->site)->kind == r->kind) /* still that new's block */
             b->site = site;
-        pthread_mutex_unlock(&s->lock);
+        mt_unlock(&s->lock);
         r->block = 0;
         return;
     }

@@ -78,7 +78,7 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     uint64_t meta = MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) |
                     MT_META_FLAG_OWNED;
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_record_new_locked(s);
     if (MT_LIKELY(b != NULL)) {
         b->addr = (uintptr_t)user;
@@ -91,7 +91,7 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
             b = NULL;
         }
     }
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     if (b == NULL)
         return false;
     mt_stats_alloc(size);
@@ -106,7 +106,7 @@ bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
         return false;
     /* The guard check reads only the block and may print: it runs under the shard's lock
      * as memtrack_check() does (shard -> errors -> out is the lock order). */
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
     if (b != NULL && (b->meta & MT_META_FLAG_OWNED)) {
         (void)mt_check_block_locked(b, found_site);
@@ -116,7 +116,7 @@ bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
     } else {
         b = NULL;
     }
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     if (b != NULL)
         mt_stats_free(out->size);
     return b != NULL;
@@ -128,11 +128,11 @@ int mt_owned_check(const void *user, uint32_t found_site)
     int damaged = 0;
     if (MT_UNLIKELY(mt_busy))
         return 0;
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
     if (b != NULL && (b->meta & MT_META_FLAG_OWNED))
         damaged = mt_check_block_locked(b, found_site);
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     return damaged;
 }
 
@@ -141,11 +141,11 @@ bool mt_block_peek(const void *addr, mt_block_t *out)
     mt_shard_t *s = mt_shard_of((uintptr_t)addr);
     if (MT_UNLIKELY(mt_busy))
         return false;
-    pthread_mutex_lock(&s->lock);
+    mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)addr);
     if (b != NULL)
         *out = *b;
-    pthread_mutex_unlock(&s->lock);
+    mt_unlock(&s->lock);
     return b != NULL;
 }
 

@@ -269,7 +269,7 @@ static bool take_block(void *ptr, mt_block_t *out)
         __builtin_prefetch((const char *)ptr + b->size);
         *out = *b;
         if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED)) {
-            pthread_mutex_unlock(&s->lock);
+            mt_unlock(&s->lock);
             return true;
         }
         mt_table_remove_locked(s, b);
