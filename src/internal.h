@@ -2,8 +2,10 @@
  *
  * Notes on locking (every lock in the library and what it protects):
  *   - mt_shard_t.lock (table.c): one shard's hash of live blocks, its quarantine, its
- *     record free list and its counters. Held for a lookup, an insert or a removal only;
- *     guard checks and calls into the C library happen outside it.
+ *     record free list and its counters. Held for a lookup, an insert or a removal only
+ *     (and the doubling of the shard's buckets); guard checks and calls into the C library
+ *     happen outside it. A spin-then-yield lock (mt_lock_t below), not a mutex.
+ *   - stats.c has no lock: each thread writes only its own slot (see there).
  *   - mt_sites.lock (site.c): creation of new sites. Readers of existing sites take no
  *     lock: a site never moves or changes once published.
  *   - mt_errors.lock (error.c): the error log and the message counters.
