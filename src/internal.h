@@ -291,16 +291,29 @@ void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
 
 /* ----------------------------------------------------------------------------------
- * table.c: live blocks in a chained hash keyed on the user address.
+ * table.c: live blocks in a doubly linked hash (uthash) keyed on the user address.
  * ---------------------------------------------------------------------------------- */
 typedef struct mt_block {
-    struct mt_block *next; /* next record in its bucket's chain, or in the free list */
-    uintptr_t addr;    /* key: the address the user sees */
+    /* uthash: bucket chain, insertion-order list; hh.key is the user address itself (it is
+     * never dereferenced: see HASH_KEYCMP in table.c), which saves a field. In the free
+     * list of records, hh.next links the records. */
+    UT_hash_handle hh;
     size_t size;       /* requested size */
     uint64_t meta;     /* sequence number, thread, alignment, flags: see MT_META_* */
     uint32_t site;     /* where it was allocated (or last reallocated) */
     uint32_t free_site;/* where it was released (blocks in quarantine) */
 } mt_block_t;
+
+/* The address the user sees, the block's key. */
+static inline uintptr_t mt_block_addr(const mt_block_t *b)
+{
+    return (uintptr_t)b->hh.key;
+}
+
+static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
+{
+    b->hh.key = (const void *)addr;
+}
 
 #define MT_SEQ_BITS 40
 #define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
@@ -317,12 +330,9 @@ typedef struct mt_block {
 
 typedef struct mt_shard {
     mt_lock_t lock;
-    unsigned log2_buckets;    /* 10 (the paper's 1024) until the shard first grows */
-    mt_block_t **buckets;     /* chain heads; NULL until the shard's first block */
-    size_t items;             /* live blocks in the chains */
-    mt_block_t *free_records; /* records ready for reuse, linked through next */
+    mt_block_t *live;         /* uthash head of the live blocks; NULL when none */
+    mt_block_t *free_records; /* records ready for reuse, linked through hh.next */
     size_t records_made;
-    bool grow_failed;         /* out of memory when doubling: chains just get longer */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
 extern mt_shard_t mt_shards[MT_SHARD_COUNT];
@@ -336,7 +346,7 @@ static inline mt_shard_t *mt_shard_of(uintptr_t addr)
     return &mt_shards[region >> 60];
 }
 
-/* The bucket of addr in a shard of `buckets` buckets (a power of two, 1024 or more). */
+/* The bucket uthash uses for addr in a shard of `buckets` buckets (a power of two). */
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s);
@@ -346,14 +356,14 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
- * or remove blocks. Within a shard the order is the buckets', not the allocations'. */
+ * or remove blocks. Within a shard the order is the allocations'. */
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
 void mt_table_lock_all(void);
 void mt_table_unlock_all(void);
 /* Table shape, for tests and the benchmark. */
 typedef struct mt_table_shape {
     size_t items, buckets, max_chain;
-    size_t noexpand_shards; /* shards that could not grow (out of memory) */
+    size_t noexpand_shards; /* shards where uthash stopped expanding */
     double mean_visits;     /* mean records visited to find a live block */
 } mt_table_shape_t;
 void mt_table_shape(mt_table_shape_t *out);

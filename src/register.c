@@ -81,7 +81,7 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     mt_lock(&s->lock);
     mt_block_t *b = mt_record_new_locked(s);
     if (MT_LIKELY(b != NULL)) {
-        b->addr = (uintptr_t)user;
+        mt_block_set_addr(b, (uintptr_t)user);
         b->size = size;
         b->meta = meta;
         b->site = site;
@@ -151,7 +151,7 @@ bool mt_block_peek(const void *addr, mt_block_t *out)
 
 void mt_error_from_block(mt_error_t *e, const mt_block_t *b)
 {
-    e->addr = b->addr;
+    e->addr = mt_block_addr(b);
     e->size = b->size;
     e->seq = MT_META_SEQ(b->meta);
     e->thread = MT_META_THREAD(b->meta);

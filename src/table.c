@@ -1,20 +1,20 @@
-/* table.c - live blocks in a chained hash keyed on the address the user sees.
+/* table.c - live blocks in a doubly linked hash keyed on the address the user sees.
  *
- * The paper's table: each shard starts with 1024 buckets and the paper's index,
- * (address >> 4) & 1023, and a block's record sits in its bucket's chain. Unlike the
- * paper's fixed table, a shard doubles its buckets when it holds more blocks than it has
- * buckets (load factor 1: about 1.5 records visited per lookup), so a lookup stays O(1)
- * at ten million blocks, where 1024 fixed buckets would mean chains of ten thousand.
+ * This is the paper's table built on uthash: each shard starts with 1024 buckets and the
+ * paper's index, (address >> 4) & 1023. The hash value handed to uthash is the whole
+ * (address >> 4), not just its low 10 bits, so uthash can double the buckets as the table
+ * fills and chains stay short at ten million blocks (a 10-bit hash would leave uthash
+ * nothing to spread into and it would stop expanding).
  *
- * Past 1024 buckets the index mixes all the bits of (address >> 4) (Fibonacci hashing)
+ * Past 1024 buckets the bucket index mixes all the bits of the hash (Fibonacci hashing)
  * instead of taking the low ones. Blocks of one size sit at a fixed stride: 80-byte
  * blocks with their guards are 128-byte chunks, so (address >> 4) moves in steps of 8 and
- * its low bits would fill one bucket in 8. The paper's index keeps that cost at 1024
- * buckets (its table, measured as is by make bench); a grown table does not.
+ * its low bits would fill one bucket in 8; uthash would then find its expansions
+ * ineffective and stop expanding. The paper's index keeps that cost at 1024 buckets (its
+ * table, measured as is by `make bench`); a grown table does not.
  *
- * Chains are singly linked: every removal follows a lookup of the same address, which
- * has just walked the chain, so a back pointer would only add 8 bytes to each record
- * and a cache miss to each removal. A record is 40 bytes.
+ * The key is the user address itself, stored in the handle's key pointer and compared as
+ * a number (never dereferenced), so a record is uthash's handle plus 24 bytes.
  *
  * Records live here, outside the user's memory, in slabs taken from the C library: an
  * overrun of a user block cannot reach them. Sixteen shards, chosen by the 64 MiB region
@@ -24,32 +24,46 @@
 
 #include "internal.h"
 
-#define INITIAL_LOG2 10u
-_Static_assert(MT_TABLE_INITIAL_BUCKETS == 1u << INITIAL_LOG2, "the paper's 1024 buckets");
+/* uthash expands these macros where they are used, so redefining them after internal.h
+ * read uthash.h is enough. */
+#undef HASH_FUNCTION
+#undef HASH_KEYCMP
+#undef HASH_TO_BKT
+#undef HASH_INITIAL_NUM_BUCKETS
+#undef HASH_INITIAL_NUM_BUCKETS_LOG2
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = (unsigned)((uintptr_t)(keyptr) >> 4))
+#define HASH_KEYCMP(a, b, n) ((a) != (b))
+#define HASH_TO_BKT(hashv, num_bkts, bkt) ((bkt) = bucket_index((hashv), (num_bkts)))
+/* The paper's 1024 buckets at start (uthash's own default is 32). */
+#define HASH_INITIAL_NUM_BUCKETS MT_TABLE_INITIAL_BUCKETS
+#define HASH_INITIAL_NUM_BUCKETS_LOG2 10U
 
 mt_shard_t mt_shards[MT_SHARD_COUNT] = {
-#define SHARD_INIT {.lock = MT_LOCK_INIT, .log2_buckets = INITIAL_LOG2}
+#define SHARD_INIT {.lock = MT_LOCK_INIT}
     SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
     SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
     SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
 #undef SHARD_INIT
 };
 
-_Static_assert(sizeof(mt_block_t) == 40, "a record is 40 bytes: keep it small");
+_Static_assert(sizeof(mt_block_t) == sizeof(UT_hash_handle) + 24,
+               "a record is uthash's handle and 24 bytes: keep it small");
 _Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
 
-static inline size_t bucket_index(uintptr_t addr, unsigned log2_buckets)
+static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
 {
-    uint64_t h = (uint64_t)addr >> 4;
-    if (log2_buckets <= INITIAL_LOG2)
-        return (size_t)(h & (MT_TABLE_INITIAL_BUCKETS - 1)); /* the paper's index */
-    return (size_t)((h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - log2_buckets));
+    if (buckets <= MT_TABLE_INITIAL_BUCKETS)
+        return hashv & (buckets - 1); /* the paper's index */
+    unsigned log2 = (unsigned)__builtin_ctz(buckets);
+    return (unsigned)((hashv * 0x9E3779B1u) >> (32 - log2));
 }
 
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 {
-    unsigned log2 = (unsigned)__builtin_ctz(buckets);
-    return (unsigned)bucket_index(addr, log2);
+    unsigned hashv, bkt;
+    HASH_FUNCTION(addr, sizeof addr, hashv);
+    HASH_TO_BKT(hashv, buckets, bkt);
+    return bkt;
 }
 
 /* ---- records ------------------------------------------------------------------------- */
@@ -60,7 +74,7 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
 {
     mt_block_t *b = s->free_records;
     if (MT_LIKELY(b != NULL)) {
-        s->free_records = b->next;
+        s->free_records = (mt_block_t *)b->hh.next;
         return b;
     }
     /* A new slab: its records go on the free list. Slabs are never returned. */
@@ -69,7 +83,7 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
         return NULL;
     size_t n = SLAB_BYTES / sizeof(mt_block_t);
     for (size_t i = n - 1; i >= 1; i--) { /* lowest first on the list */
-        slab[i].next = s->free_records;
+        slab[i].hh.next = s->free_records;
         s->free_records = &slab[i];
     }
     s->records_made += n;
@@ -78,88 +92,38 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
 
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 {
-    b->next = s->free_records;
+    b->hh.next = s->free_records;
     s->free_records = b;
 }
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-/* Doubles the shard's buckets and moves every record. Keeps the old table when memory is
- * short: the chains grow longer, nothing is lost. */
-static MT_NOINLINE void grow_locked(mt_shard_t *s)
-{
-    unsigned log2 = s->log2_buckets + 1;
-    size_t old_n = (size_t)1 << s->log2_buckets;
-    mt_block_t **fresh = mt_libc_calloc((size_t)1 << log2, sizeof *fresh);
-    if (fresh == NULL) {
-        s->grow_failed = true;
-        return;
-    }
-    for (size_t i = 0; i < old_n; i++) {
-        mt_block_t *b = s->buckets[i], *next;
-        for (; b != NULL; b = next) {
-            next = b->next;
-            mt_block_t **head = &fresh[bucket_index(b->addr, log2)];
-            b->next = *head;
-            *head = b;
-        }
-    }
-    mt_libc_free(s->buckets);
-    s->buckets = fresh;
-    s->log2_buckets = log2;
-}
-
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
-    if (MT_UNLIKELY(s->buckets == NULL)) {
-        s->buckets = mt_libc_calloc(MT_TABLE_INITIAL_BUCKETS, sizeof *s->buckets);
-        if (s->buckets == NULL)
-            return false;
-        s->log2_buckets = INITIAL_LOG2;
-    }
-    if (MT_UNLIKELY(s->items >= ((size_t)1 << s->log2_buckets)) && !s->grow_failed)
-        grow_locked(s);
-    mt_block_t **head = &s->buckets[bucket_index(b->addr, s->log2_buckets)];
-    b->next = *head;
-    *head = b;
-    s->items++;
-    return true;
+    bool mt_hash_oom = false;
+    HASH_ADD_KEYPTR(hh, s->live, b->hh.key, sizeof(uintptr_t), b);
+    return !mt_hash_oom;
 }
 
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
 {
-    if (MT_UNLIKELY(s->buckets == NULL))
-        return NULL;
-    mt_block_t *b = s->buckets[bucket_index(addr, s->log2_buckets)];
-    while (b != NULL && b->addr != addr)
-        b = b->next;
+    mt_block_t *b = NULL;
+    HASH_FIND(hh, s->live, (const void *)addr, sizeof(uintptr_t), b);
     return b;
 }
 
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
 {
-    if (s->buckets == NULL)
-        return;
-    mt_block_t **link = &s->buckets[bucket_index(b->addr, s->log2_buckets)];
-    while (*link != NULL && *link != b)
-        link = &(*link)->next;
-    if (*link == b) {
-        *link = b->next;
-        s->items--;
-    }
+    HASH_DELETE(hh, s->live, b);
 }
 
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
 {
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
+        mt_block_t *b, *next;
         mt_lock(&s->lock);
-        if (s->buckets != NULL) {
-            size_t n = (size_t)1 << s->log2_buckets;
-            for (size_t k = 0; k < n; k++)
-                for (mt_block_t *b = s->buckets[k]; b != NULL; b = b->next)
-                    fn(b, ctx);
-        }
+        HASH_ITER(hh, s->live, b, next) fn(b, ctx);
         mt_unlock(&s->lock);
     }
 }
@@ -183,15 +147,13 @@ void mt_table_shape(mt_table_shape_t *out)
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         mt_lock(&s->lock);
-        if (s->buckets != NULL) {
-            size_t n = (size_t)1 << s->log2_buckets;
-            out->items += s->items;
-            out->buckets += n;
-            out->noexpand_shards += s->grow_failed ? 1u : 0u;
-            for (size_t k = 0; k < n; k++) {
-                size_t c = 0;
-                for (mt_block_t *b = s->buckets[k]; b != NULL; b = b->next)
-                    c++;
+        if (s->live != NULL) {
+            UT_hash_table *t = s->live->hh.tbl;
+            out->items += t->num_items;
+            out->buckets += t->num_buckets;
+            out->noexpand_shards += t->noexpand ? 1u : 0u;
+            for (unsigned k = 0; k < t->num_buckets; k++) {
+                size_t c = t->buckets[k].count;
                 if (c > out->max_chain)
                     out->max_chain = c;
                 visits += (double)c * (double)(c + 1) / 2.0;

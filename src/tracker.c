@@ -192,7 +192,7 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
     mt_lock(&s->lock);
     mt_block_t *b = mt_record_new_locked(s);
     if (MT_LIKELY(b != NULL)) {
-        b->addr = (uintptr_t)user;
+        mt_block_set_addr(b, (uintptr_t)user);
         b->size = size;
         b->meta = meta;
         b->site = site;
@@ -216,7 +216,7 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 static int report_damage(const mt_block_t *b, uint32_t found_site)
 {
     mt_guard_damage_t under, over;
-    const unsigned char *user = (const unsigned char *)b->addr;
+    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
     if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED) && !mt_block_guarded(b))
         return 0;
     if (MT_LIKELY(!mt_guard_check(user, b->size, block_front(b), guard_bytes, &under, &over)))
@@ -229,7 +229,7 @@ static int report_damage(const mt_block_t *b, uint32_t found_site)
     }
     if (b->meta & MT_META_FLAG_REPORTED)
         return 1;
-    mt_error_t e = {.addr = b->addr, .size = b->size, .seq = MT_META_SEQ(b->meta),
+    mt_error_t e = {.addr = mt_block_addr(b), .size = b->size, .seq = MT_META_SEQ(b->meta),
                     .thread = MT_META_THREAD(b->meta), .alloc_site = b->site,
                     .found_site = found_site};
     if (under.changed != 0) {
@@ -301,7 +301,7 @@ static void release_taken(const mt_block_t *b, uint32_t site)
     mt_check_release(b, site);
     (void)report_damage(b, site);
     mt_stats_free(b->size);
-    mt_libc_free((unsigned char *)b->addr - block_front(b));
+    mt_libc_free((unsigned char *)mt_block_addr(b) - block_front(b));
 }
 
 /* A pointer the tracker never made, released by tracked code. */

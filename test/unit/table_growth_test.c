@@ -1,5 +1,6 @@
 /* table_growth_test.c - the grown table spreads blocks of one size (src/table.c): the
- * paper's low-bit index fills one bucket in 8 for 80-byte blocks, the grown index all. */
+ * paper's low-bit index fills one bucket in 8 for 80-byte blocks, the grown index all,
+ * and uthash keeps expanding: lookups stay short. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 
@@ -24,8 +25,9 @@ Test(table_growth, same_size_blocks_keep_lookups_short, .timeout = 60)
     mt_table_shape_t shape;
     mt_table_shape(&shape);
     cr_expect_geq(shape.items, N);
-    cr_expect_lt(shape.mean_visits, 2.0, "mean visits: %f", shape.mean_visits);
-    cr_expect_lt(shape.max_chain, 16, "longest chain: %zu", shape.max_chain);
+    /* uthash lets a shard fill to several records per bucket before doubling */
+    cr_expect_lt(shape.mean_visits, 4.0, "mean visits: %f", shape.mean_visits);
+    cr_expect_lt(shape.max_chain, 24, "longest chain: %zu", shape.max_chain);
     cr_expect_eq(shape.noexpand_shards, 0);
     /* Every block is still found: freeing them all empties the table. */
     for (size_t i = 0; i < N; i++)
