@@ -32,7 +32,7 @@ LIB_SRC = $(wildcard src/*.c)
 LIB_CXX_SRC = $(wildcard src/*.cpp)
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
 
-.PHONY: all deps demo test unit e2e install uninstall clean sanitize bench
+.PHONY: all deps demo test unit e2e install uninstall clean sanitize bench fault
 .DEFAULT_GOAL := all
 
 all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/pkgconfig/memtrack.pc
@@ -170,7 +170,12 @@ unit: $(UNIT_BIN)
 e2e: all $(B)/.deps-test
 	test/e2e/run.sh
 
-test: unit e2e
+test: unit e2e fault
+
+# ---- issue 3: heap corruption (fault programs, model test, stress, sanitizers) -------
+
+fault: all $(B)/.deps-test
+	BUILD=$(CURDIR)/$(B) test/fault/run.sh
 
 # ---- pools and arenas (issue 4) --------------------------------------------------------
 # make bench-pools           tools/bench/pools.c: pools and arenas against glibc's malloc,

@@ -5,9 +5,14 @@
  * `max_messages` messages for the same kind of error at the same site, further ones are
  * counted, not printed, and one line says so.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+void (*mt_error_observer)(const mt_error_t *e);
 
 const char *const mt_error_names[MT_ERROR_COUNT] = {
 #define MT_ERROR_NAME(name, text) text,
@@ -31,6 +36,16 @@ static struct {
     _Atomic size_t by_kind[MT_ERROR_COUNT];
     cap_slot_t caps[CAP_SLOTS];
 } errors = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* In the crash handler nothing may wait: a lock the crashed thread holds is only tried. */
+static bool lock_errors(void)
+{
+    if (MT_LIKELY(!mt_in_crash)) {
+        pthread_mutex_lock(&errors.lock);
+        return true;
+    }
+    return pthread_mutex_trylock(&errors.lock) == 0;
+}
 
 /* Counts one message for (kind, site); returns its number (1 for the first). */
 static uint64_t count_message_locked(mt_error_kind_t kind, uint32_t site)
@@ -76,23 +91,6 @@ static void print_block_line(mt_buf_t *b, const mt_error_t *e)
     mt_buf_str(b, ")\n");
 }
 
-static void print_found_line(mt_buf_t *b, const mt_error_t *e)
-{
-    const mt_site_t *s = mt_site_get(e->found_site);
-    mt_buf_line(b);
-    mt_buf_str(b, "  found by ");
-    switch (s->kind) {
-    case MT_KIND_CHECK: mt_buf_str(b, "memtrack_check()"); break;
-    case MT_KIND_EXIT: mt_buf_str(b, "the exit-time check\n"); return;
-    default: mt_buf_str(b, mt_kind_names[s->kind]); break;
-    }
-    if (s->file != NULL || s->pc != NULL) {
-        mt_buf_str(b, " at ");
-        mt_buf_site(b, e->found_site);
-    }
-    mt_buf_char(b, '\n');
-}
-
 /* "block #4 (8 bytes)" */
 static void print_block_name(mt_buf_t *b, const mt_error_t *e)
 {
@@ -101,6 +99,128 @@ static void print_block_name(mt_buf_t *b, const mt_error_t *e)
     mt_buf_str(b, " (");
     mt_buf_count(b, e->size, "byte", "bytes");
     mt_buf_char(b, ')');
+}
+
+/* What found an error: "free at x.c:3 in f()", "memtrack_check() at ...", "the exit-time
+ * check"... */
+static void print_found_by(mt_buf_t *b, uint32_t site)
+{
+    const mt_site_t *s = mt_site_get(site);
+    switch (s->kind) {
+    case MT_KIND_CHECK: mt_buf_str(b, "memtrack_check()"); break;
+    case MT_KIND_EXIT: mt_buf_str(b, "the exit-time check"); return;
+    case MT_KIND_CRASH: mt_buf_str(b, "the crash report"); return;
+    case MT_KIND_PERIODIC:
+        mt_buf_str(b, "the periodic check (check_every=");
+        mt_buf_u64(b, mt_opt.check_every);
+        mt_buf_char(b, ')');
+        break;
+    default: mt_buf_str(b, mt_kind_names[s->kind]); break;
+    }
+    if (s->file != NULL || s->pc != NULL) {
+        mt_buf_str(b, " at ");
+        mt_buf_site(b, site);
+    }
+}
+
+static void print_found_line(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_kind_t kind = mt_site_get(e->found_site)->kind;
+    mt_buf_line(b);
+    mt_buf_str(b, "  found by ");
+    print_found_by(b, e->found_site);
+    /* A freed block is checked when it leaves the quarantine, during some later free. */
+    if (e->kind == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK &&
+        kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
+        mt_buf_str(b, ", as the block left quarantine");
+    mt_buf_char(b, '\n');
+}
+
+/* "  freed at x.c:3 in f() by free" */
+static void print_freed_line(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_kind_t kind = mt_site_get(e->free_site)->kind;
+    mt_buf_line(b);
+    mt_buf_str(b, "  freed at ");
+    mt_buf_site(b, e->free_site);
+    mt_buf_str(b, " by ");
+    mt_buf_str(b, mt_kind_names[kind]);
+    if (kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY)
+        mt_buf_str(b, ", which moved it");
+    mt_buf_char(b, '\n');
+}
+
+static bool found_by_realloc(const mt_error_t *e)
+{
+    mt_kind_t kind = mt_site_get(e->found_site)->kind;
+    return kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY;
+}
+
+/* " (in libfoo.so, symbol+0x10)" for an address inside a loaded module. */
+static void print_module_of(mt_buf_t *b, uintptr_t p)
+{
+    Dl_info info;
+    if (mt_in_crash || dladdr((void *)p, &info) == 0 || info.dli_fname == NULL)
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    mt_buf_str(b, " in ");
+    mt_buf_str(b, info.dli_fname[0] == '\0' ? mt_program_name()
+                                            : slash != NULL ? slash + 1 : info.dli_fname);
+    if (info.dli_sname != NULL) {
+        mt_buf_str(b, ", ");
+        mt_buf_str(b, info.dli_sname);
+        if (p != (uintptr_t)info.dli_saddr) {
+            mt_buf_char(b, '+');
+            mt_buf_hex(b, (uint64_t)(p - (uintptr_t)info.dli_saddr));
+        }
+    }
+}
+
+/* The first line of an invalid free: what the pointer was, and what was done with it. */
+static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
+{
+    bool by_realloc = found_by_realloc(e);
+    mt_buf_str(b, by_realloc ? "realloc of " : "free of ");
+    switch ((mt_pointer_class_t)e->what) {
+    case MT_POINTER_INSIDE_LIVE:
+    case MT_POINTER_INSIDE_FREED:
+        mt_buf_str(b, e->what == MT_POINTER_INSIDE_LIVE ? "a pointer inside "
+                                                        : "a pointer inside freed ");
+        print_block_name(b, e);
+        mt_buf_str(b, ", ");
+        if (e->offset < 0) {
+            mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
+            mt_buf_str(b, " before its start");
+        } else {
+            mt_buf_count(b, (uint64_t)e->offset, "byte", "bytes");
+            mt_buf_str(b, " past its start");
+        }
+        break;
+    case MT_POINTER_STACK:
+    case MT_POINTER_STATIC:
+    case MT_POINTER_WILD:
+    case MT_POINTER_UNKNOWN:
+        mt_buf_str(b, mt_pointer_class_names[e->what]);
+        mt_buf_str(b, " (");
+        mt_buf_hex(b, e->pointer);
+        if (e->what == MT_POINTER_STATIC)
+            print_module_of(b, e->pointer);
+        mt_buf_char(b, ')');
+        if (e->what == MT_POINTER_WILD)
+            mt_buf_str(b, ", not readable");
+        break;
+    case MT_POINTER_NOT_HEAP:
+        mt_buf_hex(b, e->pointer);
+        mt_buf_str(b, ", which the C library did not allocate");
+        break;
+    case MT_POINTER_RELEASED:
+        mt_buf_hex(b, e->pointer);
+        mt_buf_str(b, ", a block the C library already has back");
+        break;
+    case MT_POINTER_COUNT:
+        break;
+    }
+    mt_buf_str(b, by_realloc ? "; realloc returns NULL\n" : "; left alone\n");
 }
 
 static void print_owned_error(mt_buf_t *b, const mt_error_t *e);
@@ -178,6 +298,46 @@ static void print_error(mt_buf_t *b, const mt_error_t *e)
     case MT_ERROR_DELETE_SIZE:
         print_delete_size(b, e);
         break;
+    case MT_ERROR_DOUBLE_FREE:
+        mt_buf_str(b, found_by_realloc(e) ? "realloc of freed " : "double free of ");
+        print_block_name(b, e);
+        mt_buf_char(b, '\n');
+        print_block_line(b, e);
+        print_freed_line(b, e);
+        print_found_line(b, e);
+        return;
+    case MT_ERROR_WRITE_AFTER_FREE:
+        mt_buf_str(b, "write after free to ");
+        print_block_name(b, e);
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        if (e->extent - (size_t)e->offset == 1) {
+            mt_buf_str(b, " changed at offset ");
+        } else {
+            mt_buf_str(b, " changed from offset ");
+            mt_buf_u64(b, (uint64_t)e->offset);
+            mt_buf_str(b, " to ");
+            mt_buf_u64(b, e->extent - 1);
+            mt_buf_char(b, '\n');
+            print_block_line(b, e);
+            print_freed_line(b, e);
+            print_found_line(b, e);
+            return;
+        }
+        mt_buf_u64(b, (uint64_t)e->offset);
+        mt_buf_char(b, '\n');
+        print_block_line(b, e);
+        print_freed_line(b, e);
+        print_found_line(b, e);
+        return;
+    case MT_ERROR_INVALID_FREE:
+        print_invalid_free(b, e);
+        if (e->what == MT_POINTER_INSIDE_LIVE || e->what == MT_POINTER_INSIDE_FREED)
+            print_block_line(b, e);
+        if (e->what == MT_POINTER_INSIDE_FREED)
+            print_freed_line(b, e);
+        print_found_line(b, e);
+        return;
     case MT_ERROR_COUNT:
         break;
     }
@@ -426,36 +586,111 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
     print_found_line(b, e);
 }
 
+/* abort_on_error: the error is printed; stop here, for the core dump or the debugger. */
+static void abort_now(void)
+{
+    int fd = mt_out_fd();
+    if (fd >= 0) {
+        static const char line[] = MT_PREFIX "abort_on_error=1: aborting at the first error\n";
+        mt_write_all(fd, line, sizeof line - 1);
+    }
+    mt_crash_expect_abort();
+    abort();
+}
+
 void mt_error_report(const mt_error_t *e)
 {
     atomic_fetch_add(&errors.total, 1);
     atomic_fetch_add(&errors.by_kind[e->kind], 1);
-    pthread_mutex_lock(&errors.lock);
-    if (errors.logged < MT_ERROR_LOG_MAX)
-        errors.log[errors.logged++] = *e;
-    uint64_t n = count_message_locked(e->kind, e->found_site);
-    pthread_mutex_unlock(&errors.lock);
+    if (mt_error_observer != NULL)
+        mt_error_observer(e);
+    uint64_t n = 1;
+    if (lock_errors()) {
+        if (errors.logged < MT_ERROR_LOG_MAX)
+            errors.log[errors.logged++] = *e;
+        n = count_message_locked(e->kind, e->found_site);
+        pthread_mutex_unlock(&errors.lock);
+    }
 
     int fd = mt_out_fd();
-    if (fd < 0 || n > (uint64_t)mt_opt.max_messages + 1)
+    bool stop = mt_opt.abort_on_error && !mt_in_crash;
+    if (fd < 0 || n > (uint64_t)mt_opt.max_messages + 1) {
+        if (stop)
+            abort_now();
         return;
+    }
     mt_buf_t b;
     mt_buf_init(&b, fd);
     if (n == (uint64_t)mt_opt.max_messages + 1) {
         mt_buf_line(&b);
         mt_buf_str(&b, "further ");
         mt_buf_str(&b, mt_error_names[e->kind]);
-        mt_buf_str(&b, " errors found at ");
-        mt_buf_site(&b, e->found_site);
-        mt_buf_str(&b, " are counted but not printed (max_messages=");
+        mt_buf_str(&b, " errors found by ");
+        print_found_by(&b, e->found_site);
+        mt_buf_str(&b, " are counted, not printed (max_messages=");
         mt_buf_u64(&b, mt_opt.max_messages);
         mt_buf_str(&b, ")\n");
     } else {
         print_error(&b, e);
     }
-    mt_out_lock();
-    mt_buf_flush(&b);
-    mt_out_unlock();
+    if (mt_in_crash) {
+        mt_buf_flush(&b); /* the crashed thread may hold the output lock */
+    } else {
+        mt_out_lock();
+        mt_buf_flush(&b);
+        mt_out_unlock();
+    }
+    if (stop)
+        abort_now();
+}
+
+bool mt_error_will_print(mt_error_kind_t kind, uint32_t site)
+{
+    uint64_t printed = 0;
+    if (mt_out_fd() < 0)
+        return false;
+    if (!lock_errors())
+        return true;
+    uint32_t h = (site * 2654435761u) ^ ((uint32_t)kind * 40503u);
+    for (unsigned probe = 0; probe < CAP_SLOTS; probe++) {
+        cap_slot_t *c = &errors.caps[(h + probe) & (CAP_SLOTS - 1)];
+        if (c->kind_plus_one == 0)
+            break;
+        if (c->kind_plus_one == (uint32_t)kind + 1 && c->site == site) {
+            printed = c->messages;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&errors.lock);
+    return printed < (uint64_t)mt_opt.max_messages;
+}
+
+size_t mt_error_not_printed(mt_capped_t *out, size_t max)
+{
+    size_t n = 0;
+    uint64_t cap = mt_opt.max_messages;
+    if (max == 0 || !lock_errors())
+        return 0;
+    for (unsigned i = 0; i < CAP_SLOTS; i++) {
+        const cap_slot_t *c = &errors.caps[i];
+        if (c->kind_plus_one == 0 || c->messages <= cap)
+            continue;
+        mt_capped_t one = {(mt_error_kind_t)(c->kind_plus_one - 1), c->site, c->messages - cap};
+        size_t at; /* insertion: most first; when full, the smallest drops out */
+        if (n < max)
+            at = n++;
+        else if (out[max - 1].count < one.count)
+            at = max - 1;
+        else
+            continue;
+        while (at > 0 && out[at - 1].count < one.count) {
+            out[at] = out[at - 1];
+            at--;
+        }
+        out[at] = one;
+    }
+    pthread_mutex_unlock(&errors.lock);
+    return n;
 }
 
 size_t mt_error_total(void)
@@ -470,7 +705,8 @@ size_t mt_error_count(mt_error_kind_t kind)
 
 size_t mt_error_log(mt_error_t *out, size_t max)
 {
-    pthread_mutex_lock(&errors.lock);
+    if (!lock_errors())
+        return 0;
     size_t n = errors.logged < max ? errors.logged : max;
     memcpy(out, errors.log, n * sizeof *out);
     pthread_mutex_unlock(&errors.lock);

@@ -122,3 +122,76 @@ void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_d
         under->changed++;
     }
 }
+
+/* ---- fill patterns of whole blocks ---------------------------------------------------- */
+
+#define ONES UINT64_C(0x0101010101010101)
+#define LOW7 UINT64_C(0x7f7f7f7f7f7f7f7f)
+#define HIGH UINT64_C(0x8080808080808080)
+
+/* How many bytes of the word w equal the byte whose 8 copies are `rep`: exact, no carry
+ * crosses from one byte to the next. */
+static unsigned count_in_word(uint64_t w, uint64_t rep)
+{
+    uint64_t x = w ^ rep;                          /* matching bytes are now zero */
+    uint64_t nonzero = ((x & LOW7) + LOW7) | x;    /* high bit set in each nonzero byte */
+    return 8u - (unsigned)__builtin_popcountll(nonzero & HIGH);
+}
+
+size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte)
+{
+    uint64_t rep = ONES * byte;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        count += count_in_word(w, rep);
+    }
+    for (; i < n; i++)
+        count += p[i] == byte;
+    return count;
+}
+
+size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned char counted)
+{
+    uint64_t rep = ONES * counted, fill_word = ONES * fill;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        count += count_in_word(w, rep);
+        memcpy(p + i, &fill_word, 8);
+    }
+    for (; i < n; i++) {
+        count += p[i] == counted;
+        p[i] = fill;
+    }
+    return count;
+}
+
+size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
+                       size_t *last)
+{
+    uint64_t rep = ONES * byte;
+    size_t changed = 0;
+    for (size_t i = 0; i < n;) {
+        uint64_t w;
+        if (i + 8 <= n) {
+            memcpy(&w, p + i, 8);
+            if (MT_LIKELY(w == rep)) { /* the common case: nothing changed here */
+                i += 8;
+                continue;
+            }
+        }
+        size_t end = i + 8 <= n ? i + 8 : n;
+        for (; i < end; i++) {
+            if (p[i] != byte) {
+                if (changed == 0)
+                    *first = i;
+                *last = i;
+                changed++;
+            }
+        }
+    }
+    return changed;
+}

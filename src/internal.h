@@ -3,8 +3,12 @@
  * Notes on locking (every lock in the library and what it protects):
  *   - mt_shard_t.lock (table.c): one shard's hash of live blocks, its quarantine, its
  *     record free list and its counters. Held for a lookup, an insert or a removal only
- *     (and the doubling of the shard's buckets); guard checks and calls into the C library
- *     happen outside it. A spin-then-yield lock (mt_lock_t below), not a mutex.
+ *     (and the doubling of the shard's buckets); guard checks, the fill of a freed block
+ *     and calls into the C library happen outside it. One exception: a block leaving the
+ *     quarantine is checked and handed to the C library under the lock, so a second free
+ *     racing with it always finds it (in the quarantine, or released: see foreign.c).
+ *     Messages are never printed under it on the free path (printed after unlocking).
+ *     A spin-then-yield lock (mt_lock_t below), not a mutex.
  *   - stats.c has no lock: each thread writes only its own slot (see there).
  *   - mt_sites.lock (site.c): creation of new sites. Readers of existing sites take no
  *     lock: a site never moves or changes once published.
@@ -40,8 +44,8 @@
  * every function that adds to a hash declares `bool mt_hash_oom = false;` and checks it. */
 extern void *__libc_malloc(size_t size);
 extern void __libc_free(void *ptr);
-#define uthash_malloc(sz) __libc_malloc(sz)
-#define uthash_free(ptr, sz) __libc_free(ptr)
+#define uthash_malloc(sz) mt_libc_malloc(sz)
+#define uthash_free(ptr, sz) mt_libc_free(ptr)
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(obj) (mt_hash_oom = true)
 #include <uthash.h>
@@ -95,6 +99,8 @@ extern void __libc_free(void *ptr);
     X(ARENA_DESTROY, "arena destroy", NONE)                                              \
     X(REGISTER, "register", NONE)                                                        \
     X(CHECK, "check", NONE)                                                              \
+    X(PERIODIC, "periodic check", NONE)                                                  \
+    X(CRASH, "crash report", NONE)                                                       \
     X(EXIT, "exit", NONE)                                                                \
     X(NONE, "?", NONE)
 
@@ -117,11 +123,40 @@ extern void *__libc_realloc(void *ptr, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 extern void __libc_free(void *ptr);
 
+/* Built with AddressSanitizer or ThreadSanitizer (make sanitize), the sanitizer's allocator
+ * is underneath instead and libmemtrack does not provide malloc, free... for the process
+ * (the sanitizer does): the sanitizer then sees every block the tracker makes, checks the
+ * tracker's own accesses and knows when memory is reused. Code built without the header
+ * must not free tracked blocks in that build (README, "Sanitizers"). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MT_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MT_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+
+#ifndef MT_SANITIZER_ALLOCATOR
 #define mt_libc_malloc __libc_malloc
 #define mt_libc_calloc __libc_calloc
 #define mt_libc_realloc __libc_realloc
 #define mt_libc_memalign __libc_memalign
 #define mt_libc_free __libc_free
+#else
+void *malloc(size_t size);
+void *calloc(size_t count, size_t size);
+void *realloc(void *ptr, size_t size);
+void *memalign(size_t alignment, size_t size);
+void free(void *ptr);
+/* The sanitizers' allocator interface (GCC ships no header for it). */
+int __sanitizer_get_ownership(const volatile void *p);
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+#define mt_libc_malloc malloc
+#define mt_libc_calloc calloc
+#define mt_libc_realloc realloc
+#define mt_libc_memalign memalign
+#define mt_libc_free free
+#endif
 size_t mt_libc_usable_size(void *ptr);
 
 /* Small number of the calling thread (1 for the first thread seen), for reports. */
@@ -196,6 +231,22 @@ void mt_pages_free(void *ptr, size_t size);
       "with track_all: also list blocks made inside system libraries")                   \
     X(symbolize, BOOL, "1",                                                              \
       "turn code addresses into file:line from the debug information (libdw)")           \
+    /* issue 3: catching heap corruption (quarantine.c, foreign.c, crash.c) */           \
+    X(quarantine, SIZE, "4m",                                                            \
+      "bytes of freed blocks each heap shard keeps before giving them back; 0: none")    \
+    X(fill_new, BOOL, "1", "fill new blocks (not calloc) with 0xCD")                     \
+    X(fill_freed, BOOL, "1",                                                             \
+      "fill freed blocks with 0xDD and check them for writes after free")                \
+    X(unwritten, BOOL, "0",                                                              \
+      "report per site the share of freed bytes never written (needs fill_new)")         \
+    X(realloc_moves, BOOL, "1", "realloc always moves the block (0: resize in place when it fits)") \
+    X(abort_on_error, BOOL, "0", "abort (core dump, debugger) right after the first error") \
+    X(break_on, COUNT, "0", "raise SIGTRAP when allocation number N is made (0: never)")  \
+    X(check_every, COUNT, "0", "check every live block every N allocations and frees (0: never)") \
+    X(crash_report, BOOL, "1",                                                           \
+      "on SIGSEGV, SIGBUS or SIGABRT, print the heap's state before the default action") \
+    X(test_fail_storage, COUNT, "0",                                                     \
+      "testing only: the Nth and later allocations of record storage fail (0: never)")   \
     X(help, BOOL, "0", "print every option with its default and meaning, then go on")
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
@@ -318,12 +369,15 @@ static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
 #define MT_SEQ_BITS 40
 #define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
 #define MT_META_THREAD(m) ((unsigned)(((m) >> MT_SEQ_BITS) & 0xffffu))
-#define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x3fu))
-#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its guard damage was reported */
+#define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x1fu)) /* alignments to 2^31 */
+#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its damage was reported */
 #define MT_META_FLAG_OWNED (UINT64_C(1) << 63) /* a pool's, an arena's or a registrar's */
+/* In quarantine, still being checked and filled by the thread that freed it: nobody else
+ * may check or release it yet. Cleared with an atomic store; read with mt_meta_load(). */
+#define MT_META_FLAG_PENDING (UINT64_C(1) << 61)
 #define MT_META_MAKE(seq, thread, align_shift)                                           \
     (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                            \
-     ((uint64_t)((thread) & 0xffffu) << MT_SEQ_BITS) | ((uint64_t)(align_shift) << 56))
+     ((uint64_t)((thread) & 0xffffu) << MT_SEQ_BITS) | ((uint64_t)((align_shift) & 0x1fu) << 56))
 
 #define MT_SHARD_COUNT 16u
 #define MT_TABLE_INITIAL_BUCKETS 1024u
@@ -333,6 +387,9 @@ typedef struct mt_shard {
     mt_block_t *live;         /* uthash head of the live blocks; NULL when none */
     mt_block_t *free_records; /* records ready for reuse, linked through hh.next */
     size_t records_made;
+    mt_block_t *quarantine;   /* uthash head of the freed blocks held back (quarantine.c),
+                                 in the order they were freed: the oldest first */
+    size_t quarantine_bytes;  /* what they hold (mt_quarantine_cost of each) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
 extern mt_shard_t mt_shards[MT_SHARD_COUNT];
@@ -355,9 +412,22 @@ void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
+/* The quarantine's hash (same key, same index); its insertion order is the FIFO
+ * (quarantine.c keeps the budget). insert is false when the hash cannot grow. */
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b);
+mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
+/* The oldest block in quarantine, or NULL; and its removal (from hash and FIFO). */
+mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s);
+void mt_quarantine_remove_oldest_locked(mt_shard_t *s);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
- * or remove blocks. Within a shard the order is the allocations'. */
+ * or remove blocks. Within a shard the order is the allocations'. In the crash handler
+ * (mt_in_crash) a shard whose lock is taken is skipped and counted. */
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
+/* The same for the blocks in quarantine, oldest first (pending ones included: see
+ * MT_META_FLAG_PENDING); fn must not add or remove blocks. */
+void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx);
+/* Shards the crash handler found locked and skipped. */
+extern atomic_uint mt_shards_skipped;
 void mt_table_lock_all(void);
 void mt_table_unlock_all(void);
 /* Table shape, for tests and the benchmark. */
@@ -412,7 +482,11 @@ void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_d
     X(REGISTER_CONFLICT, "register over a live block")                                   \
     X(UNREGISTER_UNKNOWN, "unregister of an unknown block")                              \
     X(UNREGISTER_OWNER, "unregister by another owner")                                   \
-    MT_ERROR_LIST_CXX(X)
+    MT_ERROR_LIST_CXX(X)                                                                 \
+    /* issue 3: freed blocks and pointers the tracker never made */                      \
+    X(DOUBLE_FREE, "double free")         /* also realloc of a freed block */            \
+    X(WRITE_AFTER_FREE, "write after free")                                              \
+    X(INVALID_FREE, "invalid free")       /* free or realloc of a pointer: see what */
 
 /* A block released by the wrong family: new[] by delete, new by free... (mismatch.c);
  * a sized delete given another size than the block's (the object deleted through a base
@@ -440,12 +514,53 @@ typedef struct mt_error {
     uint32_t free_site;  /* where it was first released, when that matters */
     uint32_t found_site; /* where the error was found (a free, a check, exit) */
     size_t changed;      /* bytes found changed */
-    size_t extent;       /* bytes past the end / before the start reached */
-    int64_t offset;      /* pool and arena errors: where, from the block's start */
+    size_t extent;       /* bytes past the end / before the start reached; write after
+                            free: one past the last changed byte */
+    int64_t offset;      /* pool and arena errors: where, from the block's start; write
+                            after free: the first changed byte; invalid free inside a
+                            block: the pointer minus the block's start */
+    /* issue 3 */
+    uintptr_t pointer;   /* invalid free: the pointer the program passed */
+    unsigned what;       /* invalid free: what the pointer is (mt_pointer_class_t) */
 } mt_error_t;
 
-/* Records and prints (within the message cap) one error. */
+/* What a pointer released by tracked code turned out to be (foreign.c). For INSIDE_LIVE
+ * and INSIDE_FREED the error's block fields name the block it points into. */
+#define MT_POINTER_CLASS_LIST(X)                                                         \
+    X(UNKNOWN, "a pointer")                                                              \
+    X(INSIDE_LIVE, "a pointer inside a block")                                           \
+    X(INSIDE_FREED, "a pointer inside a freed block")                                    \
+    X(STACK, "a stack address")                                                          \
+    X(STATIC, "a static address")                                                        \
+    X(WILD, "a wild pointer")                                                            \
+    X(NOT_HEAP, "an address the C library did not allocate")                             \
+    X(RELEASED, "a block the C library already has back")
+
+typedef enum {
+#define MT_POINTER_ENUM(name, text) MT_POINTER_##name,
+    MT_POINTER_CLASS_LIST(MT_POINTER_ENUM)
+#undef MT_POINTER_ENUM
+        MT_POINTER_COUNT
+} mt_pointer_class_t;
+
+extern const char *const mt_pointer_class_names[MT_POINTER_COUNT];
+
+/* Records and prints (within the message cap) one error; with abort_on_error, aborts. */
 void mt_error_report(const mt_error_t *e);
+/* True while messages for (kind, site) are still printed: work done only to make a message
+ * better (classifying a pointer) is skipped once the cap is reached. */
+bool mt_error_will_print(mt_error_kind_t kind, uint32_t site);
+/* (kind, site) pairs whose messages passed the cap, with how many were not printed, most
+ * first; returns how many (at most max). */
+typedef struct mt_capped {
+    mt_error_kind_t kind;
+    uint32_t site;
+    uint64_t count;
+} mt_capped_t;
+size_t mt_error_not_printed(mt_capped_t *out, size_t max);
+/* Tests observe every error here (called before printing, outside any shard lock only on
+ * the free path). NULL by default. */
+extern void (*mt_error_observer)(const mt_error_t *e);
 size_t mt_error_total(void);
 size_t mt_error_count(mt_error_kind_t kind);
 #define MT_ERROR_LOG_MAX 1024
@@ -493,9 +608,10 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero);
 /* Release a block; from_tracked is false when the caller was built without the header. */
 void mt_free(void *ptr, uint32_t site, bool from_tracked);
 void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked);
-/* Releases ptr if it is a live tracked block and returns true; otherwise does nothing.
- * size, when not 0, is what a sized delete says the block holds (checked). Not for nested
- * calls (mt_busy): it takes the block's lock. */
+/* Releases ptr if it is a live tracked block and returns true; a block in quarantine is a
+ * double free (reported, true); otherwise does nothing and returns false. size, when not
+ * 0, is what a sized delete says the block holds (checked). Not for nested calls
+ * (mt_busy): it takes the block's lock. */
 bool mt_free_known(void *ptr, uint32_t site, size_t size);
 /* Checks the guards of one live block; reports damage once per block. Caller holds its lock. */
 int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
@@ -615,5 +731,93 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site);
 int mt_owners_check(uint32_t found_site);
 void mt_owners_lock_all(void);
 void mt_owners_unlock_all(void);
+
+/* ==================================================================================
+ * issue 3: catching what corrupts a heap.
+ * ================================================================================== */
+
+/* ---- tracker.c: block layout fixed when the first block is made --------------------- */
+extern bool mt_fill_new;   /* option fill_new, frozen */
+extern bool mt_fill_freed; /* option fill_freed, frozen */
+/* Bytes of guard before the user pointer (for an alignment of 1 << align_shift) and after
+ * the block; the pointer the C library gave. */
+size_t mt_block_front(unsigned align_shift);
+size_t mt_block_back(void);
+static inline unsigned char *mt_block_raw(uintptr_t addr, uint64_t meta)
+{
+    return (unsigned char *)addr - mt_block_front(MT_META_ALIGN_SHIFT(meta));
+}
+
+/* ---- guard.c: fill patterns, a word at a time -------------------------------------- */
+#define MT_FREE_FILL_BYTE 0xDDu /* "dead": freed blocks in quarantine */
+/* Fills [p, p+n) with `fill` and returns how many of its bytes were `counted` before. */
+size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned char counted);
+size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte);
+/* Counts the bytes of [p, p+n) that differ from `byte`, with the first and last offsets. */
+size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
+                       size_t *last);
+
+/* ---- quarantine.c: freed blocks held back to catch double frees and late writes ----- */
+static inline uint64_t mt_meta_load(const mt_block_t *b)
+{
+    return __atomic_load_n(&b->meta, __ATOMIC_ACQUIRE);
+}
+/* What a freed block counts against the quarantine budget: all it holds from the C
+ * library (guards included), at least 16 bytes so empty blocks count too. */
+size_t mt_quarantine_cost(size_t size, unsigned align_shift);
+/* Puts a block just taken out of the live table into quarantine as pending. False when it
+ * does not fit the budget or the hash cannot grow: the caller releases it at once. */
+bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget);
+/* Releases the oldest non-pending blocks while the shard holds more than `budget`. Blocks
+ * found written after free are described in errs[0..max) for the caller to report once
+ * the lock is released; returns how many. Stops early when errs is full. */
+#define MT_EVICT_REPORTS 8u
+size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
+                                  mt_error_t *errs, size_t max);
+/* The freeing thread's part, outside the lock: fill the block (counting bytes never
+ * written), then end its pending state so it may leave the quarantine. */
+void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy);
+/* Releases every quarantined block (out of memory); returns bytes given back. */
+size_t mt_quarantine_drain(uint32_t site);
+/* Checks every block in quarantine for writes after free, reporting each damaged block
+ * once; returns how many were damaged (memtrack_check, the exit-time check). */
+int mt_quarantine_check_all(uint32_t site);
+/* Fills e for a double free of the quarantined block copy, found at site. */
+void mt_error_double_free(const mt_block_t *copy, uint32_t site);
+
+/* ---- foreign.c: pointers the tracker never made ------------------------------------ */
+/* Copies n bytes at addr into out through the kernel: never faults. False if unreadable. */
+bool mt_probe_read(uintptr_t addr, void *out, size_t n);
+/* True when ptr is plausibly the start of a block the C library made and still lends out,
+ * so handing it to the C library's free or realloc cannot crash. Otherwise *why says what
+ * it is as far as the cheap checks tell (WILD, NOT_HEAP, RELEASED). */
+bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why);
+/* Describes a bad pointer released by tracked code for an INVALID_FREE error: points
+ * inside a tracked block (live or freed; names it), stack, static, or `why`. The table
+ * scan behind "inside a block" is skipped when detailed is false. */
+void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed,
+                         mt_error_t *e);
+
+/* ---- crash.c: the report on a fatal signal ------------------------------------------ */
+/* Nonzero in the thread running the crash handler: locks are only tried, nothing waits. */
+extern MT_TLS int mt_in_crash;
+void mt_crash_install(void);
+/* report.c: renders the live blocks for the crash report; false when it could not. */
+bool mt_report_crash_text(int fd);
+/* abort_on_error is about to abort: the SIGABRT is ours, no crash report for it. */
+void mt_crash_expect_abort(void);
+
+/* ---- unwritten.c: bytes never written, per allocation site ------------------------- */
+typedef struct mt_unwritten_site {
+    uint32_t site;
+    uint64_t blocks;    /* blocks freed (not calloc) */
+    uint64_t bytes;     /* their bytes */
+    uint64_t unwritten; /* of which still held the new-block fill when freed */
+} mt_unwritten_site_t;
+void mt_unwritten_add(uint32_t site, size_t bytes, size_t unwritten);
+/* Sites with counted bytes, most unwritten bytes first; returns how many (at most max). */
+size_t mt_unwritten_collect(mt_unwritten_site_t *out, size_t max);
+/* The report's section (option unwritten); writes nothing when no site has counts. */
+void mt_unwritten_print(mt_buf_t *b);
 
 #endif /* MT_INTERNAL_H */

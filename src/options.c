@@ -41,7 +41,8 @@ static const option_desc_t options[] = {
 /* Options that shape blocks already made cannot change once the first block exists. */
 static bool option_is_frozen_kind(const option_desc_t *o)
 {
-    return strcmp(o->name, "guard") == 0;
+    return strcmp(o->name, "guard") == 0 || strcmp(o->name, "fill_new") == 0 ||
+           strcmp(o->name, "fill_freed") == 0;
 }
 
 /* Writes the option's current value, as MEMTRACK_OPTIONS would spell it. */

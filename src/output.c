@@ -81,13 +81,17 @@ int mt_out_fd(void)
 {
     int fd = __atomic_load_n(&out_fd, __ATOMIC_ACQUIRE);
     if (MT_UNLIKELY(fd == -2)) {
-        pthread_mutex_lock(&out_mutex);
+        /* In the crash handler: the lock may be held for good; stderr will do. */
+        if (mt_in_crash && pthread_mutex_trylock(&out_mutex) != 0)
+            return mt_opt.quiet ? -1 : STDERR_FILENO;
+        if (!mt_in_crash)
+            pthread_mutex_lock(&out_mutex);
         if (out_fd == -2)
             __atomic_store_n(&out_fd, open_report_stream(), __ATOMIC_RELEASE);
         fd = out_fd;
         pthread_mutex_unlock(&out_mutex);
     }
-    if (fd == STDOUT_FILENO)
+    if (fd == STDOUT_FILENO && !mt_in_crash) /* stdio is not async-signal-safe */
         fflush(stdout); /* the program's buffered output comes first */
     return fd;
 }

@@ -85,7 +85,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
         system = true; /* no module at all: the loader's or generated code */
-        if (dladdr(s->pc, &info) != 0) {
+        if (!mt_in_crash && dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
                 out->func = info.dli_sname;
                 out->offset = (uint64_t)((uintptr_t)s->pc - (uintptr_t)info.dli_saddr);
@@ -97,7 +97,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
         /* The program's own code by file and line; a system library by module and symbol,
          * whatever debug information it has: there is no source of it to open. */
         mt_symbol_t sym;
-        if (mt_symbolize(s->pc, &sym)) {
+        if (!mt_in_crash && mt_symbolize(s->pc, &sym)) { /* libdw: not async-signal-safe */
             if (sym.file != NULL && !system) {
                 out->file = sym.file;
                 out->line = sym.line;

@@ -42,6 +42,13 @@ void mt_lock_wait(mt_lock_t *l)
     }
 }
 
+#ifdef MT_SANITIZER_ALLOCATOR
+
+size_t mt_libc_usable_size(void *ptr)
+{
+    return ptr != NULL ? __sanitizer_get_allocated_size(ptr) : 0;
+}
+#else
 /* glibc exports malloc_usable_size only under its public name, which we provide
  * ourselves; the C library's is found once with dlsym (see mt_init). */
 static size_t (*libc_usable_size)(void *);
@@ -57,6 +64,7 @@ size_t mt_libc_usable_size(void *ptr)
     }
     return libc_usable_size(ptr);
 }
+#endif
 
 void *mt_pages_alloc(size_t size)
 {

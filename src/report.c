@@ -423,6 +423,25 @@ MT_EXPORT void memtrack_report(void)
     mt_busy--;
 }
 
+/* issue 3: the live blocks as the crash handler prints them (crash.c). Nothing waits: a
+ * report being built by another thread, or one the crashed thread held, means none. */
+bool mt_report_crash_text(int fd)
+{
+    mt_report_t r;
+    if (pthread_mutex_trylock(&report_lock) != 0)
+        return false;
+    bool built = mt_report_build(&r, MT_WHEN_NOW, 1);
+    if (built) {
+        mt_buf_t b;
+        mt_buf_init(&b, fd);
+        mt_render_text(&r, &b, 0);
+        mt_buf_flush(&b);
+        mt_report_free(&r);
+    }
+    pthread_mutex_unlock(&report_lock);
+    return built;
+}
+
 MT_EXPORT unsigned long memtrack_checkpoint(void)
 {
     mt_init();

@@ -19,6 +19,10 @@
  * Records live here, outside the user's memory, in slabs taken from the C library: an
  * overrun of a user block cannot reach them. Sixteen shards, chosen by the 64 MiB region
  * of the address, each have their own lock, records and table.
+ *
+ * Each shard also keeps its quarantine (freed blocks held back, quarantine.c) in a second
+ * uthash of records with the same key and index; uthash's insertion-order list is the
+ * FIFO, oldest first. A record is in one of the two hashes, never both.
  */
 #include <string.h>
 
@@ -37,6 +41,21 @@
 /* The paper's 1024 buckets at start (uthash's own default is 32). */
 #define HASH_INITIAL_NUM_BUCKETS MT_TABLE_INITIAL_BUCKETS
 #define HASH_INITIAL_NUM_BUCKETS_LOG2 10U
+
+/* Record storage (slabs, and the hashes' tables and buckets) comes from here, so the test
+ * option test_fail_storage can make it fail: an allocation whose record cannot be stored
+ * must fail cleanly. */
+static atomic_size_t storage_allocations;
+
+static void *storage_alloc(size_t size)
+{
+    size_t fail_from = mt_opt.test_fail_storage;
+    if (MT_UNLIKELY(fail_from != 0) && atomic_fetch_add(&storage_allocations, 1) + 1 >= fail_from)
+        return NULL;
+    return mt_libc_malloc(size);
+}
+#undef uthash_malloc
+#define uthash_malloc(sz) storage_alloc(sz)
 
 mt_shard_t mt_shards[MT_SHARD_COUNT] = {
 #define SHARD_INIT {.lock = MT_LOCK_INIT}
@@ -78,7 +97,7 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
         return b;
     }
     /* A new slab: its records go on the free list. Slabs are never returned. */
-    mt_block_t *slab = mt_libc_malloc(SLAB_BYTES);
+    mt_block_t *slab = storage_alloc(SLAB_BYTES);
     if (slab == NULL)
         return NULL;
     size_t n = SLAB_BYTES / sizeof(mt_block_t);
@@ -117,13 +136,70 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     HASH_DELETE(hh, s->live, b);
 }
 
+atomic_uint mt_shards_skipped;
+
+/* Takes a shard's lock; in the crash handler only tries (the crashed thread, or one that
+ * is stopped forever now, may hold it). */
+static bool lock_for_walk(mt_shard_t *s)
+{
+    if (MT_LIKELY(!mt_in_crash)) {
+        mt_lock(&s->lock);
+        return true;
+    }
+    if (mt_trylock(&s->lock))
+        return true;
+    atomic_fetch_add(&mt_shards_skipped, 1);
+    return false;
+}
+
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
 {
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         mt_block_t *b, *next;
-        mt_lock(&s->lock);
+        if (!lock_for_walk(s))
+            continue;
         HASH_ITER(hh, s->live, b, next) fn(b, ctx);
+        mt_unlock(&s->lock);
+    }
+}
+
+/* ---- the quarantine: freed blocks held back, in a second hash per shard -------------- */
+
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    bool mt_hash_oom = false;
+    HASH_ADD_KEYPTR(hh, s->quarantine, b->hh.key, sizeof(uintptr_t), b);
+    return !mt_hash_oom;
+}
+
+mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
+{
+    mt_block_t *b = NULL;
+    if (s->quarantine != NULL)
+        HASH_FIND(hh, s->quarantine, (const void *)addr, sizeof(uintptr_t), b);
+    return b;
+}
+
+mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s)
+{
+    return s->quarantine; /* uthash's head is the first added still there */
+}
+
+void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
+{
+    mt_block_t *b = s->quarantine;
+    HASH_DELETE(hh, s->quarantine, b);
+}
+
+void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        mt_block_t *b, *next;
+        if (!lock_for_walk(s))
+            continue;
+        HASH_ITER(hh, s->quarantine, b, next) fn(s, b, ctx); /* oldest first */
         mt_unlock(&s->lock);
     }
 }

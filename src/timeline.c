@@ -95,8 +95,15 @@ void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event)
 
 size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
 {
-    pthread_mutex_lock(&timeline.lock);
-    size_t n = timeline.count < max ? timeline.count : max;
+    size_t n = 0;
+    memset(peak, 0, sizeof *peak);
+    if (mt_in_crash) { /* the crash report (issue 3): the lock is only tried */
+        if (pthread_mutex_trylock(&timeline.lock) != 0)
+            return 0;
+    } else {
+        pthread_mutex_lock(&timeline.lock);
+    }
+    n = timeline.count < max ? timeline.count : max;
     memcpy(out, timeline.samples, n * sizeof *out);
     /* The run so far ends where the counters stand now. */
     if (mt_opt.timeline && n < max) {

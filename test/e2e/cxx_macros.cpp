@@ -42,11 +42,11 @@ int main()
     delete shape;                             /* through the virtual destructor */
     Shape *shapes = new Polygon[1];
     delete shapes;                            /* mismatch, inside Polygon's destructor */
-    delete maybe;
+    int maybe_was = *maybe; delete maybe;     /* read before: freed memory holds 0xDD */
     int *nothing = nullptr;
     delete nothing;                           /* calls no operator delete */
     std::vector<std::string> words(2, std::string(30, 'w'));
-    std::printf("%d %d %d %zu\n", placed->value, copied, *maybe == 4, words.size());
+    std::printf("%d %d %d %zu\n", placed->value, copied, maybe_was == 4, words.size());
     placed->~Cell();
     return 0;
 }
