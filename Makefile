@@ -6,6 +6,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make sanitize   the library's own tests under ASan+UBSan and ThreadSanitizer
 #   make bench      the benchmark tables of BENCHMARKS.md (QUICK=1: under a minute)
+#   make model-long  the model test for STEPS steps; make fuzz: libFuzzer (clang)
 #
 # Missing Debian packages are installed with apt-get when run as root; otherwise the
 # build stops with the exact command to run (tools/deps.sh).
@@ -32,7 +33,7 @@ LIB_SRC = $(wildcard src/*.c)
 LIB_CXX_SRC = $(wildcard src/*.cpp)
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
 
-.PHONY: all deps demo test unit e2e install uninstall clean sanitize bench fault
+.PHONY: all deps demo test unit e2e install uninstall clean sanitize bench fault model model-long fuzz stress
 .DEFAULT_GOAL := all
 
 all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/pkgconfig/memtrack.pc
@@ -170,12 +171,73 @@ unit: $(UNIT_BIN)
 e2e: all $(B)/.deps-test
 	test/e2e/run.sh
 
-test: unit e2e fault
+test: unit e2e fault model stress
 
 # ---- issue 3: heap corruption (fault programs, model test, stress, sanitizers) -------
 
 fault: all $(B)/.deps-test
 	BUILD=$(CURDIR)/$(B) test/fault/run.sh
+
+# The model test: random operations against a reference model of what must be reported.
+# `make model` runs a fixed number of steps (a few seeds and quarantine sizes); `make
+# model-long STEPS=5000000` runs longer; `make fuzz FUZZ_SECONDS=60` runs libFuzzer.
+MODEL_SRC = test/model/model.c
+MODEL_BIN = $(B)/test/model
+STEPS ?= 5000000
+
+$(MODEL_BIN): $(MODEL_SRC) test/model/model_main.c test/model/model.h $(B)/libmemtrack.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(SANITIZE_FLAGS) \
+	    $(MODEL_SRC) test/model/model_main.c -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
+
+model: $(MODEL_BIN)
+	$(MODEL_BIN) 200000 1 16384
+	$(MODEL_BIN) 200000 2 2048
+	$(MODEL_BIN) 100000 3 262144
+
+model-long: $(MODEL_BIN)
+	$(MODEL_BIN) $(STEPS) $$(date +%s) 16384
+	$(MODEL_BIN) $(STEPS) $$(( $$(date +%s) + 1 )) 2048
+
+# Eight threads mixing every error at once; also run under ThreadSanitizer by `make sanitize`.
+STRESS_BIN = $(B)/test/stress
+STRESS_ITERATIONS ?= 20000
+
+$(STRESS_BIN): test/stress/stress.c $(B)/libmemtrack.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(SANITIZE_FLAGS) \
+	    test/stress/stress.c -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
+
+stress: $(STRESS_BIN)
+	$(STRESS_BIN) $(STRESS_ITERATIONS)
+
+# Sanitizers, each in its own build directory (README, "Sanitizers"):
+#   ASan+UBSan: the library's unit tests, the model and the stress test, with the
+#     sanitizer's allocator under the tracker (it checks the tracker's own accesses);
+#   TSan: the stress test and the model (Criterion cannot run under TSan);
+#   UBSan alone: the fault programs, with the library still providing malloc and free.
+SAN_ASAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_TSAN = -fsanitize=thread
+SAN_UBSAN = -fsanitize=undefined -fno-sanitize-recover=undefined
+
+sanitize:
+	$(MAKE) B=$(B)/asan SANITIZE_FLAGS="$(SAN_ASAN)" unit model stress
+	$(MAKE) B=$(B)/tsan SANITIZE_FLAGS="$(SAN_TSAN)" model stress
+	$(MAKE) B=$(B)/ubsan SANITIZE_FLAGS="$(SAN_UBSAN)" fault
+
+FUZZ_SECONDS ?= 60
+FUZZ_BIN = $(B)/fuzz/model-fuzz
+
+# The library's own sources are compiled into the fuzzer, so libFuzzer sees their branches.
+$(FUZZ_BIN): $(LIB_SRC) $(MODEL_SRC) test/model/fuzz.c test/model/model.h $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,undefined -Iinclude -Isrc -pthread \
+	    -fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc \
+	    $(LIB_SRC) $(MODEL_SRC) test/model/fuzz.c -o $@ $(LIB_LDLIBS)
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(B)/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz/corpus
 
 # ---- pools and arenas (issue 4) --------------------------------------------------------
 # make bench-pools           tools/bench/pools.c: pools and arenas against glibc's malloc,

@@ -230,11 +230,37 @@ static bool is_libc_chunk(uintptr_t p, mt_pointer_class_t *why)
     return true;
 }
 
+#endif /* !MT_SANITIZER_ALLOCATOR */
+
+/* True when p is where the C library's block under a tracked block (live or freed)
+ * starts: a real C library block, but ours. Tried for every alignment up to 64 KiB. */
+static bool starts_tracked_block(uintptr_t p)
+{
+    for (unsigned shift = 4; shift <= 16; shift++) {
+        size_t front = mt_block_front(shift);
+        if (front == 0 || p + front < p)
+            continue;
+        uintptr_t user = p + front;
+        mt_shard_t *s = mt_shard_of(user);
+        mt_lock(&s->lock);
+        mt_block_t *b = mt_table_find_locked(s, user);
+        uint64_t meta = b != NULL ? b->meta : 0;
+        if (b == NULL && (b = mt_quarantine_find_locked(s, user)) != NULL)
+            meta = mt_meta_load(b);
+        mt_unlock(&s->lock);
+        if (b != NULL && MT_META_ALIGN_SHIFT(meta) == shift)
+            return true;
+    }
+    return false;
+}
+
+#ifndef MT_SANITIZER_ALLOCATOR
+
 bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
 {
     uintptr_t p = (uintptr_t)ptr, front = mt_block_front(4);
     if (is_libc_chunk(p, why))
-        return true;
+        return !starts_tracked_block(p);
     /* A tracked block released outside the quarantine's window and freed again: its C
      * library chunk starts at our front guard. Say so rather than "not allocated". */
     mt_pointer_class_t raw_why;
@@ -247,10 +273,14 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
 #else /* MT_SANITIZER_ALLOCATOR: the sanitizer's allocator is underneath and can tell. */
 
 
+/* ThreadSanitizer's ownership test is true for any address inside a block; its allocated
+ * size is known only at a block's first 8 bytes, and blocks are 16-byte aligned: together
+ * they mean "the start of a block", as AddressSanitizer's ownership test alone does. */
 bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
 {
     unsigned char byte;
-    if (__sanitizer_get_ownership(ptr))
+    if ((uintptr_t)ptr % MT_MIN_ALIGN == 0 && __sanitizer_get_ownership(ptr) &&
+        __sanitizer_get_allocated_size(ptr) != 0 && !starts_tracked_block((uintptr_t)ptr))
         return true;
     *why = mt_probe_read((uintptr_t)ptr, &byte, 1) ? MT_POINTER_NOT_HEAP : MT_POINTER_WILD;
     return false;
@@ -271,7 +301,7 @@ typedef struct inside_ctx {
 static bool block_contains(const mt_block_t *b, uint64_t meta, uintptr_t p)
 {
     uintptr_t raw = (uintptr_t)mt_block_raw(mt_block_addr(b), meta);
-    return p >= raw && p < mt_block_addr(b) + b->size + mt_block_back() + (b->size == 0);
+    return p >= raw && p < mt_block_addr(b) + b->size + mt_block_back();
 }
 
 static void find_live(mt_block_t *b, void *ctx)

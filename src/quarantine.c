@@ -37,7 +37,9 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
     if (cost > budget)
         return false;
-    b->meta |= MT_META_FLAG_PENDING; /* nobody else can see b yet: a plain write */
+    /* Nobody else can see b yet: plain writes. Damage reported while it was live says
+     * nothing about writes after free. */
+    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_PENDING;
     if (MT_UNLIKELY(!mt_quarantine_insert_locked(s, b))) {
         b->meta &= ~MT_META_FLAG_PENDING;
         return false;

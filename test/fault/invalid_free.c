@@ -22,7 +22,8 @@ int main(void)
     for (i = 0; i < 100; i++)
         e[i] = (char)i;
     free(e + 16);
-    free(e - 8); /* in its front guard */
+    free(e - 8);  /* in its front guard */
+    free(e - 16); /* where its C library block starts: glibc would take it */
 
     char *f = malloc(50);
     free(f);
