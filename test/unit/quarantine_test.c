@@ -1,0 +1,180 @@
+/* quarantine_test.c - freed blocks wait in their shard's quarantine, oldest out first,
+ * exactly as long as the budget says; pending blocks are never evicted; freed memory is
+ * filled and checked; double frees and reallocs of freed blocks are recognised. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define AT __FILE__, __LINE__, __func__
+
+static size_t errors_seen;
+static mt_error_t last_error;
+
+static void observe(const mt_error_t *e)
+{
+    errors_seen++;
+    last_error = *e;
+}
+
+static void setup(void)
+{
+    memtrack_set_option("quiet", "1");
+    mt_error_observer = observe;
+}
+
+TestSuite(quarantine, .init = setup);
+
+static bool held(void *p)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)p);
+    mt_lock(&s->lock);
+    bool in = mt_quarantine_find_locked(s, (uintptr_t)p) != NULL;
+    mt_unlock(&s->lock);
+    return in;
+}
+
+/* Blocks in the same shard as `first`, so their frees push it out. */
+static void *same_shard(void *first, size_t size)
+{
+    for (;;) {
+        void *p = memtrack_malloc_at(size, AT);
+        if (mt_shard_of((uintptr_t)p) == mt_shard_of((uintptr_t)first))
+            return p;
+    }
+}
+
+Test(quarantine, holds_a_block_until_the_shard_frees_past_the_budget)
+{
+    memtrack_set_option("quarantine", "1000");
+    char *a = memtrack_malloc_at(100, AT);
+    size_t cost_a = mt_quarantine_cost(100, 4), cost_b = mt_quarantine_cost(200, 4);
+    cr_assert_eq(cost_a, 16 + 100 + 16);
+    memtrack_free_at(a, AT);
+    cr_assert(held(a));
+    /* Free 200-byte blocks: a stays while a and the blocks after it fit in 1000 bytes. */
+    size_t total = cost_a;
+    while (total + cost_b <= 1000) {
+        memtrack_free_at(same_shard(a, 200), AT);
+        total += cost_b;
+        cr_assert(held(a), "evicted with %zu of 1000 bytes held", total);
+    }
+    memtrack_free_at(same_shard(a, 200), AT);
+    cr_expect_not(held(a), "the free that passed the budget pushed out the oldest");
+}
+
+Test(quarantine, a_block_bigger_than_the_budget_is_not_held)
+{
+    memtrack_set_option("quarantine", "100");
+    void *small = memtrack_malloc_at(10, AT), *big = memtrack_malloc_at(100, AT);
+    memtrack_free_at(small, AT);
+    memtrack_free_at(big, AT);
+    cr_expect(held(small));
+    cr_expect_not(held(big));
+    memtrack_set_option("quarantine", "0");
+    void *c = memtrack_malloc_at(1, AT);
+    memtrack_free_at(c, AT);
+    cr_expect_not(held(c));
+}
+
+Test(quarantine, a_pending_block_is_never_evicted)
+{
+    memtrack_set_option("quarantine", "300");
+    char *a = memtrack_malloc_at(100, AT);
+    memtrack_free_at(a, AT);
+    mt_shard_t *s = mt_shard_of((uintptr_t)a);
+    mt_lock(&s->lock); /* as if its thread were still filling it */
+    mt_block_t *b = mt_quarantine_find_locked(s, (uintptr_t)a);
+    __atomic_fetch_or(&b->meta, MT_META_FLAG_PENDING, __ATOMIC_RELAXED);
+    mt_unlock(&s->lock);
+    for (int i = 0; i < 5; i++)
+        memtrack_free_at(same_shard(a, 100), AT);
+    cr_expect(held(a), "a pending block stays, over budget or not");
+    __atomic_fetch_and(&b->meta, ~MT_META_FLAG_PENDING, __ATOMIC_RELEASE);
+    memtrack_free_at(same_shard(a, 100), AT);
+    cr_expect_not(held(a), "once published, the next free evicts it");
+}
+
+Test(quarantine, freed_memory_is_filled_and_checked)
+{
+    unsigned char *a = memtrack_malloc_at(40, AT);
+    memset(a, 1, 40);
+    memtrack_free_at(a, AT);
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(a[i], MT_FREE_FILL_BYTE);
+    cr_expect_eq(memtrack_check(), 0);
+    a[7] = 0;
+    a[30] = 0;
+    cr_expect_eq(memtrack_check(), 1);
+    cr_expect_eq(errors_seen, 1);
+    cr_expect_eq(last_error.kind, MT_ERROR_WRITE_AFTER_FREE);
+    cr_expect_eq(last_error.changed, 2);
+    cr_expect_eq(last_error.offset, 7);
+    cr_expect_eq(last_error.extent, 31);
+    cr_expect_eq(memtrack_check(), 1, "still damaged");
+    cr_expect_eq(errors_seen, 1, "reported once");
+}
+
+Test(quarantine, damage_reported_while_live_does_not_hide_a_write_after_free)
+{
+    unsigned char *a = memtrack_malloc_at(8, AT);
+    a[8] = 0;
+    cr_expect_eq(memtrack_check(), 1); /* the overrun, reported */
+    memtrack_free_at(a, AT);
+    a[0] = 0;
+    cr_expect_eq(memtrack_check(), 1);
+    cr_expect_eq(last_error.kind, MT_ERROR_WRITE_AFTER_FREE);
+    cr_expect_eq(errors_seen, 2);
+}
+
+Test(quarantine, double_free_and_realloc_of_a_freed_block)
+{
+    char *a = memtrack_malloc_at(10, "alloc.c", 1, "f");
+    memtrack_free_at(a, "first.c", 2, "f");
+    memtrack_free_at(a, "second.c", 3, "f");
+    cr_assert_eq(errors_seen, 1);
+    cr_expect_eq(last_error.kind, MT_ERROR_DOUBLE_FREE);
+    cr_expect_str_eq(mt_site_get(last_error.alloc_site)->file, "alloc.c");
+    cr_expect_str_eq(mt_site_get(last_error.free_site)->file, "first.c");
+    cr_expect_str_eq(mt_site_get(last_error.found_site)->file, "second.c");
+    errno = 0;
+    cr_expect_null(memtrack_realloc_at(a, 20, AT));
+    cr_expect_eq(errno, EINVAL);
+    cr_expect_eq(errors_seen, 2);
+#ifndef MT_SANITIZER_ALLOCATOR /* the process's free() is the sanitizer's there */
+    cr_expect_eq(malloc_usable_size(a), 0, "a freed block has no usable size");
+    free(a); /* through the process's free(), as a library would */
+    cr_expect_eq(errors_seen, 3);
+    cr_expect_eq(last_error.kind, MT_ERROR_DOUBLE_FREE);
+#endif
+}
+
+Test(quarantine, unwritten_bytes_are_counted_per_site)
+{
+    memtrack_set_option("unwritten", "1");
+    for (int i = 0; i < 3; i++) {
+        char *p = memtrack_malloc_at(100, "names.c", 7, "f");
+        memset(p, 'x', 10 + i);
+        memtrack_free_at(p, AT);
+    }
+    memtrack_free_at(memtrack_calloc_at(1, 50, "zeros.c", 9, "f"), AT);
+    mt_unwritten_site_t sites[8];
+    size_t n = mt_unwritten_collect(sites, 8);
+    cr_assert_eq(n, 1, "calloc blocks are not counted");
+    cr_expect_str_eq(mt_site_get(sites[0].site)->file, "names.c");
+    cr_expect_eq(sites[0].blocks, 3);
+    cr_expect_eq(sites[0].bytes, 300);
+    cr_expect_eq(sites[0].unwritten, 90 + 89 + 88);
+}
+
+Test(quarantine, out_of_memory_gives_the_quarantine_back)
+{
+    memtrack_set_option("quarantine", "1g");
+    char *a = memtrack_malloc_at(1000, AT);
+    memtrack_free_at(a, AT);
+    cr_assert(held(a));
+    cr_expect_eq(mt_quarantine_drain(MT_SITE_NONE), 1000);
+    cr_expect_not(held(a));
+}
