@@ -817,7 +817,5 @@ typedef struct mt_unwritten_site {
 void mt_unwritten_add(uint32_t site, size_t bytes, size_t unwritten);
 /* Sites with counted bytes, most unwritten bytes first; returns how many (at most max). */
 size_t mt_unwritten_collect(mt_unwritten_site_t *out, size_t max);
-/* The report's section (option unwritten); writes nothing when no site has counts. */
-void mt_unwritten_print(mt_buf_t *b);
 
 #endif /* MT_INTERNAL_H */

@@ -60,7 +60,7 @@ void mt_buf_size(mt_buf_t *b, uint64_t bytes);
 
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
  * a reader could notice. */
-#define MT_REPORT_FORMAT_VERSION 1
+#define MT_REPORT_FORMAT_VERSION 2 /* 2: errors' pointer, offset, what; not_printed; unwritten */
 
 /* A place in the program: where a block was made or released, or where an error was seen. */
 typedef struct mt_place {
@@ -95,8 +95,26 @@ typedef struct mt_report_error {
     mt_place_t freed; /* where it was released, when that matters (kind NULL: none) */
     mt_place_t found; /* where the error was found */
     uint64_t changed; /* bytes found changed */
-    uint64_t extent;  /* bytes past the end / before the start reached */
+    uint64_t extent;  /* bytes past the end / before the start reached; write after free:
+                         one past the last changed byte */
+    uint64_t pointer; /* invalid free: the pointer the program passed (0: none) */
+    uint64_t offset;  /* write after free: the first changed byte; invalid free inside a
+                         block: the pointer minus the block (wraps when before it) */
+    const char *what; /* invalid free: what the pointer is ("a stack address"...), or NULL */
 } mt_report_error_t;
+
+/* Messages the option max_messages kept from being printed, by kind of error and place. */
+typedef struct mt_not_printed {
+    const char *kind;
+    mt_place_t found;
+    uint64_t count;
+} mt_not_printed_t;
+
+/* Bytes never written before free (still the new-block fill), by allocation site. */
+typedef struct mt_unwritten {
+    mt_place_t where;
+    uint64_t blocks, bytes, unwritten;
+} mt_unwritten_t;
 
 typedef struct mt_name_count {
     const char *name;
@@ -156,6 +174,13 @@ typedef struct mt_report {
     size_t nerror_kinds;
     mt_report_error_t *error_list; /* the first errors found, in order */
     size_t nerror_list;
+    mt_not_printed_t *not_printed; /* most first */
+    size_t nnot_printed;
+    uint64_t max_messages;         /* the cap they passed */
+
+    bool unwritten_check;      /* option unwritten: bytes never written were counted */
+    mt_unwritten_t *unwritten; /* sites with freed blocks, most unwritten bytes first */
+    size_t nunwritten;
 
     mt_sample_t *samples; /* the timeline, by event */
     size_t nsamples;

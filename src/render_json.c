@@ -158,7 +158,12 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
         u64_field(b, "sequence", e->seq, false);
         u64_field(b, "thread", e->thread, false);
         u64_field(b, "changed", e->changed, false);
-        u64_field(b, "extent", e->extent, true);
+        u64_field(b, "extent", e->extent, false);
+        key(b, "pointer");
+        address(b, e->pointer);
+        mt_buf_str(b, ", ");
+        u64_field(b, "offset", e->offset, false);
+        str_field(b, "what", e->what, true);
         mt_buf_str(b, ",\n       \"allocated_at\": ");
         place(b, &e->alloc);
         mt_buf_str(b, ",\n       \"released_at\": ");
@@ -167,7 +172,37 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
         place(b, &e->found);
         mt_buf_char(b, '}');
     }
-    mt_buf_str(b, r->nerror_list > 0 ? "\n    ]\n  },\n" : "]\n  },\n");
+    mt_buf_str(b, r->nerror_list > 0 ? "\n    ],\n" : "],\n");
+    mt_buf_str(b, "    ");
+    u64_field(b, "max_messages", r->max_messages, true);
+    mt_buf_str(b, ",\n    \"not_printed\": [");
+    for (size_t i = 0; i < r->nnot_printed; i++) {
+        const mt_not_printed_t *n = &r->not_printed[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        str_field(b, "kind", n->kind, false);
+        u64_field(b, "count", n->count, true);
+        mt_buf_str(b, ", \"found_at\": ");
+        place(b, &n->found);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, r->nnot_printed > 0 ? "\n    ]\n  },\n" : "]\n  },\n");
+}
+
+static void unwritten(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "  \"unwritten\": {\"checked\": ");
+    mt_buf_str(b, r->unwritten_check ? "true" : "false");
+    mt_buf_str(b, ", \"sites\": [");
+    for (size_t i = 0; i < r->nunwritten; i++) {
+        const mt_unwritten_t *u = &r->unwritten[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        u64_field(b, "blocks", u->blocks, false);
+        u64_field(b, "bytes", u->bytes, false);
+        u64_field(b, "unwritten", u->unwritten, false);
+        place_fields(b, &u->where);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, r->nunwritten > 0 ? "\n    ]},\n" : "]},\n");
 }
 
 static void sample(mt_buf_t *b, const mt_sample_t *s)
@@ -224,6 +259,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     statistics(b, &r->stats);
     leaks(b, r);
     errors(b, r);
+    unwritten(b, r);
     timeline(b, r);
     options(b, r);
     mt_buf_str(b, "}\n");

@@ -119,8 +119,71 @@ static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
     mt_buf_char(b, '\n');
 }
 
+/* What found an error: "free at a.c:9 in f()", "memtrack_check() at ...", "the exit-time
+ * check", "the crash report", "the periodic check at ...". */
+static void print_found_by(mt_buf_t *b, const mt_place_t *p)
+{
+    const char *kind = p->kind != NULL ? p->kind : "?";
+    if (strcmp(kind, "exit") == 0) {
+        mt_buf_str(b, "the exit-time check");
+        return;
+    }
+    if (strcmp(kind, "crash report") == 0) {
+        mt_buf_str(b, "the crash report");
+        return;
+    }
+    if (strcmp(kind, "check") == 0)
+        kind = "memtrack_check()";
+    else if (strcmp(kind, "periodic check") == 0)
+        kind = "the periodic check";
+    mt_buf_str(b, kind);
+    if (p->file != NULL || p->pc != 0) {
+        mt_buf_str(b, " at ");
+        mt_buf_place(b, p);
+    }
+}
+
+/* "invalid free: a stack address 0x7ff..., found by free at a.c:3 in f()", or for a
+ * pointer into a block, the block and where the pointer falls in it. */
+static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
+{
+    mt_buf_str(b, e->kind);
+    mt_buf_str(b, ": ");
+    if (e->seq != 0) { /* a pointer into a tracked block: name the block */
+        mt_buf_str(b, e->freed.kind != NULL ? "a pointer inside freed block #"
+                                            : "a pointer inside block #");
+        mt_buf_u64(b, e->seq);
+        mt_buf_str(b, " (");
+        mt_buf_count(b, e->size, "byte", "bytes");
+        mt_buf_str(b, ") allocated at ");
+        mt_buf_place(b, &e->alloc);
+        if (e->freed.kind != NULL) {
+            mt_buf_str(b, ", released at ");
+            mt_buf_place(b, &e->freed);
+        }
+        mt_buf_str(b, ", ");
+        if (e->pointer < e->addr) {
+            mt_buf_count(b, e->addr - e->pointer, "byte", "bytes");
+            mt_buf_str(b, " before its start");
+        } else {
+            mt_buf_count(b, e->offset, "byte", "bytes");
+            mt_buf_str(b, " past its start");
+        }
+    } else {
+        mt_buf_str(b, e->what);
+        mt_buf_char(b, ' ');
+        mt_buf_hex(b, e->pointer);
+    }
+    mt_buf_str(b, ", found by ");
+    print_found_by(b, &e->found);
+}
+
 void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
 {
+    if (e->what != NULL) {
+        invalid_free_summary(b, e);
+        return;
+    }
     mt_buf_str(b, e->kind);
     mt_buf_str(b, ": block #");
     mt_buf_u64(b, e->seq);
@@ -137,12 +200,20 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_place(b, &e->freed);
     }
     mt_buf_str(b, ", found by ");
-    mt_buf_str(b, e->found.kind != NULL ? e->found.kind : "?");
-    if (e->found.file != NULL || e->found.pc != 0) {
-        mt_buf_str(b, " at ");
-        mt_buf_place(b, &e->found);
-    }
-    if (e->changed != 0) {
+    print_found_by(b, &e->found);
+    if (e->changed != 0 && strcmp(e->kind, "write after free") == 0) {
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        if (e->extent - e->offset == 1) {
+            mt_buf_str(b, " changed at offset ");
+            mt_buf_u64(b, e->offset);
+        } else {
+            mt_buf_str(b, " changed from offset ");
+            mt_buf_u64(b, e->offset);
+            mt_buf_str(b, " to ");
+            mt_buf_u64(b, e->extent - 1);
+        }
+    } else if (e->changed != 0) {
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         mt_buf_str(b, " changed, ");
@@ -165,6 +236,62 @@ static void print_error_list(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, "  ... and ");
         mt_buf_count(b, r->errors - r->nerror_list, "more error", "more errors");
         mt_buf_str(b, " not logged\n");
+    }
+}
+
+/* What the option max_messages kept quiet, one line per kind of error and place. */
+static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
+{
+    for (size_t i = 0; i < r->nnot_printed; i++) {
+        const mt_not_printed_t *n = &r->not_printed[i];
+        mt_buf_line(b);
+        mt_buf_str(b, "  ");
+        mt_buf_u64(b, n->count);
+        mt_buf_str(b, " more ");
+        mt_buf_str(b, n->kind);
+        mt_buf_str(b, n->count == 1 ? " error" : " errors");
+        mt_buf_str(b, " found by ");
+        print_found_by(b, &n->found);
+        mt_buf_str(b, n->count == 1 ? " was not printed (max_messages="
+                                    : " were not printed (max_messages=");
+        mt_buf_u64(b, r->max_messages);
+        mt_buf_str(b, ")\n");
+    }
+}
+
+/* "12.5%", rounded down so that 99.96% does not show as 100%. */
+static void print_percent(mt_buf_t *b, uint64_t part, uint64_t whole)
+{
+    uint64_t tenths = whole == 0 ? 0 : (uint64_t)((unsigned __int128)part * 1000 / whole);
+    mt_buf_u64(b, tenths / 10);
+    mt_buf_char(b, '.');
+    mt_buf_u64(b, tenths % 10);
+    mt_buf_char(b, '%');
+}
+
+/* Option unwritten: the share of freed bytes never written, by allocation site. */
+static void print_unwritten(const mt_report_t *r, mt_buf_t *b)
+{
+    if (r->nunwritten == 0)
+        return;
+    mt_buf_line(b);
+    mt_buf_str(b, "bytes never written before free, by site (option unwritten):\n");
+    for (size_t i = 0; i < r->nunwritten; i++) {
+        const mt_unwritten_t *u = &r->unwritten[i];
+        mt_buf_line(b);
+        mt_buf_str(b, "  ");
+        print_percent(b, u->unwritten, u->bytes);
+        mt_buf_str(b, " (");
+        mt_buf_u64(b, u->unwritten);
+        mt_buf_str(b, " of ");
+        mt_buf_count(b, u->bytes, "byte", "bytes");
+        mt_buf_str(b, " in ");
+        mt_buf_count(b, u->blocks, "block", "blocks");
+        mt_buf_str(b, ") at ");
+        mt_buf_place(b, &u->where);
+        mt_buf_str(b, " by ");
+        mt_buf_str(b, u->where.kind != NULL ? u->where.kind : "?");
+        mt_buf_char(b, '\n');
     }
 }
 
@@ -267,8 +394,11 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         return;
     }
     if (!mt_report_found(r)) {
-        if (flags & MT_TEXT_SILENT_WHEN_CLEAN)
-            return; /* a clean run prints nothing, as LeakSanitizer does */
+        if (flags & MT_TEXT_SILENT_WHEN_CLEAN) {
+            print_unwritten(r, b); /* asked for with option unwritten: shown anyway */
+            mt_buf_flush(b);
+            return; /* a clean run prints nothing else, as LeakSanitizer does */
+        }
         mt_buf_line(b);
         mt_buf_str(b, at_exit ? "no leaks, no errors (" : "no live blocks, no errors (");
         mt_buf_count(b, st->total_blocks, "allocation", "allocations");
@@ -278,6 +408,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_count(b, st->peak_blocks, "block", "blocks");
         mt_buf_str(b, ")\n");
         print_counted_apart(r, b);
+        print_unwritten(r, b);
         mt_buf_flush(b);
         return;
     }
@@ -318,6 +449,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
 
     if (r->errors != 0) {
         print_error_counts(r, b);
+        print_not_printed(r, b);
         if (flags & MT_TEXT_LIST_ERRORS)
             print_error_list(r, b);
     }
@@ -325,5 +457,6 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         print_sites(r, b, at_exit);
         print_counted_apart(r, b);
     }
+    print_unwritten(r, b);
     mt_buf_flush(b);
 }

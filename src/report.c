@@ -259,6 +259,9 @@ static void build_errors(mt_report_t *r, mt_error_t *raw)
         (void)mt_place_of(e->found_site, &out->found);
         out->changed = e->changed;
         out->extent = e->extent;
+        out->pointer = e->pointer;
+        out->offset = e->offset;
+        out->what = e->kind == MT_ERROR_INVALID_FREE ? mt_pointer_class_names[e->what] : NULL;
     }
     r->nerror_list = n;
     for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
@@ -269,6 +272,40 @@ static void build_errors(mt_report_t *r, mt_error_t *raw)
             r->nerror_kinds++;
         }
     }
+}
+
+/* issue 3: messages the cap kept quiet, and bytes never written by site. */
+#define NOT_PRINTED_MAX 64u
+#define UNWRITTEN_MAX 64u
+
+static void build_not_printed(mt_report_t *r, mt_capped_t *raw)
+{
+    size_t n = mt_error_not_printed(raw, NOT_PRINTED_MAX);
+    for (size_t i = 0; i < n; i++) {
+        mt_not_printed_t *out = &r->not_printed[i];
+        out->kind = mt_error_names[raw[i].kind];
+        (void)mt_place_of(raw[i].site, &out->found);
+        out->count = raw[i].count;
+    }
+    r->nnot_printed = n;
+    r->max_messages = mt_opt.max_messages;
+}
+
+static void build_unwritten(mt_report_t *r, mt_unwritten_site_t *raw)
+{
+    r->unwritten_check = mt_opt.unwritten != 0;
+    if (!r->unwritten_check)
+        return;
+    size_t max = r->list_sites < UNWRITTEN_MAX ? r->list_sites : UNWRITTEN_MAX;
+    size_t n = mt_unwritten_collect(raw, max);
+    for (size_t i = 0; i < n; i++) {
+        mt_unwritten_t *out = &r->unwritten[i];
+        (void)mt_place_of(raw[i].site, &out->where);
+        out->blocks = raw[i].blocks;
+        out->bytes = raw[i].bytes;
+        out->unwritten = raw[i].unwritten;
+    }
+    r->nunwritten = n;
 }
 
 static void build_options(mt_report_t *r, scratch_t *s)
@@ -310,7 +347,9 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
              MT_ERROR_COUNT * sizeof(mt_name_count_t) +
              (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t) + nrules * sizeof(mt_rule_hits_t) +
              nopts * (sizeof(mt_option_value_t) + MT_OPTION_STRING_MAX + 16) + PATH_MAX +
-             16 * 16;
+             NOT_PRINTED_MAX * (sizeof(mt_capped_t) + sizeof(mt_not_printed_t)) +
+             UNWRITTEN_MAX * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) +
+             20 * 16;
     s.size = (s.size + 4095) & ~(size_t)4095;
     s.base = mt_pages_alloc(s.size);
     if (s.base == NULL)
@@ -325,6 +364,10 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->samples = take(&s, (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t));
     r->rules = take(&s, nrules * sizeof(mt_rule_hits_t) + 1);
     r->options = take(&s, nopts * sizeof(mt_option_value_t) + 1);
+    mt_capped_t *capped = take(&s, NOT_PRINTED_MAX * sizeof(mt_capped_t));
+    r->not_printed = take(&s, NOT_PRINTED_MAX * sizeof(mt_not_printed_t));
+    mt_unwritten_site_t *unwritten = take(&s, UNWRITTEN_MAX * sizeof(mt_unwritten_site_t));
+    r->unwritten = take(&s, UNWRITTEN_MAX * sizeof(mt_unwritten_t));
     char *cwd = take(&s, PATH_MAX);
     r->cwd = cwd != NULL && getcwd(cwd, PATH_MAX) != NULL ? cwd : NULL;
 
@@ -334,6 +377,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     if (r->leak_check)
         build_leaks(r, by_id, nids, since);
     build_errors(r, raw);
+    build_not_printed(r, capped);
+    build_unwritten(r, unwritten);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
     build_options(r, &s);
     return true;

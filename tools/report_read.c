@@ -104,17 +104,24 @@ static const char *opt_string(reader_t *rd, const json_t *obj, const char *key,
     return v->text;
 }
 
-static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
+/* An address member ("0x..." or null, which reads as 0). */
+static uint64_t address_member(reader_t *rd, const json_t *obj, const char *key,
+                               const char *where)
 {
-    const char *s = opt_string(rd, obj, "address", where);
+    const char *s = opt_string(rd, obj, key, where);
     if (s == NULL)
         return 0;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 16);
     if (strncmp(s, "0x", 2) != 0 || *end != '\0' || errno != 0)
-        fail(rd, "%s.address should be \"0x\" and hex digits", where);
+        fail(rd, "%s.%s should be \"0x\" and hex digits", where, key);
     return (uint64_t)v;
+}
+
+static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
+{
+    return address_member(rd, obj, "address", where);
 }
 
 static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const char *where)
@@ -256,6 +263,9 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
             out->thread = u64(rd, e, "thread", where);
             out->changed = u64(rd, e, "changed", where);
             out->extent = u64(rd, e, "extent", where);
+            out->pointer = address_member(rd, e, "pointer", where);
+            out->offset = u64(rd, e, "offset", where);
+            out->what = opt_string(rd, e, "what", where);
             char sub[96];
             snprintf(sub, sizeof sub, "%s.allocated_at", where);
             read_place(rd, json_get(e, "allocated_at"), &out->alloc, sub);
@@ -266,6 +276,50 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
         }
         r->nerror_list = list->count;
     }
+    r->max_messages = u64(rd, errors, "max_messages", "errors");
+    const json_t *quiet = need(rd, errors, "not_printed", JSON_ARRAY, "errors");
+    if (quiet != NULL &&
+        (r->not_printed = array_of(rd, quiet->count, sizeof *r->not_printed)) != NULL) {
+        for (size_t i = 0; i < quiet->count && !rd->failed; i++) {
+            const json_t *n = quiet->items[i];
+            mt_not_printed_t *out = &r->not_printed[i];
+            snprintf(where, sizeof where, "errors.not_printed[%zu]", i);
+            const json_t *kind = need(rd, n, "kind", JSON_STRING, where);
+            out->kind = kind != NULL ? kind->text : "?";
+            out->count = u64(rd, n, "count", where);
+            char sub[96];
+            snprintf(sub, sizeof sub, "%s.found_at", where);
+            read_place(rd, json_get(n, "found_at"), &out->found, sub);
+        }
+        r->nnot_printed = quiet->count;
+    }
+}
+
+static void read_unwritten(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    char where[64];
+    const json_t *u = need(rd, root, "unwritten", JSON_OBJECT, "");
+    if (u == NULL)
+        return;
+    r->unwritten_check = boolean(rd, u, "checked", "unwritten");
+    const json_t *sites = need(rd, u, "sites", JSON_ARRAY, "unwritten");
+    if (sites == NULL ||
+        (r->unwritten = array_of(rd, sites->count, sizeof *r->unwritten)) == NULL)
+        return;
+    for (size_t i = 0; i < sites->count && !rd->failed; i++) {
+        const json_t *s = sites->items[i];
+        mt_unwritten_t *out = &r->unwritten[i];
+        snprintf(where, sizeof where, "unwritten.sites[%zu]", i);
+        if (s->type != JSON_OBJECT) {
+            fail(rd, "%s should be an object", where);
+            break;
+        }
+        out->blocks = u64(rd, s, "blocks", where);
+        out->bytes = u64(rd, s, "bytes", where);
+        out->unwritten = u64(rd, s, "unwritten", where);
+        read_place(rd, s, &out->where, where);
+    }
+    r->nunwritten = sites->count;
 }
 
 static void read_timeline(reader_t *rd, const json_t *root, mt_report_t *r)
@@ -370,6 +424,7 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
     read_stats(&rd, root, &r->stats);
     read_leaks(&rd, root, r);
     read_errors(&rd, root, r);
+    read_unwritten(&rd, root, r);
     read_timeline(&rd, root, r);
     read_options(&rd, root, r);
     return !rd.failed;
@@ -381,6 +436,8 @@ void report_release(mt_report_t *r)
     free(r->rules);
     free(r->error_kinds);
     free(r->error_list);
+    free(r->not_printed);
+    free(r->unwritten);
     free(r->samples);
     free(r->options);
     memset(r, 0, sizeof *r);

@@ -49,7 +49,7 @@ r = json.load(open("lib.json"))
 errors = sorted(validator.iter_errors(r), key=lambda e: list(e.path))
 assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
 
-assert r["format"] == "memtrack-report" and r["version"] == 1 and r["when"] == "exit"
+assert r["format"] == "memtrack-report" and r["version"] == 2 and r["when"] == "exit"
 st = r["statistics"]
 assert st["peak_bytes"] == 320000 and st["peak_blocks"] == 20000, st
 assert st["total_blocks"] == 20004 and st["frees"] == 20001 and st["errors"] == 1, st
@@ -73,6 +73,9 @@ assert (e["kind"], e["size"], e["sequence"], e["changed"], e["extent"]) == ("ove
 assert (e["allocated_at"]["line"], e["allocated_at"]["kind"]) == (19, "malloc"), e
 assert (e["found_at"]["line"], e["found_at"]["kind"], e["found_at"]["function"]) == (21, "free", "main"), e
 assert e["released_at"] is None and e["address"].startswith("0x")
+assert (e["pointer"], e["offset"], e["what"]) == (None, 0, None), e
+assert E["max_messages"] == 20 and E["not_printed"] == [], E
+assert r["unwritten"] == {"checked": False, "sites": []}, r["unwritten"]
 
 T = r["timeline"]
 assert T["peak"]["bytes"] == 320000 and T["peak"]["blocks"] == 20000, T["peak"]
@@ -105,11 +108,11 @@ def broken(change):
     return list(validator.iter_errors(bad))
 assert broken(lambda b: b["leaks"]["sites"][0].pop("line"))
 assert broken(lambda b: b["leaks"]["sites"][0].update(bytes=-1))
-assert broken(lambda b: b.update(version=2))
+assert broken(lambda b: b.update(version=3))
 assert broken(lambda b: b["errors"]["list"][0].update(address=12))
 assert broken(lambda b: b["timeline"]["samples"].append({"event": 1}))
 assert broken(lambda b: b.update(extra=1))
-json.dump(dict(r, version=2), open("v2.json", "w"))
+json.dump(dict(r, version=3), open("v3.json", "w"))
 bad = json.loads(json.dumps(r)); del bad["leaks"]["sites"][1]["kind"]
 json.dump(bad, open("nokind.json", "w"))
 print("schema and content: ok")
@@ -123,9 +126,9 @@ refuse() { # refuse FILE MESSAGE
     [ $status = 2 ] || { echo "memtrack report $1: status $status"; exit 1; }
     grep -qxF "memtrack report: $1$2" refused.txt || { echo "got:"; cat refused.txt; exit 1; }
 }
-refuse v2.json ': report format 2 is newer than this memtrack reads (1)'
+refuse v3.json ': report format 3 is newer than this memtrack reads (2)'
 refuse nokind.json ': leaks.sites[1].kind is missing'
-printf '{"format": "memtrack-report", "version": 1,' >truncated.json
+printf '{"format": "memtrack-report", "version": 2,' >truncated.json
 refuse truncated.json ' is not valid JSON: line 1, column 44: expected a member name in quotes'
 printf '{"format": "other"}' >other.json
 refuse other.json ': not a memtrack report (no "format": "memtrack-report")'
