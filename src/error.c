@@ -665,6 +665,16 @@ bool mt_error_will_print(mt_error_kind_t kind, uint32_t site)
     return printed < (uint64_t)mt_opt.max_messages;
 }
 
+/* Most first; ties by kind, then site, so the order is the same from run to run. */
+static bool capped_before(const mt_capped_t *a, const mt_capped_t *b)
+{
+    if (a->count != b->count)
+        return a->count > b->count;
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    return a->site < b->site;
+}
+
 size_t mt_error_not_printed(mt_capped_t *out, size_t max)
 {
     size_t n = 0;
@@ -679,11 +689,11 @@ size_t mt_error_not_printed(mt_capped_t *out, size_t max)
         size_t at; /* insertion: most first; when full, the smallest drops out */
         if (n < max)
             at = n++;
-        else if (out[max - 1].count < one.count)
+        else if (capped_before(&one, &out[max - 1]))
             at = max - 1;
         else
             continue;
-        while (at > 0 && out[at - 1].count < one.count) {
+        while (at > 0 && capped_before(&one, &out[at - 1])) {
             out[at] = out[at - 1];
             at--;
         }

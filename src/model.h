@@ -98,8 +98,9 @@ typedef struct mt_report_error {
     uint64_t extent;  /* bytes past the end / before the start reached; write after free:
                          one past the last changed byte */
     uint64_t pointer; /* invalid free: the pointer the program passed (0: none) */
-    uint64_t offset;  /* write after free: the first changed byte; invalid free inside a
-                         block: the pointer minus the block (wraps when before it) */
+    int64_t offset;   /* write after free: the first changed byte; invalid free inside a
+                         block: the pointer minus the block's start (negative: before it);
+                         pool and arena errors: where, from the block's start */
     const char *what; /* invalid free: what the pointer is ("a stack address"...), or NULL */
 } mt_report_error_t;
 

@@ -162,7 +162,9 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
         key(b, "pointer");
         address(b, e->pointer);
         mt_buf_str(b, ", ");
-        u64_field(b, "offset", e->offset, false);
+        key(b, "offset");
+        mt_buf_i64(b, e->offset);
+        mt_buf_str(b, ", ");
         str_field(b, "what", e->what, true);
         mt_buf_str(b, ",\n       \"allocated_at\": ");
         place(b, &e->alloc);

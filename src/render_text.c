@@ -162,11 +162,11 @@ static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
             mt_buf_place(b, &e->freed);
         }
         mt_buf_str(b, ", ");
-        if (e->pointer < e->addr) {
-            mt_buf_count(b, e->addr - e->pointer, "byte", "bytes");
+        if (e->offset < 0) {
+            mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
             mt_buf_str(b, " before its start");
         } else {
-            mt_buf_count(b, e->offset, "byte", "bytes");
+            mt_buf_count(b, (uint64_t)e->offset, "byte", "bytes");
             mt_buf_str(b, " past its start");
         }
     } else {
@@ -204,12 +204,12 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
     if (e->changed != 0 && strcmp(e->kind, "write after free") == 0) {
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
-        if (e->extent - e->offset == 1) {
+        if (e->extent - (uint64_t)e->offset == 1) {
             mt_buf_str(b, " changed at offset ");
-            mt_buf_u64(b, e->offset);
+            mt_buf_u64(b, (uint64_t)e->offset);
         } else {
             mt_buf_str(b, " changed from offset ");
-            mt_buf_u64(b, e->offset);
+            mt_buf_u64(b, (uint64_t)e->offset);
             mt_buf_str(b, " to ");
             mt_buf_u64(b, e->extent - 1);
         }

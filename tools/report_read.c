@@ -264,7 +264,10 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
             out->changed = u64(rd, e, "changed", where);
             out->extent = u64(rd, e, "extent", where);
             out->pointer = address_member(rd, e, "pointer", where);
-            out->offset = u64(rd, e, "offset", where);
+            int64_t offset = 0;
+            if (!number_of(need(rd, e, "offset", JSON_NUMBER, where), true, &offset))
+                fail(rd, "%s.offset should be a whole number", where);
+            out->offset = offset;
             out->what = opt_string(rd, e, "what", where);
             char sub[96];
             snprintf(sub, sizeof sub, "%s.allocated_at", where);
