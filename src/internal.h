@@ -143,19 +143,17 @@ extern void __libc_free(void *ptr);
 #define mt_libc_memalign __libc_memalign
 #define mt_libc_free __libc_free
 #else
-void *malloc(size_t size);
-void *calloc(size_t count, size_t size);
-void *realloc(void *ptr, size_t size);
-void *memalign(size_t alignment, size_t size);
-void free(void *ptr);
+#include <malloc.h>
+#include <stdlib.h>
 /* The sanitizers' allocator interface (GCC ships no header for it). */
 int __sanitizer_get_ownership(const volatile void *p);
 size_t __sanitizer_get_allocated_size(const volatile void *p);
-#define mt_libc_malloc malloc
-#define mt_libc_calloc calloc
-#define mt_libc_realloc realloc
-#define mt_libc_memalign memalign
-#define mt_libc_free free
+/* In parentheses: a test that sees the drop-in macros must still reach the functions. */
+#define mt_libc_malloc (malloc)
+#define mt_libc_calloc (calloc)
+#define mt_libc_realloc (realloc)
+#define mt_libc_memalign (memalign)
+#define mt_libc_free (free)
 #endif
 size_t mt_libc_usable_size(void *ptr);
 
