@@ -110,8 +110,11 @@ void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
         mt_unwritten_add(copy->site, copy->size,
                          mt_count_byte(user, copy->size, MT_ALLOC_FILL_BYTE));
     }
-    /* Release: whoever sees the flag clear (under the shard lock) sees the fill too. */
-    __atomic_fetch_and(&b->meta, ~MT_META_FLAG_PENDING, __ATOMIC_RELEASE);
+    /* Release: whoever sees the flag clear (under the shard lock) sees the fill too. While
+     * the block is pending only this thread writes its meta, so a plain store will do: the
+     * value put_locked left, without the pending flag. */
+    __atomic_store_n(&b->meta, copy->meta & ~(MT_META_FLAG_REPORTED | MT_META_FLAG_PENDING),
+                     __ATOMIC_RELEASE);
 }
 
 /* ---- walks over every shard: checks and draining -------------------------------------- */
