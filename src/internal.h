@@ -40,12 +40,13 @@
 #define MEMTRACK_INTERNAL
 #include "memtrack.h"
 
-/* uthash allocates through the C library underneath us, and its failures are recoverable:
- * every function that adds to a hash declares `bool mt_hash_oom = false;` and checks it. */
-extern void *__libc_malloc(size_t size);
-extern void __libc_free(void *ptr);
-#define uthash_malloc(sz) mt_libc_malloc(sz)
-#define uthash_free(ptr, sz) mt_libc_free(ptr)
+/* uthash allocates from the tracker's own memory (memory.c), and its failures are
+ * recoverable: every function that adds to a hash declares `bool mt_hash_oom = false;`
+ * and checks it. */
+void *mt_mem_alloc(size_t size);
+void mt_mem_free(void *ptr);
+#define uthash_malloc(sz) mt_mem_alloc(sz)
+#define uthash_free(ptr, sz) mt_mem_free(ptr)
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(obj) (mt_hash_oom = true)
 #include <uthash.h>
@@ -196,6 +197,17 @@ const char *mt_program_name(void);
 /* Anonymous memory straight from the kernel (async-signal-safe); NULL on failure. */
 void *mt_pages_alloc(size_t size);
 void mt_pages_free(void *ptr, size_t size);
+/* Makes pages inaccessible (a guard page in front of the tracker's own mappings). */
+void mt_pages_protect_none(void *ptr, size_t size);
+
+/* ----------------------------------------------------------------------------------
+ * memory.c: the tracker's own memory, in mappings of its own (never the C library's heap,
+ * where the program's overruns and stray frees could reach it). malloc's interface.
+ * ---------------------------------------------------------------------------------- */
+void *mt_mem_calloc(size_t count, size_t size);
+void *mt_mem_realloc(void *ptr, size_t size);
+void mt_mem_lock_all(void);
+void mt_mem_unlock_all(void);
 
 /* ----------------------------------------------------------------------------------
  * options.c: the one options table.

@@ -72,6 +72,11 @@ void *mt_pages_alloc(size_t size)
     return p == MAP_FAILED ? NULL : p;
 }
 
+void mt_pages_protect_none(void *ptr, size_t size)
+{
+    (void)mprotect(ptr, size, PROT_NONE);
+}
+
 void mt_pages_free(void *ptr, size_t size)
 {
     if (ptr != NULL)

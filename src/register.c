@@ -41,7 +41,7 @@ const char *mt_owner_intern(const char *name)
         n = n->next;
     if (n == NULL) {
         size_t len = strlen(name) + 1;
-        n = mt_libc_malloc(sizeof *n + len);
+        n = mt_mem_alloc(sizeof *n + len);
         if (n != NULL) {
             memcpy(n->text, name, len);
             n->next = owners.names;

@@ -53,7 +53,7 @@ static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 static void cache_release(void *cache)
 {
-    mt_libc_free(cache);
+    mt_mem_free(cache);
 }
 
 static void cache_key_create(void)
@@ -65,7 +65,7 @@ static cache_entry_t *cache_get(void)
 {
     if (MT_LIKELY(thread_cache != NULL))
         return thread_cache;
-    thread_cache = mt_libc_calloc(CACHE_SIZE, sizeof(cache_entry_t));
+    thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
     if (thread_cache != NULL) {
         pthread_once(&cache_key_once, cache_key_create);
         (void)pthread_setspecific(cache_key, thread_cache);
@@ -93,7 +93,7 @@ static const char *copy_string(const char *s)
     if (s == NULL)
         return NULL;
     size_t n = strlen(s) + 1;
-    char *c = mt_libc_malloc(n);
+    char *c = mt_mem_alloc(n);
     if (c == NULL)
         return "?";
     memcpy(c, s, n);
@@ -117,12 +117,12 @@ static uint32_t site_create_locked(const site_key_t *k)
         return MT_SITE_NONE;
     mt_site_t *chunk = sites.chunks[id >> CHUNK_BITS];
     if (chunk == NULL) {
-        chunk = mt_libc_calloc(CHUNK_SITES, sizeof(mt_site_t));
+        chunk = mt_mem_calloc(CHUNK_SITES, sizeof(mt_site_t));
         if (chunk == NULL)
             return MT_SITE_NONE;
         atomic_store_explicit(&sites.chunks[id >> CHUNK_BITS], chunk, memory_order_release);
     }
-    site_node_t *node = mt_libc_calloc(1, sizeof *node);
+    site_node_t *node = mt_mem_calloc(1, sizeof *node);
     if (node == NULL)
         return MT_SITE_NONE;
     mt_site_t *s = &chunk[id & (CHUNK_SITES - 1)];
@@ -137,7 +137,7 @@ static uint32_t site_create_locked(const site_key_t *k)
     node->id = id;
     HASH_ADD(hh, sites.index, key, sizeof(site_key_t), node);
     if (mt_hash_oom) {
-        mt_libc_free(node);
+        mt_mem_free(node);
         return MT_SITE_NONE;
     }
     atomic_store_explicit(&sites.count, id + 1, memory_order_release);

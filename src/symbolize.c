@@ -99,7 +99,7 @@ static void open_libdw_locked(void)
 
 static const char *keep_string(const char *s, size_t n)
 {
-    char *copy = mt_libc_malloc(n + 1);
+    char *copy = mt_mem_alloc(n + 1);
     if (copy == NULL)
         return NULL;
     memcpy(copy, s, n);
@@ -296,7 +296,7 @@ static void cache_add_locked(uintptr_t pc, const mt_symbol_t *sym)
 {
     if (symbols.cache == NULL || (symbols.cache_used + 1) * 4 > symbols.cache_size * 3) {
         size_t size = symbols.cache_size != 0 ? symbols.cache_size * 2 : 256;
-        cache_entry_t *fresh = mt_libc_calloc(size, sizeof *fresh);
+        cache_entry_t *fresh = mt_mem_calloc(size, sizeof *fresh);
         if (fresh == NULL)
             return;
         for (size_t i = 0; i < symbols.cache_size; i++) {
@@ -307,7 +307,7 @@ static void cache_add_locked(uintptr_t pc, const mt_symbol_t *sym)
                 j = (j + 1) & (size - 1);
             fresh[j] = symbols.cache[i];
         }
-        mt_libc_free(symbols.cache);
+        mt_mem_free(symbols.cache);
         symbols.cache = fresh;
         symbols.cache_size = size;
     }

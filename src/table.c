@@ -52,7 +52,7 @@ static void *storage_alloc(size_t size)
     size_t fail_from = mt_opt.test_fail_storage;
     if (MT_UNLIKELY(fail_from != 0) && atomic_fetch_add(&storage_allocations, 1) + 1 >= fail_from)
         return NULL;
-    return mt_libc_malloc(size);
+    return mt_mem_alloc(size);
 }
 #undef uthash_malloc
 #define uthash_malloc(sz) storage_alloc(sz)
@@ -87,7 +87,7 @@ unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 
 /* ---- records ------------------------------------------------------------------------- */
 
-#define SLAB_BYTES 65536u
+#define SLAB_BYTES (65536u - 16u) /* one 64 KiB block of memory.c, header included */
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s)
 {

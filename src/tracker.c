@@ -46,6 +46,7 @@ static size_t guard_bytes;
 
 static void fork_prepare(void)
 {
+    mt_mem_lock_all();
     mt_report_lock();
     mt_owners_lock_all();
     mt_table_lock_all();
@@ -66,6 +67,7 @@ static void fork_parent(void)
     mt_table_unlock_all();
     mt_owners_unlock_all();
     mt_report_unlock();
+    mt_mem_unlock_all();
 }
 
 static void fork_child(void)
@@ -79,6 +81,7 @@ static void fork_child(void)
     mt_table_unlock_all();
     mt_owners_unlock_all();
     mt_report_unlock();
+    mt_mem_unlock_all();
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
