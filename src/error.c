@@ -598,27 +598,9 @@ static void abort_now(void)
     abort();
 }
 
-void mt_error_report(const mt_error_t *e)
+/* Prints one error, or for the one past the cap the line that says the rest are counted. */
+static void print_message(const mt_error_t *e, uint64_t n, int fd)
 {
-    atomic_fetch_add(&errors.total, 1);
-    atomic_fetch_add(&errors.by_kind[e->kind], 1);
-    if (mt_error_observer != NULL)
-        mt_error_observer(e);
-    uint64_t n = 1;
-    if (lock_errors()) {
-        if (errors.logged < MT_ERROR_LOG_MAX)
-            errors.log[errors.logged++] = *e;
-        n = count_message_locked(e->kind, e->found_site);
-        pthread_mutex_unlock(&errors.lock);
-    }
-
-    int fd = mt_out_fd();
-    bool stop = mt_opt.abort_on_error && !mt_in_crash;
-    if (fd < 0 || n > (uint64_t)mt_opt.max_messages + 1) {
-        if (stop)
-            abort_now();
-        return;
-    }
     mt_buf_t b;
     mt_buf_init(&b, fd);
     if (n == (uint64_t)mt_opt.max_messages + 1) {
@@ -640,6 +622,62 @@ void mt_error_report(const mt_error_t *e)
         mt_buf_flush(&b);
         mt_out_unlock();
     }
+}
+
+/* Messages kept while this thread holds a lock (see mt_locks_held in internal.h). */
+#define PENDING_MAX 64
+typedef struct pending_message {
+    mt_error_t e;
+    uint64_t n;
+} pending_message_t;
+static MT_TLS pending_message_t *pending;
+MT_TLS int mt_messages_pending;
+
+/* Keeps a message for later; false when there is no room (it is then printed now). */
+static bool keep_for_later(const mt_error_t *e, uint64_t n)
+{
+    if (pending == NULL)
+        pending = mt_mem_alloc(PENDING_MAX * sizeof *pending);
+    if (pending == NULL || mt_messages_pending >= PENDING_MAX)
+        return false;
+    pending[mt_messages_pending].e = *e;
+    pending[mt_messages_pending].n = n;
+    mt_messages_pending++;
+    return true;
+}
+
+void mt_error_print_pending(void)
+{
+    int count = mt_messages_pending;
+    int fd = mt_out_fd();
+    mt_messages_pending = 0;
+    for (int i = 0; i < count && fd >= 0; i++)
+        print_message(&pending[i].e, pending[i].n, fd);
+}
+
+void mt_error_report(const mt_error_t *e)
+{
+    atomic_fetch_add(&errors.total, 1);
+    atomic_fetch_add(&errors.by_kind[e->kind], 1);
+    if (mt_error_observer != NULL)
+        mt_error_observer(e);
+    uint64_t n = 1;
+    if (lock_errors()) {
+        if (errors.logged < MT_ERROR_LOG_MAX)
+            errors.log[errors.logged++] = *e;
+        n = count_message_locked(e->kind, e->found_site);
+        pthread_mutex_unlock(&errors.lock);
+    }
+
+    bool stop = mt_opt.abort_on_error && !mt_in_crash;
+    if (n > (uint64_t)mt_opt.max_messages + 1 || mt_out_fd() < 0) {
+        if (stop)
+            abort_now();
+        return;
+    }
+    if (mt_locks_held > 0 && !stop && !mt_in_crash && keep_for_later(e, n))
+        return;
+    print_message(e, n, mt_out_fd());
     if (stop)
         abort_now();
 }

@@ -7,8 +7,8 @@
  *     and calls into the C library happen outside it. One exception: a block leaving the
  *     quarantine is checked and handed to the C library under the lock, so a second free
  *     racing with it always finds it (in the quarantine, or released: see foreign.c).
- *     Messages are never printed under it on the free path (printed after unlocking).
- *     A spin-then-yield lock (mt_lock_t below), not a mutex.
+ *     Messages found under it are kept and printed when the thread releases its last
+ *     mt_lock (see mt_locks_held). A spin-then-yield lock (mt_lock_t below), not a mutex.
  *   - stats.c has no lock: each thread writes only its own slot (see there).
  *   - mt_sites.lock (site.c): creation of new sites. Readers of existing sites take no
  *     lock: a site never moves or changes once published.
@@ -20,11 +20,13 @@
  *     owner names. Pools and arenas themselves have no lock: one thread uses one at a time.
  *   - timeline.lock (timeline.c): the samples; only tried on the allocation path.
  *   - symbols.lock (symbolize.c): libdw (not thread-safe) and the cache of symbols.
- * Lock order: report -> owners -> shard -> sites -> errors -> timeline -> out -> symbols.
+ *   - mem.lock (memory.c): the free lists of the tracker's own memory.
+ * Lock order: report -> owners -> shard -> sites -> errors -> timeline -> out -> symbols
+ * -> mem.
  * No lock is held while calling user code.
  *
- * The tracker never calls itself: its memory comes from the C library's own entry points
- * (mt_libc_*), its output is formatted in fixed buffers and written with write(2), and a
+ * The tracker never calls itself: its own memory comes from mappings of its own (memory.c),
+ * the blocks it hands out from the C library's own entry points (mt_libc_*), its output is formatted in fixed buffers and written with write(2), and a
  * thread-local flag sends any nested call straight to the C library.
  */
 #ifndef MT_INTERNAL_H
@@ -178,19 +180,33 @@ typedef struct mt_lock {
 } mt_lock_t;
 #define MT_LOCK_INIT {0}
 void mt_lock_wait(mt_lock_t *l);
+
+/* How many mt_locks this thread holds. While it holds any, error messages are kept and
+ * printed when it releases the last one (error.c): printing may look up symbols, which
+ * takes the dynamic loader's lock, and a thread inside dlopen holding that lock may be
+ * waiting for one of ours. */
+extern MT_TLS int mt_locks_held;
+extern MT_TLS int mt_messages_pending;
+void mt_error_print_pending(void);
+
 static inline void mt_lock(mt_lock_t *l)
 {
     if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0))
         mt_lock_wait(l);
+    mt_locks_held++;
 }
 static inline bool mt_trylock(mt_lock_t *l)
 {
-    return atomic_load_explicit(&l->taken, memory_order_relaxed) == 0 &&
-           atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0;
+    bool taken = atomic_load_explicit(&l->taken, memory_order_relaxed) == 0 &&
+                 atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0;
+    mt_locks_held += taken;
+    return taken;
 }
 static inline void mt_unlock(mt_lock_t *l)
 {
     atomic_store_explicit(&l->taken, 0, memory_order_release);
+    if (--mt_locks_held == 0 && MT_UNLIKELY(mt_messages_pending != 0))
+        mt_error_print_pending();
 }
 
 const char *mt_program_name(void);

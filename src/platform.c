@@ -17,6 +17,7 @@
 
 MT_TLS unsigned mt_thread_number;
 MT_TLS int mt_busy;
+MT_TLS int mt_locks_held;
 
 static atomic_uint next_thread_number = 1;
 

@@ -46,7 +46,6 @@ static size_t guard_bytes;
 
 static void fork_prepare(void)
 {
-    mt_mem_lock_all();
     mt_report_lock();
     mt_owners_lock_all();
     mt_table_lock_all();
@@ -55,10 +54,12 @@ static void fork_prepare(void)
     mt_timeline_lock();
     mt_out_lock();
     mt_symbols_lock_all();
+    mt_mem_lock_all(); /* last: the tracker allocates for itself under its other locks */
 }
 
 static void fork_parent(void)
 {
+    mt_mem_unlock_all();
     mt_symbols_unlock_all();
     mt_out_unlock();
     mt_timeline_unlock();
@@ -67,11 +68,11 @@ static void fork_parent(void)
     mt_table_unlock_all();
     mt_owners_unlock_all();
     mt_report_unlock();
-    mt_mem_unlock_all();
 }
 
 static void fork_child(void)
 {
+    mt_mem_unlock_all();
     mt_symbols_unlock_all();
     mt_out_unlock();
     mt_out_after_fork_child();
@@ -81,7 +82,6 @@ static void fork_child(void)
     mt_table_unlock_all();
     mt_owners_unlock_all();
     mt_report_unlock();
-    mt_mem_unlock_all();
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
