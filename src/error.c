@@ -414,6 +414,17 @@ static void print_offset(mt_buf_t *b, int64_t offset)
     }
 }
 
+/* " of block #4 (8 bytes) made by malloc" */
+static void print_block_made_by(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_str(b, " of block #");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_str(b, ") made by ");
+    print_kind_owner(b, e->alloc_site);
+}
+
 static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
 {
     bool block_line = e->alloc_site != MT_SITE_NONE;
@@ -446,12 +457,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         mt_buf_str(b, "release to ");
         print_owner_of(b, e->found_site);
         if (block_line) {
-            mt_buf_str(b, " of block #");
-            mt_buf_u64(b, e->seq);
-            mt_buf_str(b, " (");
-            mt_buf_count(b, e->size, "byte", "bytes");
-            mt_buf_str(b, ") made by ");
-            print_kind_owner(b, e->alloc_site);
+            print_block_made_by(b, e);
             mt_buf_char(b, '\n');
         } else {
             mt_buf_str(b, " of ");
@@ -553,12 +559,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         mt_buf_str(b, "unregister by ");
         print_owner_of(b, e->found_site);
         if (block_line) {
-            mt_buf_str(b, " of block #");
-            mt_buf_u64(b, e->seq);
-            mt_buf_str(b, " (");
-            mt_buf_count(b, e->size, "byte", "bytes");
-            mt_buf_str(b, ") made by ");
-            print_kind_owner(b, e->alloc_site);
+            print_block_made_by(b, e);
             mt_buf_str(b, " (left alone)\n");
         } else {
             mt_buf_str(b, " of ");

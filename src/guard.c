@@ -19,7 +19,6 @@
 
 #include "internal.h"
 
-#define GUARD_WORD (UINT64_C(0x0101010101010101) * MT_GUARD_BYTE)
 
 size_t mt_front_size(size_t guard, size_t align)
 {
@@ -34,60 +33,23 @@ void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
     memset(user + size, MT_GUARD_BYTE, back);
 }
 
-/* Counts the bytes of [p, p+n) that differ from the guard byte, and the positions of the
- * first and last of them. Compares a word at a time: guards are checked on every free. */
-static size_t scan(const unsigned char *p, size_t n, size_t *first, size_t *last)
-{
-    size_t changed = 0, i = 0;
-    while (i + 8 <= n) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (MT_UNLIKELY(w != GUARD_WORD))
-            break;
-        i += 8;
-    }
-    for (; i < n; i++) {
-        if (p[i] != MT_GUARD_BYTE) {
-            if (changed == 0)
-                *first = i;
-            *last = i;
-            changed++;
-        }
-    }
-    return changed;
-}
 
 bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
                     mt_guard_damage_t *under, mt_guard_damage_t *over)
 {
     size_t first = 0, last = 0;
-    under->changed = scan(user - front, front, &first, &last);
+    under->changed = mt_pattern_scan(user - front, front, MT_GUARD_BYTE, &first, &last);
     /* The farthest changed byte before the block is the lowest address. */
     under->extent = under->changed != 0 ? front - first : 0;
-    over->changed = scan(user + size, back, &first, &last);
+    over->changed = mt_pattern_scan(user + size, back, MT_GUARD_BYTE, &first, &last);
     over->extent = over->changed != 0 ? last + 1 : 0;
     return under->changed != 0 || over->changed != 0;
 }
 
 size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first)
 {
-    const uint64_t word = UINT64_C(0x0101010101010101) * byte;
-    size_t changed = 0, i = 0;
-    while (i + 8 <= n) { /* the common case: all intact, a word at a time */
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (MT_UNLIKELY(w != word))
-            break;
-        i += 8;
-    }
-    for (; i < n; i++) {
-        if (p[i] != byte) {
-            if (changed == 0)
-                *first = i;
-            changed++;
-        }
-    }
-    return changed;
+    size_t last;
+    return mt_pattern_scan(p, n, byte, first, &last);
 }
 
 /* ---- the C++ cookie slot -------------------------------------------------------------- */
@@ -104,7 +66,8 @@ void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_d
         return;
     const unsigned char *slot = user - MT_COOKIE_SLOT;
     size_t first = 0, last = 0;
-    under->changed = scan(user - front, front - MT_COOKIE_SLOT, &first, &last);
+    under->changed =
+        mt_pattern_scan(user - front, front - MT_COOKIE_SLOT, MT_GUARD_BYTE, &first, &last);
     under->extent = under->changed != 0 ? front - first : 0;
     /* All 0xFD: not cleared yet (a check racing with the new that made it). */
     size_t zeros = 0, fences = 0;

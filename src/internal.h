@@ -436,6 +436,8 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s);
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
 /* Returns false (and recycles nothing) when the table could not be made. */
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
+/* Records a new live block (takes its shard's lock); false when there is no room. */
+bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site);
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* The quarantine's hash (same key, same index); its insertion order is the FIFO

@@ -77,22 +77,7 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     uint64_t n = mt_next_seq();
     uint64_t meta = MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) |
                     MT_META_FLAG_OWNED;
-    mt_shard_t *s = mt_shard_of((uintptr_t)user);
-    mt_lock(&s->lock);
-    mt_block_t *b = mt_record_new_locked(s);
-    if (MT_LIKELY(b != NULL)) {
-        mt_block_set_addr(b, (uintptr_t)user);
-        b->size = size;
-        b->meta = meta;
-        b->site = site;
-        b->free_site = MT_SITE_NONE;
-        if (MT_UNLIKELY(!mt_table_insert_locked(s, b))) {
-            mt_record_recycle_locked(s, b);
-            b = NULL;
-        }
-    }
-    mt_unlock(&s->lock);
-    if (b == NULL)
+    if (!mt_table_track((uintptr_t)user, size, meta, site))
         return false;
     mt_stats_alloc(size);
     *seq = n;

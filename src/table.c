@@ -124,6 +124,26 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return !mt_hash_oom;
 }
 
+bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
+{
+    mt_shard_t *s = mt_shard_of(user);
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_record_new_locked(s);
+    if (MT_LIKELY(b != NULL)) {
+        mt_block_set_addr(b, user);
+        b->size = size;
+        b->meta = meta;
+        b->site = site;
+        b->free_site = MT_SITE_NONE;
+        if (MT_UNLIKELY(!mt_table_insert_locked(s, b))) {
+            mt_record_recycle_locked(s, b);
+            b = NULL;
+        }
+    }
+    mt_unlock(&s->lock);
+    return b != NULL;
+}
+
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
 {
     mt_block_t *b = NULL;

@@ -268,22 +268,7 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 
     uint64_t seq = mt_next_seq();
     uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
-    mt_shard_t *s = mt_shard_of((uintptr_t)user);
-    mt_lock(&s->lock);
-    mt_block_t *b = mt_record_new_locked(s);
-    if (MT_LIKELY(b != NULL)) {
-        mt_block_set_addr(b, (uintptr_t)user);
-        b->size = size;
-        b->meta = meta;
-        b->site = site;
-        b->free_site = MT_SITE_NONE;
-        if (MT_UNLIKELY(!mt_table_insert_locked(s, b))) {
-            mt_record_recycle_locked(s, b);
-            b = NULL;
-        }
-    }
-    mt_unlock(&s->lock);
-    if (MT_UNLIKELY(b == NULL)) {
+    if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
         /* No room for the record: fail cleanly rather than hand out an untracked block. */
         mt_libc_free(raw);
         return fail(ENOMEM);
