@@ -17,6 +17,19 @@
 
 #include "internal.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define MT_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MT_LSAN 1
+#endif
+#endif
+#ifdef MT_LSAN
+/* In an AddressSanitizer build of the library (make sanitize), LeakSanitizer must see the
+ * pointers our records hold to the program's blocks, or every live block looks leaked. */
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #define HEADER 16u
 #define MIN_SHIFT 5u   /* 32-byte blocks, header included */
 #define MAX_SHIFT 16u  /* 64 KiB blocks */
@@ -57,6 +70,9 @@ static void *map_guarded(size_t size)
     if (base == NULL)
         return NULL;
     mt_pages_protect_none(base, page);
+#ifdef MT_LSAN
+    __lsan_register_root_region(base + page, size);
+#endif
     return base + page;
 }
 
@@ -137,6 +153,9 @@ void mt_mem_free(void *ptr)
         return;
     header_t *h = (header_t *)((unsigned char *)ptr - HEADER);
     if (h->cls == BIG_CLASS) {
+#ifdef MT_LSAN
+        __lsan_unregister_root_region(h, (size_t)h->map_size - page_size());
+#endif
         mt_pages_free((unsigned char *)h - page_size(), (size_t)h->map_size);
         return;
     }
