@@ -2,36 +2,15 @@
 # every dialect, included first, last or force-included, tracking on and off.
 set -eu
 src=../header
-inc="-I$TOP/include"
-strict="-Werror -Wall -Wextra -Wconversion -Wsign-conversion -Wshadow -Wundef -Wunused-macros \
- -Wredundant-decls -Wcast-qual -Wwrite-strings"
-c_only="-Wc++-compat -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
- -Wdeclaration-after-statement -Wnested-externs"
-fails=0
-try() { # try COMPILER ARGS... : compile to an object, silently
-    if ! out=$("$@" -c -o /dev/null 2>&1) || [ -n "$out" ]; then
-        echo "NOT SILENT: $*"; echo "$out" | head -20; fails=$((fails + 1))
-    fi
-}
-for cc in gcc clang; do
-    for std in "-std=c89 -pedantic-errors" "-std=c99 -pedantic-errors" "-std=c11 -pedantic-errors" "-std=gnu17"; do
+# shellcheck source=../header/strict_matrix.sh
+. ../header/strict_matrix.sh
+strict_c $src/uses_everything.c
+strict_cxx $src/uses_everything.c "-DINCLUDE_FIRST" "-DINCLUDE_LAST" "-include memtrack.h"
+for cxx in g++ clang++; do # a C++ source using the standard library after the header
+    for std in -std=c++11 -std=c++17 -std=c++20; do
         for flag in "" "-DMEMORY_CONTROL_ON"; do
-            for where in "-DINCLUDE_FIRST" "-DINCLUDE_LAST" "-include memtrack.h"; do
-                # shellcheck disable=SC2086
-                try $cc $std $strict $c_only $flag $where $inc $src/uses_everything.c
-            done
-        done
-    done
-done
-for cxx in g++ clang++; do
-    for std in -std=c++98 -std=c++11 -std=c++17 -std=c++20; do
-        for flag in "" "-DMEMORY_CONTROL_ON"; do
-            for where in "-DINCLUDE_FIRST" "-DINCLUDE_LAST" "-include memtrack.h"; do
-                # shellcheck disable=SC2086
-                try $cxx $std -pedantic-errors $strict $flag $where $inc -x c++ $src/uses_everything.c
-            done
             # shellcheck disable=SC2086
-            [ "$std" = -std=c++98 ] || try $cxx $std $strict $flag -include memtrack.h $inc $src/uses_everything.cpp
+            try $cxx $std $strict $flag -include memtrack.h $inc $src/uses_everything.cpp
         done
     done
 done
