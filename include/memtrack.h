@@ -47,6 +47,17 @@
 
 #include <stddef.h>
 
+/* With the flag off the API is static inline functions: never emitted unless called, gone
+ * when optimized. C89 has no `inline`, but GCC and clang accept __inline__ there, even with
+ * -pedantic-errors. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MEMTRACK_INLINE_ __inline__
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define MEMTRACK_INLINE_ inline
+#else
+#define MEMTRACK_INLINE_
+#endif
+
 #ifdef MEMORY_CONTROL_ON
 #include <stdlib.h>
 #include <string.h>
@@ -152,15 +163,6 @@ void memtrack_cxx_delete_site(const char *file, int line, const char *func);
 
 #else /* !MEMORY_CONTROL_ON: the introspection calls cost nothing. */
 
-/* static inline functions: never emitted unless called, gone when optimized. C89 has no
- * `inline`, but GCC and clang accept __inline__ there, even with -pedantic-errors. */
-#if defined(__GNUC__) || defined(__clang__)
-#define MEMTRACK_INLINE_ __inline__
-#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
-#define MEMTRACK_INLINE_ inline
-#else
-#define MEMTRACK_INLINE_
-#endif
 static MEMTRACK_INLINE_ int memtrack_check(void) { return 0; }
 static MEMTRACK_INLINE_ void memtrack_report(void) {}
 static MEMTRACK_INLINE_ void memtrack_stats(memtrack_stats_t *out)
@@ -192,7 +194,6 @@ static MEMTRACK_INLINE_ size_t memtrack_report_since(unsigned long mark)
     (void)mark;
     return 0;
 }
-#undef MEMTRACK_INLINE_
 
 #endif /* MEMORY_CONTROL_ON */
 
@@ -310,13 +311,6 @@ void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
 void memtrack_register_free_at(const void *ptr, const char *owner, const char *file,
                                int line, const char *func);
 #else /* as the introspection calls: static inline no-ops, never emitted */
-#if defined(__GNUC__) || defined(__clang__)
-#define MEMTRACK_INLINE_ __inline__
-#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
-#define MEMTRACK_INLINE_ inline
-#else
-#define MEMTRACK_INLINE_
-#endif
 static MEMTRACK_INLINE_ void memtrack_register_alloc(const void *ptr, size_t size,
                                                      const char *owner)
 {
@@ -329,7 +323,6 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
     (void)ptr;
     (void)owner;
 }
-#undef MEMTRACK_INLINE_
 #endif
 
 #ifdef __cplusplus
@@ -462,7 +455,9 @@ using ::memtrack_valloc_at;
     memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS: pools and arenas */
 
+#undef MEMTRACK_INLINE_
 #endif /* !__ASSEMBLER__ */
+
 #endif /* MEMTRACK_H */
 
 /* -------------------------------------------------------------------------------------

@@ -105,6 +105,17 @@ void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plu
     mt_buf_str(b, n == 1 ? singular : plural);
 }
 
+void mt_buf_from_start(mt_buf_t *b, int64_t offset)
+{
+    if (offset < 0) {
+        mt_buf_count(b, (uint64_t)-offset, "byte", "bytes");
+        mt_buf_str(b, " before its start");
+    } else {
+        mt_buf_count(b, (uint64_t)offset, "byte", "bytes");
+        mt_buf_str(b, " past its start");
+    }
+}
+
 void mt_buf_line(mt_buf_t *b)
 {
     /* Keep whole lines together when two processes share a terminal. */

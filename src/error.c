@@ -188,13 +188,7 @@ static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
                                                         : "a pointer inside freed ");
         print_block_name(b, e);
         mt_buf_str(b, ", ");
-        if (e->offset < 0) {
-            mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
-            mt_buf_str(b, " before its start");
-        } else {
-            mt_buf_count(b, (uint64_t)e->offset, "byte", "bytes");
-            mt_buf_str(b, " past its start");
-        }
+        mt_buf_from_start(b, e->offset);
         break;
     case MT_POINTER_STACK:
     case MT_POINTER_STATIC:

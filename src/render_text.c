@@ -162,13 +162,7 @@ static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
             mt_buf_place(b, &e->freed);
         }
         mt_buf_str(b, ", ");
-        if (e->offset < 0) {
-            mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
-            mt_buf_str(b, " before its start");
-        } else {
-            mt_buf_count(b, (uint64_t)e->offset, "byte", "bytes");
-            mt_buf_str(b, " past its start");
-        }
+        mt_buf_from_start(b, e->offset);
     } else {
         mt_buf_str(b, e->what);
         mt_buf_char(b, ' ');
