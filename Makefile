@@ -29,8 +29,8 @@ LIB_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -pthread \
 LIB_LDLIBS = -ldl -pthread
 
 B = build
-LIB_SRC = $(wildcard src/*.c)
-LIB_CXX_SRC = $(wildcard src/*.cpp)
+LIB_SRC = $(wildcard src/*/*.c)
+LIB_CXX_SRC = $(wildcard src/*/*.cpp)
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
 
 .PHONY: all deps demo test unit e2e install uninstall clean sanitize bench fault model model-long fuzz stress
@@ -49,9 +49,16 @@ $(B)/obj/%.o: src/%.c $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+# The C objects go into the archive as one relocatable object, so a static link takes the
+# whole tracker (the process allocator with the entry points, the exit report with the
+# lifecycle), as the shared library does; the C++ operators stay apart (see below).
+LIB_C_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+LIB_CXX_OBJ = $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
+
 $(B)/libmemtrack.a: $(LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(LD) -r -o $(B)/memtrack-c.o $(LIB_C_OBJ)
+	ar rcs $@ $(B)/memtrack-c.o $(LIB_CXX_OBJ)
 
 $(B)/libmemtrack.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $^ $(LIB_LDLIBS) $(SANITIZE_FLAGS)
@@ -97,12 +104,12 @@ uninstall:
 # ---- the memtrack command and its report tool -------------------------------------
 # build/memtrack-report reads a JSON report back into the library's report model and
 # renders it with the library's own renderers (src/buf.c, src/render_*.c).
-TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/buf.c \
-	$(wildcard src/render_*.c)
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/base/buf.c \
+	src/errors/format.c src/report/model.c $(wildcard src/report/render_*.c)
 
 all: $(B)/memtrack-report
 
-$(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) src/model.h src/internal.h \
+$(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) $(wildcard src/*/*.h) \
 		include/memtrack.h $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -Itools $(SANITIZE_FLAGS) \

@@ -22,7 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h" /* MT_OPTION_LIST: the one options table */
+#include "base/options.h"
+#include "errors/format.h" /* MT_OPTION_LIST: the one options table */
 #include "json.h"
 #include "report_read.h"
 

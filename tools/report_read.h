@@ -3,7 +3,7 @@
 #define MT_TOOLS_REPORT_READ_H
 
 #include "json.h"
-#include "model.h"
+#include "report/model.h"
 
 /* Fills *r from a parsed report; false with the reason in err. r borrows root's strings. */
 bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_size);

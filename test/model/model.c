@@ -18,7 +18,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "../test/model/model.h"
+#include "checks/guard.h"
+#include "checks/quarantine.h"
+#include "records/site.h"
 
 #define SLOTS 48
 #define RING 16384     /* freed blocks a shard's FIFO can hold in the model */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "errors/error.h"
 
 #define THREADS 8
 #define SLOTS 64

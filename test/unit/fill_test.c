@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "checks/guard.h"
 
 static unsigned char buf[600];
 

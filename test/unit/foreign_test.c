@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "checks/foreign.h"
+#include "checks/guard.h"
+#include "records/site.h"
 
 #define AT __FILE__, __LINE__, __func__
 

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "internal.h"
+#include "checks/guard.h"
 
 Test(guard, front_size_keeps_alignment)
 {

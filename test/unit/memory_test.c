@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/memory.h"
+#include "records/site.h"
+#include "records/table.h"
 
 #define AT __FILE__, __LINE__, __func__
 
@@ -31,8 +33,11 @@ Test(memory, records_tables_and_sites_are_outside_the_heap)
         mt_block_t *b = mt_table_find_locked(s, (uintptr_t)blocks[i]);
         cr_assert_not_null(b);
         cr_assert_not(in_main_heap(b, first), "record %d in the heap", i);
-        cr_assert_not(in_main_heap(s->live->hh.tbl->buckets, first), "buckets in the heap");
-        cr_assert_not(in_main_heap(s->live->hh.tbl, first), "table in the heap");
+        const void *table, *buckets;
+        mt_table_storage(s, &table, &buckets);
+        cr_assert_not_null(table);
+        cr_assert_not(in_main_heap(buckets, first), "buckets in the heap");
+        cr_assert_not(in_main_heap(table, first), "table in the heap");
         mt_unlock(&s->lock);
     }
     const mt_site_t *site = mt_site_get(mt_site_id("memory_test.c", 1, "f", MT_KIND_MALLOC, NULL));

@@ -1,7 +1,7 @@
 /* options_test.c - MEMTRACK_OPTIONS parsing: separators, types, bad entries. */
 #include <criterion/criterion.h>
 
-#include "internal.h"
+#include "base/options.h"
 
 static void quiet_warnings(void)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/buf.h"
 
 static void expect_text(mt_buf_t *b, const char *want)
 {

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "api/api.h"
+#include "api/owned.h"
 
 static void quiet(void)
 {
@@ -87,7 +88,7 @@ Test(pool_tracked, objects_have_guards_fill_and_the_released_pattern)
         cr_assert_eq(o[i], MT_ALLOC_FILL_BYTE);
     memtrack_pool_free(p, o);
     for (size_t i = 0; i < 24; i++)
-        cr_assert_eq(o[i], MT_RELEASED_BYTE, "released byte %zu", i);
+        cr_assert_eq(o[i], MT_FREE_FILL_BYTE, "released byte %zu", i);
     memtrack_pool_destroy(p);
 }
 

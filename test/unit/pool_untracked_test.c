@@ -9,12 +9,13 @@
 
 /* The tracker's own counters (libmemtrack.a): untracked pools must not move them. */
 void mt_stats_read(memtrack_stats_t *out);
+size_t mt_error_total(void);
 
 static size_t recorded(void)
 {
     memtrack_stats_t st;
     mt_stats_read(&st);
-    return st.total_blocks + st.frees + st.failed + st.errors;
+    return st.total_blocks + st.frees + st.failed + mt_error_total();
 }
 
 /* ---- pools ------------------------------------------------------------------------- */

@@ -1,12 +1,16 @@
 /* quarantine_test.c - freed blocks wait in their shard's quarantine, oldest out first,
  * exactly as long as the budget says; pending blocks are never evicted; freed memory is
  * filled and checked; double frees and reallocs of freed blocks are recognised. */
+#include <malloc.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "checks/guard.h"
+#include "checks/quarantine.h"
+#include "checks/unwritten.h"
+#include "records/site.h"
 
 #define AT __FILE__, __LINE__, __func__
 

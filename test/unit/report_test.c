@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "api/api.h"
+#include "records/timeline.h"
+#include "report/report.h"
 
 static void expect_text(mt_buf_t *b, const char *want)
 {

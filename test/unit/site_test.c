@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "internal.h"
+#include "records/site.h"
 
 Test(site, same_place_same_id)
 {

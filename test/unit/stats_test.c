@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "records/table.h"
 
 #define AT __FILE__, __LINE__, __func__
 

@@ -1,9 +1,12 @@
 /* symbolize.c - a return address turns into function, file and line (src/symbolize.c). */
+#include <stdio.h>
 #include <criterion/criterion.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/symbolize.h"
+#include "errors/error.h"
+#include "records/site.h"
 
 static void *recorded_pc;
 static int recorded_line;

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "records/table.h"
 
 Test(table, paper_index_while_1024_buckets)
 {

@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "internal.h"
+#include "checks/guard.h"
+#include "records/site.h"
 
 #define AT __FILE__, __LINE__, __func__
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "records/table.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 

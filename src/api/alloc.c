@@ -1,0 +1,200 @@
+/* alloc.c - making tracked blocks: mt_alloc, the entry points the drop-in macros call for
+ * malloc, calloc, strdup and the aligned allocations, and the debugging aids that watch
+ * allocations (break_on, check_every).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "base/output.h"
+#include "checks/quarantine.h"
+#include "records/stats.h"
+
+static unsigned log2_of(size_t v)
+{
+    return (unsigned)__builtin_ctzll((unsigned long long)v);
+}
+
+void *mt_fail(int err)
+{
+    mt_stats_failed();
+    errno = err;
+    return NULL;
+}
+
+/* ---- debugging aids: break_on, check_every ------------------------------------------- */
+
+/* break_on=N: say which allocation it is, then stop in the debugger (or die of SIGTRAP). */
+MT_NOINLINE void mt_break_now(uint64_t seq, size_t size, uint32_t site)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, mt_out_fd());
+    mt_buf_line(&b);
+    mt_buf_str(&b, "break_on=");
+    mt_buf_u64(&b, seq);
+    mt_buf_str(&b, ": allocation #");
+    mt_buf_u64(&b, seq);
+    mt_buf_str(&b, " (");
+    mt_buf_count(&b, size, "byte", "bytes");
+    mt_buf_str(&b, ") at ");
+    mt_buf_site(&b, site);
+    mt_buf_str(&b, " by ");
+    mt_buf_str(&b, mt_kind_names[mt_site_get(site)->kind]);
+    mt_buf_str(&b, "; raising SIGTRAP\n");
+    mt_out_lock();
+    mt_buf_flush(&b);
+    mt_out_unlock();
+    raise(SIGTRAP);
+}
+
+static atomic_size_t operations; /* tracked allocations and frees, for check_every */
+
+/* check_every=N: every Nth tracked allocation or free checks every block. Errors it finds
+ * name the operation's site as a periodic check. */
+MT_NOINLINE void mt_periodic_check(uint32_t site)
+{
+    size_t every = mt_opt.check_every;
+    if (every == 0 ||
+        (atomic_fetch_add_explicit(&operations, 1, memory_order_relaxed) + 1) % every != 0)
+        return;
+    const mt_site_t *s = mt_site_get(site);
+    uint32_t found = s->file != NULL
+                         ? mt_site_id(s->file, s->line, s->func, MT_KIND_PERIODIC, s->owner)
+                         : mt_site_pc(s->pc, MT_KIND_PERIODIC);
+    (void)mt_check_all(found);
+}
+
+
+/* ---- allocating ---------------------------------------------------------------------- */
+
+static unsigned char *libc_block(size_t total, size_t align, bool zero)
+{
+    if (align > MT_MIN_ALIGN)
+        return mt_libc_memalign(align, total);
+    if (zero)
+        return mt_libc_calloc(1, total); /* keeps fresh pages untouched for big blocks */
+    return mt_libc_malloc(total);
+}
+
+void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
+{
+    if (MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
+        return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
+                                    : zero ? mt_libc_calloc(1, size) : mt_libc_malloc(size);
+    mt_freeze_layout();
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    /* Records keep alignments up to 2^31 (MT_META_ALIGN_SHIFT); no allocator gives more. */
+    if (MT_UNLIKELY(align > ((size_t)1 << 31)))
+        return mt_fail(ENOMEM);
+    size_t front = mt_front_size(mt_guard_bytes, align), back = mt_guard_bytes;
+    if (MT_UNLIKELY(size > SIZE_MAX / 2 - front - back))
+        return mt_fail(ENOMEM);
+    size_t total = front + size + back;
+    unsigned char *raw = libc_block(total, align, zero);
+    /* Out of memory: what the quarantine holds goes back to the C library first. */
+    if (MT_UNLIKELY(raw == NULL) && mt_quarantine_drain(site) != 0)
+        raw = libc_block(total, align, zero);
+    if (MT_UNLIKELY(raw == NULL))
+        return mt_fail(ENOMEM);
+    unsigned char *user = raw + front;
+    mt_guard_fill(user, size, front, back);
+    if (zero) {
+        if (align > MT_MIN_ALIGN)
+            memset(user, 0, size);
+    } else if (mt_fill_new) {
+        memset(user, MT_ALLOC_FILL_BYTE, size);
+    }
+
+    uint64_t seq = mt_next_seq();
+    uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
+    if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
+        /* No room for the record: fail cleanly rather than hand out an untracked block. */
+        mt_libc_free(raw);
+        return mt_fail(ENOMEM);
+    }
+    mt_stats_alloc(size);
+    if (MT_UNLIKELY(mt_opt.break_on == seq))
+        mt_break_now(seq, size, site);
+    MT_AFTER_OPERATION(site);
+    return user;
+}
+
+
+/* ---- entry points for code built with the header --------------------------------------- */
+
+#define SITE(kind) mt_site_id(file, line, func, MT_KIND_##kind, NULL)
+
+MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func)
+{
+    return mt_alloc(size, 0, SITE(MALLOC), false);
+}
+
+MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,
+                                   const char *func)
+{
+    size_t total;
+    if (mt_mul_overflows(count, size, &total))
+        return mt_fail(ENOMEM);
+    return mt_alloc(total, 0, SITE(CALLOC), true);
+}
+
+MT_EXPORT char *memtrack_strdup_at(const char *s, const char *file, int line,
+                                   const char *func)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = mt_alloc(n, 0, SITE(STRDUP), false);
+    if (copy != NULL)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+MT_EXPORT char *memtrack_strndup_at(const char *s, size_t n, const char *file, int line,
+                                    const char *func)
+{
+    size_t len = strnlen(s, n);
+    char *copy = mt_alloc(len + 1, 0, SITE(STRNDUP), false);
+    if (copy != NULL) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+MT_EXPORT void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const char *file,
+                                          int line, const char *func)
+{
+    if (!mt_power_of_two(alignment))
+        return mt_fail(EINVAL);
+    return mt_alloc(size, alignment, SITE(ALIGNED_ALLOC), false);
+}
+
+MT_EXPORT int memtrack_posix_memalign_at(void **out, size_t alignment, size_t size,
+                                         const char *file, int line, const char *func)
+{
+    if (!mt_power_of_two(alignment) || alignment % sizeof(void *) != 0) {
+        mt_stats_failed();
+        return EINVAL;
+    }
+    int saved = errno;
+    void *p = mt_alloc(size, alignment, SITE(POSIX_MEMALIGN), false);
+    errno = saved; /* posix_memalign reports through its result, not errno */
+    if (p == NULL)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+MT_EXPORT void *memtrack_memalign_at(size_t alignment, size_t size, const char *file,
+                                     int line, const char *func)
+{
+    return mt_alloc(size, mt_round_alignment(alignment), SITE(MEMALIGN), false);
+}
+
+MT_EXPORT void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func)
+{
+    return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), SITE(VALLOC), false);
+}

@@ -1,0 +1,440 @@
+/* arena.c - arenas: allocation is a pointer bump, release is all at once (seed 003).
+ *
+ * Untracked (created by code built without MEMORY_CONTROL_ON), an arena is one block of
+ * `capacity` bytes and an offset: alloc aligns the offset and adds the size, a mark is the
+ * offset, rewind sets it back, reset sets it to zero. Nothing else runs.
+ *
+ * Tracked, each allocation is a block in the tracker's table (kind "arena", the arena's
+ * name as owner) with guard bytes on both sides, laid out as guard.c draws a malloc'd
+ * block, so the tracker's checks read it as any other block:
+ *
+ *   chunk   |pad|<- front 0xFD ->|<--- size --->|<- back 0xFD ->|pad|<- front ...
+ *                                ^ user                         ^ the next allocation
+ *
+ * The guards take room, so a tracked arena places allocations in chunks that it adds as
+ * needed, while it keeps counting `offset` exactly as the untracked arena does: the same
+ * allocations fail with NULL, marks are the same numbers, memtrack_arena_used() is the
+ * same, tracked or not. Released bytes (reset, rewind) are filled with 0xDD; before
+ * handing them out again, and at destroy and exit, they are checked, so a write through a
+ * pointer kept across a reset is reported. A log of the live allocations, in order, lets
+ * rewind and reset take their records out of the table.
+ */
+#include <string.h>
+
+#include "api/api.h"
+#include "api/owned.h"
+#include "records/stats.h"
+
+#define DEFAULT_NAME "(unnamed)"
+#define BASE_ALIGN 4096u /* alignments up to a page cost the same tracked or not */
+#define DEFAULT_ALIGN MT_MIN_ALIGN
+
+typedef struct arena_entry {
+    unsigned char *user;
+    size_t start, end; /* the allocation's offsets as the untracked arena counts them */
+    size_t chunk, to;  /* its chunk, and the offset there just past its back guard */
+} arena_entry_t;
+
+typedef struct arena_chunk {
+    unsigned char *base;
+    size_t size;
+    size_t top;   /* [0, top) holds live allocations */
+    size_t dirty; /* [0, dirty) was handed out once: [top, dirty) holds 0xDD */
+} arena_chunk_t;
+
+typedef struct arena_tracking {
+    mt_owner_t owner; /* in register.c's list, for the exit-time check */
+    memtrack_arena_t *arena;
+    const char *name; /* interned */
+    size_t guard;
+    arena_chunk_t *chunks;  /* in order; never moved or freed before destroy */
+    size_t nchunks, chunk;  /* chunks, and the one allocations come from; later ones are empty */
+    arena_entry_t *entries; /* live allocations, oldest first */
+    size_t nentries, entries_size;
+    uint32_t released_by;   /* the last reset or rewind, for messages */
+} arena_tracking_t;
+
+struct memtrack_arena {
+    unsigned char *base; /* untracked: the block */
+    size_t offset;       /* bytes in use, counted the same tracked or not */
+    size_t capacity;
+    arena_tracking_t *t; /* NULL: untracked */
+};
+
+static bool power_of_two(size_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* The offset an allocation of `size` aligned to `align` starts at, or SIZE_MAX when it
+ * does not fit. Offsets align as the untracked arena's addresses do: its block is page
+ * aligned (a tracked arena counts as if its base were aligned to anything, which differs
+ * only for alignments above a page). */
+static size_t place(const memtrack_arena_t *a, size_t size, size_t align)
+{
+    uintptr_t base = (uintptr_t)a->base, mask = align - 1;
+    if (a->offset > SIZE_MAX - mask - base % align)
+        return SIZE_MAX;
+    size_t start = (size_t)(((base + a->offset + mask) & ~mask) - base);
+    if (start > a->capacity || size > a->capacity - start)
+        return SIZE_MAX;
+    return start;
+}
+
+static void *untracked_alloc(memtrack_arena_t *a, size_t size, size_t align)
+{
+    size_t start = place(a, size, align);
+    if (MT_UNLIKELY(start == SIZE_MAX))
+        return NULL;
+    a->offset = start + (size != 0 ? size : 1); /* distinct pointers, as malloc(0) */
+    return a->base + start;
+}
+
+/* ---- tracked -------------------------------------------------------------------------- */
+
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name)
+
+/* Checks that bytes [from, to) of a chunk, released before, still hold the pattern;
+ * reports a write after release and fills them again if not. Returns 1 if reported. */
+static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t from, size_t to,
+                          uint32_t found_site)
+{
+    size_t first = 0;
+    if (to > c->dirty)
+        to = c->dirty;
+    if (from >= to)
+        return 0;
+    size_t changed = mt_pattern_check(c->base + from, to - from, MT_FREE_FILL_BYTE, &first);
+    if (MT_LIKELY(changed == 0))
+        return 0;
+    mt_error_t e = {.kind = MT_ERROR_ARENA_WRITE_AFTER_RELEASE,
+                    .addr = (uintptr_t)(c->base + from + first),
+                    .free_site = t->released_by, .found_site = found_site,
+                    .changed = changed};
+    mt_error_report(&e);
+    memset(c->base + from, MT_FREE_FILL_BYTE, to - from);
+    return 1;
+}
+
+/* Every released byte of the arena. */
+static int check_all_released(arena_tracking_t *t, uint32_t found_site)
+{
+    int problems = 0;
+    for (size_t k = 0; k < t->nchunks; k++)
+        problems += check_released(t, &t->chunks[k], t->chunks[k].top, t->chunks[k].dirty,
+                                   found_site);
+    return problems;
+}
+
+static int owner_check(mt_owner_t *o, uint32_t found_site)
+{
+    return check_all_released((arena_tracking_t *)o, found_site);
+}
+
+static bool owner_contains(mt_owner_t *o, uintptr_t addr)
+{
+    const arena_tracking_t *t = (const arena_tracking_t *)o;
+    for (size_t k = 0; k < t->nchunks; k++)
+        if (addr - (uintptr_t)t->chunks[k].base < t->chunks[k].size)
+            return true;
+    return false;
+}
+
+/* Adds an empty chunk of at least `need` bytes at the end. */
+static bool add_chunk(memtrack_arena_t *a, size_t need)
+{
+    arena_tracking_t *t = a->t;
+    arena_chunk_t *chunks = mt_libc_realloc(t->chunks, (t->nchunks + 1) * sizeof *chunks);
+    if (chunks == NULL)
+        return false;
+    t->chunks = chunks;
+    size_t size = a->capacity / 4 + 4096;
+    if (size < need)
+        size = need;
+    unsigned char *base = mt_libc_memalign(BASE_ALIGN, size);
+    if (base == NULL)
+        return false;
+    arena_chunk_t c = {base, size, 0, 0};
+    t->chunks[t->nchunks++] = c;
+    return true;
+}
+
+static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
+                           int line, const char *func, void *pc)
+{
+    arena_tracking_t *t = a->t;
+    size_t start = place(a, size, align);
+    if (start == SIZE_MAX || t->guard > SIZE_MAX / 8 || size > SIZE_MAX / 4) {
+        mt_stats_failed();
+        return NULL;
+    }
+    if (t->nentries == t->entries_size) {
+        size_t n = t->entries_size != 0 ? t->entries_size * 2 : 64;
+        arena_entry_t *entries = mt_libc_realloc(t->entries, n * sizeof *entries);
+        if (entries == NULL) {
+            mt_stats_failed();
+            return NULL;
+        }
+        t->entries = entries;
+        t->entries_size = n;
+    }
+    size_t front = mt_front_size(t->guard, align);
+    size_t need = align + front + size + t->guard; /* enough whatever the padding */
+    size_t k = t->chunk;
+    /* Later chunks are empty; one too small for this allocation is left empty. */
+    while (k < t->nchunks && t->chunks[k].size - t->chunks[k].top < need)
+        k++;
+    if (k == t->nchunks && !add_chunk(a, need)) {
+        mt_stats_failed();
+        return NULL;
+    }
+    arena_chunk_t *c = &t->chunks[k];
+    uintptr_t p = (uintptr_t)c->base + c->top;
+    unsigned char *user = (unsigned char *)(((p + align - 1) & ~(uintptr_t)(align - 1)) + front);
+    size_t to = (size_t)(user - c->base) + size + t->guard;
+    if (MT_UNLIKELY(c->top < c->dirty))
+        (void)check_released(t, c, c->top, to, SITE_OF(ARENA_ALLOC));
+    mt_guard_fill(user, size, front, t->guard);
+    memset(user, MT_ALLOC_FILL_BYTE, size);
+    if (to > c->dirty)
+        c->dirty = to;
+    c->top = to;
+    t->chunk = k;
+
+    arena_entry_t *e = &t->entries[t->nentries++];
+    e->user = user;
+    e->start = start;
+    e->end = start + (size != 0 ? size : 1);
+    e->chunk = k;
+    e->to = to;
+    a->offset = e->end;
+    uint64_t seq;
+    (void)mt_owned_insert(user, size, align, SITE_OF(ARENA), &seq);
+    return user;
+}
+
+/* Releases the newest allocations down to `keep` left (checking their guards), then
+ * fills the released bytes with the pattern unless the memory is about to go. */
+static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, bool fill)
+{
+    arena_tracking_t *t = a->t;
+    mt_block_t b;
+    while (t->nentries > keep)
+        (void)mt_owned_remove(t->entries[--t->nentries].user, site, &b);
+    t->chunk = keep > 0 ? t->entries[keep - 1].chunk : 0;
+    for (size_t k = t->chunk; k < t->nchunks; k++) {
+        arena_chunk_t *c = &t->chunks[k];
+        c->top = k == t->chunk && keep > 0 ? t->entries[keep - 1].to : 0;
+        if (fill && c->top < c->dirty)
+            memset(c->base + c->top, MT_FREE_FILL_BYTE, c->dirty - c->top);
+    }
+    t->released_by = site;
+}
+
+static void tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site)
+{
+    arena_tracking_t *t = a->t;
+    if (mark > a->offset) {
+        mt_error_t e = {.kind = MT_ERROR_ARENA_BAD_MARK, .found_site = site,
+                        .offset = (int64_t)mark, .extent = a->offset};
+        mt_error_report(&e);
+        return;
+    }
+    size_t keep = t->nentries;
+    while (keep > 0 && t->entries[keep - 1].start >= mark)
+        keep--;
+    if (keep > 0 && t->entries[keep - 1].end > mark) { /* the mark cuts an allocation */
+        mt_block_t b;
+        mt_error_t e = {.kind = MT_ERROR_ARENA_BAD_MARK, .found_site = site,
+                        .offset = (int64_t)mark};
+        if (mt_block_peek(t->entries[keep - 1].user, &b))
+            mt_error_from_block(&e, &b);
+        mt_error_report(&e);
+        mark = t->entries[keep - 1].end;
+    }
+    release_down_to(a, keep, site, true);
+    a->offset = mark;
+}
+
+/* ---- the API -------------------------------------------------------------------------- */
+
+static memtrack_arena_t *arena_create(const char *name, size_t capacity, bool tracked)
+{
+    if (capacity > SIZE_MAX / 4)
+        return NULL;
+    memtrack_arena_t *a = mt_libc_calloc(1, sizeof *a);
+    if (a == NULL)
+        return NULL;
+    a->capacity = capacity;
+    if (!tracked) {
+        a->base = mt_libc_memalign(BASE_ALIGN, capacity != 0 ? capacity : 1);
+        if (a->base == NULL) {
+            mt_libc_free(a);
+            return NULL;
+        }
+        return a;
+    }
+    arena_tracking_t *t = mt_libc_calloc(1, sizeof *t);
+    if (t == NULL) {
+        mt_libc_free(a);
+        return NULL;
+    }
+    a->t = t;
+    t->arena = a;
+    t->name = mt_owner_intern(name != NULL ? name : DEFAULT_NAME);
+    t->guard = mt_guard_size();
+    t->owner.check = owner_check;
+    t->owner.contains = owner_contains;
+    t->owner.name = t->name;
+    t->owner.kind = MT_KIND_ARENA;
+    /* The first chunk up front, as the untracked arena takes its block: room for the
+     * capacity and for guards around a fair number of allocations. */
+    if (!add_chunk(a, capacity + capacity / 4 + 4096)) {
+        mt_libc_free(t);
+        mt_libc_free(a);
+        return NULL;
+    }
+    mt_owner_add(&t->owner);
+    return a;
+}
+
+static void arena_destroy(memtrack_arena_t *a, uint32_t site)
+{
+    arena_tracking_t *t = a->t;
+    if (t != NULL) {
+        mt_owner_remove(&t->owner);
+        (void)check_all_released(t, site);
+        release_down_to(a, 0, site, false);
+        for (size_t k = 0; k < t->nchunks; k++)
+            mt_libc_free(t->chunks[k].base);
+        mt_libc_free(t->chunks);
+        mt_libc_free(t->entries);
+        mt_libc_free(t);
+    }
+    mt_libc_free(a->base);
+    mt_libc_free(a);
+}
+
+#define PC __builtin_return_address(0)
+#define TSITE(kind, arena) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, (arena)->t->name)
+#define PCSITE(kind, arena) mt_site_pc_owner(PC, MT_KIND_##kind, (arena)->t->name)
+
+MT_EXPORT memtrack_arena_t *memtrack_arena_create(const char *name, size_t capacity)
+{
+    return arena_create(name, capacity, false);
+}
+
+MT_EXPORT memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity,
+                                                     const char *file, int line,
+                                                     const char *func)
+{
+    return arena_create(name, capacity, true);
+}
+
+MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
+{
+    if (MT_UNLIKELY(arena == NULL))
+        return NULL;
+    if (MT_LIKELY(arena->t == NULL))
+        return untracked_alloc(arena, size, DEFAULT_ALIGN);
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC);
+}
+
+MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
+                                        int line, const char *func)
+{
+    if (MT_UNLIKELY(arena == NULL))
+        return NULL;
+    if (arena->t == NULL)
+        return untracked_alloc(arena, size, DEFAULT_ALIGN);
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL);
+}
+
+MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size,
+                                             size_t alignment)
+{
+    if (arena == NULL || !power_of_two(alignment))
+        return NULL;
+    if (arena->t == NULL)
+        return untracked_alloc(arena, size, alignment);
+    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC);
+}
+
+MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
+                                                size_t alignment, const char *file, int line,
+                                                const char *func)
+{
+    if (arena == NULL || !power_of_two(alignment))
+        return NULL;
+    if (arena->t == NULL)
+        return untracked_alloc(arena, size, alignment);
+    return tracked_alloc(arena, size, alignment, file, line, func, NULL);
+}
+
+MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)
+{
+    return arena != NULL ? arena->offset : 0;
+}
+
+MT_EXPORT void memtrack_arena_rewind(memtrack_arena_t *arena, size_t mark)
+{
+    if (arena == NULL)
+        return;
+    if (arena->t != NULL)
+        tracked_rewind(arena, mark, PCSITE(ARENA_REWIND, arena));
+    else if (mark <= arena->offset)
+        arena->offset = mark;
+}
+
+MT_EXPORT void memtrack_arena_rewind_at(memtrack_arena_t *arena, size_t mark, const char *file,
+                                        int line, const char *func)
+{
+    if (arena == NULL)
+        return;
+    if (arena->t != NULL)
+        tracked_rewind(arena, mark, TSITE(ARENA_REWIND, arena));
+    else if (mark <= arena->offset)
+        arena->offset = mark;
+}
+
+MT_EXPORT void memtrack_arena_reset(memtrack_arena_t *arena)
+{
+    if (arena == NULL)
+        return;
+    if (arena->t != NULL)
+        release_down_to(arena, 0, PCSITE(ARENA_RESET, arena), true);
+    arena->offset = 0;
+}
+
+MT_EXPORT void memtrack_arena_reset_at(memtrack_arena_t *arena, const char *file, int line,
+                                       const char *func)
+{
+    if (arena == NULL)
+        return;
+    if (arena->t != NULL)
+        release_down_to(arena, 0, TSITE(ARENA_RESET, arena), true);
+    arena->offset = 0;
+}
+
+MT_EXPORT void memtrack_arena_destroy(memtrack_arena_t *arena)
+{
+    if (arena != NULL)
+        arena_destroy(arena, arena->t != NULL ? PCSITE(ARENA_DESTROY, arena) : MT_SITE_NONE);
+}
+
+MT_EXPORT void memtrack_arena_destroy_at(memtrack_arena_t *arena, const char *file, int line,
+                                         const char *func)
+{
+    if (arena != NULL)
+        arena_destroy(arena, arena->t != NULL ? TSITE(ARENA_DESTROY, arena) : MT_SITE_NONE);
+}
+
+MT_EXPORT size_t memtrack_arena_used(const memtrack_arena_t *arena)
+{
+    return arena != NULL ? arena->offset : 0;
+}
+
+MT_EXPORT size_t memtrack_arena_capacity(const memtrack_arena_t *arena)
+{
+    return arena != NULL ? arena->capacity : 0;
+}

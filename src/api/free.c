@@ -1,0 +1,326 @@
+/* free.c - releasing and resizing tracked blocks: a pointer is looked up once, under its
+ * shard's lock; a live block goes to the quarantine (or back to the C library), a freed
+ * one is a double free, a pool's is reported, and one the tracker never made goes back to
+ * the C library only when it surely made it (checks/foreign.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/owned.h"
+#include "checks/foreign.h"
+#include "checks/mismatch.h"
+#include "checks/quarantine.h"
+#include "checks/unwritten.h"
+#include "records/stats.h"
+
+/* ---- finding a pointer ---------------------------------------------------------------- */
+
+
+/* A copy of a quarantined record; its meta may change under us (the pending flag). */
+static void copy_freed(const mt_block_t *b, mt_block_t *out)
+{
+    out->link.key = b->link.key;
+    out->size = b->size;
+    out->meta = mt_meta_load(b) & ~MT_META_FLAG_PENDING;
+    out->site = b->site;
+    out->free_site = b->free_site;
+}
+
+/* Copies the record of a live or freed tracked block without changing anything. */
+mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    mt_found_t found = MT_FOUND_NONE;
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
+    if (b != NULL) {
+        *out = *b;
+        found = MT_FOUND_LIVE;
+    } else if ((b = mt_quarantine_find_locked(s, (uintptr_t)ptr)) != NULL) {
+        copy_freed(b, out);
+        found = MT_FOUND_FREED;
+    }
+    mt_unlock(&s->lock);
+    return found;
+}
+
+
+static uint32_t site_of(mt_free_site_t *f)
+{
+    if (f->id == MT_SITE_NONE && f->pc != NULL)
+        f->id = mt_site_pc(f->pc, f->kind);
+    return f->id;
+}
+
+/* ---- releasing -------------------------------------------------------------------------- */
+
+/* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
+ * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
+ * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
+ * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
+ * MT_FOUND_NONE nothing was done. */
+mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    mt_block_t copy, *held = NULL;
+    mt_error_t late[MT_EVICT_REPORTS];
+    size_t nlate = 0, budget = mt_opt.quarantine;
+    mt_found_t found = MT_FOUND_NONE;
+    uint32_t site = MT_SITE_NONE;
+
+    /* The guards are checked next, and the C library reads the chunk's header: start
+     * loading them while the table is searched (a prefetch never faults). */
+    __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
+    if (b != NULL)
+        __builtin_prefetch((const char *)ptr + b->size);
+    if (MT_UNLIKELY(b != NULL && (b->meta & MT_META_FLAG_OWNED))) {
+        found = MT_FOUND_OWNED; /* it stays in the table: its owner releases it */
+        site = site_of(where);
+        copy = *b;
+    } else if (MT_LIKELY(b != NULL)) {
+        found = MT_FOUND_LIVE;
+        site = site_of(where);
+        mt_table_remove_locked(s, b);
+        b->free_site = site;
+        copy = *b;
+        if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
+            held = b;
+            nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
+        } else {
+            mt_record_recycle_locked(s, b);
+        }
+    } else if ((b = mt_quarantine_find_locked(s, (uintptr_t)ptr)) != NULL) {
+        found = MT_FOUND_FREED;
+        site = site_of(where);
+        copy_freed(b, &copy);
+    }
+    mt_unlock(&s->lock);
+
+    if (MT_LIKELY(found == MT_FOUND_LIVE)) {
+        if (MT_UNLIKELY(delete_size != 0))
+            mt_check_delete_size(&copy, site, delete_size);
+        mt_check_release(&copy, site); /* the right family: free for malloc, delete for new */
+        (void)mt_check_block(&copy, site);
+        if (held != NULL) {
+            mt_quarantine_fill_and_publish(held, &copy);
+        } else {
+            if (mt_opt.unwritten && mt_fill_new &&
+                mt_site_get(copy.site)->kind != MT_KIND_CALLOC)
+                mt_unwritten_add(copy.site, copy.size,
+                                 mt_count_byte((unsigned char *)mt_block_addr(&copy), copy.size,
+                                               MT_ALLOC_FILL_BYTE));
+            mt_libc_free(mt_block_raw(mt_block_addr(&copy), copy.meta));
+        }
+        mt_stats_free(copy.size);
+        for (size_t i = 0; i < nlate; i++)
+            mt_error_report(&late[i]);
+        MT_AFTER_OPERATION(site);
+    } else if (found == MT_FOUND_FREED) {
+        mt_error_double_free(&copy, site);
+    } else if (found == MT_FOUND_OWNED) {
+        mt_owned_misuse(&copy, site);
+    }
+    return found;
+}
+
+/* A pointer the tracker never made (nor holds in quarantine), released by tracked code:
+ * the C library gets it back only when it surely made it (foreign.c). */
+static void report_bad_pointer(void *ptr, mt_pointer_class_t why, uint32_t site)
+{
+    mt_error_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = MT_ERROR_INVALID_FREE;
+    e.found_site = site;
+    bool detailed = mt_error_observer != NULL || mt_error_will_print(e.kind, site);
+    mt_foreign_describe(ptr, why, detailed, &e);
+    mt_error_report(&e);
+}
+
+static void release_foreign(void *ptr, uint32_t site)
+{
+    mt_pointer_class_t why;
+    if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site)))
+        return; /* a stale pointer into a pool's or an arena's memory */
+    if (MT_LIKELY(mt_foreign_is_libc_block(ptr, &why)))
+        mt_libc_free(ptr);
+    else
+        report_bad_pointer(ptr, why, site);
+}
+
+/* A free nested inside the tracker (the C library freeing its own memory while a report
+ * is printed, a signal handler): this thread may hold the shard's lock, so only try it.
+ * Returns false when the lock is taken: leaking the pointer is safer than guessing. */
+bool mt_free_nested(void *ptr)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    if (!mt_trylock(&s->lock))
+        return false;
+    bool tracked = mt_table_find_locked(s, (uintptr_t)ptr) != NULL ||
+                   mt_quarantine_find_locked(s, (uintptr_t)ptr) != NULL;
+    mt_unlock(&s->lock);
+    if (!tracked)
+        mt_libc_free(ptr);
+    return true;
+}
+
+bool mt_free_known(void *ptr, uint32_t site, size_t size)
+{
+    mt_free_site_t where = {site, NULL, MT_KIND_DELETE};
+    return mt_release(ptr, &where, size) != MT_FOUND_NONE;
+}
+
+void mt_free(void *ptr, uint32_t site, bool from_tracked)
+{
+    if (ptr == NULL)
+        return;
+    if (MT_UNLIKELY(mt_busy)) {
+        (void)mt_free_nested(ptr);
+        return;
+    }
+    mt_free_site_t where = {site, NULL, MT_KIND_FREE};
+    if (mt_release(ptr, &where, 0) != MT_FOUND_NONE)
+        return;
+    if (from_tracked)
+        release_foreign(ptr, site);
+    else
+        mt_libc_free(ptr);
+}
+
+/* ---- reallocating ----------------------------------------------------------------------- */
+
+/* realloc_moves=0: grows or shrinks the block where it is when its C library block has the
+ * room; the guards are checked first and rewritten. Returns NULL when it does not fit. */
+static void *resize_in_place(void *ptr, size_t size, uint32_t site)
+{
+    unsigned char *user = ptr;
+    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    mt_block_t before;
+    mt_guard_damage_t under, over;
+    bool resized = false, damaged = false;
+    uint64_t seq = 0;
+
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
+    if (b != NULL && size <= SIZE_MAX / 2) {
+        size_t front = mt_block_front_of(b), back = mt_block_back();
+        size_t room = mt_libc_usable_size(user - front);
+        if (size <= b->size || (room >= front + back && room - front - back >= size)) {
+            before = *b;
+            damaged = mt_block_damaged(b, &under, &over);
+            if (size > b->size && mt_fill_new)
+                memset(user + b->size, MT_ALLOC_FILL_BYTE, size - b->size);
+            memset(user + size, MT_GUARD_BYTE, back);
+            seq = mt_next_seq();
+            b->size = size;
+            b->site = site;
+            b->meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(b->meta));
+            resized = true;
+        }
+    }
+    mt_unlock(&s->lock);
+    if (!resized)
+        return NULL;
+    mt_check_release(&before, site); /* realloc of a block new made */
+    if (damaged && !(before.meta & MT_META_FLAG_REPORTED))
+        mt_report_guard_damage(&before, site, &under, &over);
+    mt_stats_free(before.size);
+    mt_stats_alloc(size);
+    if (MT_UNLIKELY(mt_opt.break_on == seq))
+        mt_break_now(seq, size, site);
+    return ptr;
+}
+
+void *mt_realloc_live(void *ptr, const mt_block_t *old, size_t size, uint32_t site,
+                          bool from_tracked)
+{
+    if (MT_UNLIKELY(old->meta & MT_META_FLAG_OWNED)) {
+        mt_owned_misuse(old, site); /* its memory is not the C library's to move */
+        errno = EINVAL;
+        return NULL;
+    }
+    if (size == 0) { /* glibc frees and returns NULL */
+        mt_free(ptr, site, from_tracked);
+        return NULL;
+    }
+    if (!mt_opt.realloc_moves) {
+        void *same = resize_in_place(ptr, size, site);
+        if (same != NULL)
+            return same;
+    }
+    /* Move: a stale pointer to the old block then shows up at once. On failure the old
+     * block stays valid and tracked, as the C library's realloc leaves it. */
+    void *fresh = mt_alloc(size, 0, site, false);
+    if (fresh == NULL)
+        return NULL;
+    memcpy(fresh, ptr, old->size < size ? old->size : size);
+    mt_free(ptr, site, from_tracked);
+    return fresh;
+}
+
+/* realloc of a block in quarantine: a double free. Nothing is allocated or released. */
+void *mt_realloc_freed(const mt_block_t *old, uint32_t site)
+{
+    mt_error_double_free(old, site);
+    errno = EINVAL;
+    return NULL;
+}
+
+/* realloc by tracked code of a pointer the tracker never made. */
+static void *realloc_foreign(void *ptr, size_t size, uint32_t site)
+{
+    mt_pointer_class_t why;
+    if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site))) {
+        errno = EINVAL; /* a stale pointer into a pool's or an arena's memory */
+        return NULL;
+    }
+    if (MT_LIKELY(mt_foreign_is_libc_block(ptr, &why)))
+        return mt_libc_realloc(ptr, size);
+    report_bad_pointer(ptr, why, site);
+    errno = EINVAL;
+    return NULL;
+}
+
+void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
+{
+    mt_block_t old;
+    if (ptr == NULL)
+        return mt_alloc(size, 0, site, false);
+    switch (mt_peek_block(ptr, &old)) {
+    case MT_FOUND_LIVE:
+    case MT_FOUND_OWNED: return mt_realloc_live(ptr, &old, size, site, from_tracked);
+    case MT_FOUND_FREED: return mt_realloc_freed(&old, site);
+    case MT_FOUND_NONE: break;
+    }
+    return from_tracked ? realloc_foreign(ptr, size, site) : mt_libc_realloc(ptr, size);
+}
+
+
+/* ---- entry points for code built with the header --------------------------------------- */
+
+#define SITE(kind) mt_site_id(file, line, func, MT_KIND_##kind, NULL)
+
+MT_EXPORT void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line,
+                                    const char *func)
+{
+    return mt_realloc(ptr, size, SITE(REALLOC), true);
+}
+
+MT_EXPORT void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size,
+                                         const char *file, int line, const char *func)
+{
+    size_t total;
+    if (mt_mul_overflows(count, size, &total))
+        return mt_fail(ENOMEM);
+    return mt_realloc(ptr, total, SITE(REALLOCARRAY), true);
+}
+
+MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const char *func)
+{
+    if (ptr == NULL)
+        return; /* free(NULL) is frequent: no site lookup, no lock */
+    mt_free(ptr, SITE(FREE), true);
+}

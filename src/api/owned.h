@@ -1,0 +1,66 @@
+/* owned.h - blocks whose memory a pool, an arena or the program's own allocator owns.
+ */
+#ifndef MT_OWNED_H
+#define MT_OWNED_H
+
+#include "errors/error.h"
+#include "records/site.h"
+#include "records/table.h"
+
+/* Their records sit in the table like malloc'd blocks (same report, same statistics, same
+ * guard checks), flagged MT_META_FLAG_OWNED: free() and realloc() report them instead of
+ * handing them to the C library. pool.c and arena.c reach the tracker only through these
+ * functions (and mt_site_*, mt_error_report, mt_guard_*), never through its variables:
+ * test/e2e/pool_nocalls.sh links their untracked paths with every one of them aborting.
+ * ---------------------------------------------------------------------------------- */
+
+
+/* Starts tracking [user, user + size), laid out as guard.c draws it for `align` (guards
+ * already filled by the caller). site must be of an owned kind. *seq gets the block's
+ * sequence number. Returns false, tracking nothing, when the table is out of memory or
+ * the caller runs inside the tracker (a signal handler). */
+bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
+                     uint64_t *seq);
+/* Stops tracking the owned block at user: checks its guards (damage is reported as found
+ * at found_site) and takes its record out; *out gets a copy. False if there is none. */
+bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out);
+/* Checks the guards of the owned block at user now (damage reported once); returns 1 if
+ * they are damaged. */
+int mt_owned_check(const void *user, uint32_t found_site);
+/* Copies the record of any live tracked block starting at addr. */
+bool mt_block_peek(const void *addr, mt_block_t *out);
+/* free(), realloc() or delete of an owned block (b, a copy of its record): reported, and
+ * the block stays as it was. */
+void mt_owned_misuse(const mt_block_t *b, uint32_t found_site);
+/* Interned copy of an owner name (pool, arena, registrar), never freed, so sites and
+ * reports can keep it after the pool is gone. NULL stays NULL; "?" if out of memory. */
+const char *mt_owner_intern(const char *name);
+/* The site of a call into a pool or an arena: file and line when the macros gave them,
+ * else the caller's address. */
+uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc,
+                       mt_kind_t kind, const char *owner);
+
+/* Tracked pools and arenas, so the exit-time check can look at their released memory. */
+typedef struct mt_owner {
+    struct mt_owner *next, *prev;
+    /* Checks released memory still holds its pattern; returns problems found. Runs with
+     * owners.lock held, from the exit-time check only. */
+    int (*check)(struct mt_owner *self, uint32_t found_site);
+    /* True when addr lies in the allocator's memory (live or not). With owners.lock. */
+    bool (*contains)(struct mt_owner *self, uintptr_t addr);
+    const char *name; /* interned */
+    mt_kind_t kind;   /* MT_KIND_POOL or MT_KIND_ARENA */
+    bool listed;      /* added and not removed yet */
+} mt_owner_t;
+void mt_owner_add(mt_owner_t *o);
+void mt_owner_remove(mt_owner_t *o);
+/* free() or realloc() by tracked code of a pointer the tracker does not know: when it
+ * lies in a tracked pool's or arena's memory (a stale pointer), reports it and returns
+ * true, and the caller leaves it alone. */
+bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site);
+/* Runs every registered check; returns the problems found. */
+int mt_owners_check(uint32_t found_site);
+void mt_owners_lock_all(void);
+void mt_owners_unlock_all(void);
+
+#endif /* MT_OWNED_H */

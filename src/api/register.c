@@ -1,0 +1,306 @@
+/* register.c - blocks whose memory a pool, an arena or the program's own allocator owns.
+ *
+ * A pool object, an arena allocation or a block the program registers with
+ * memtrack_register_alloc() gets a record in the same table as a malloc'd block, so it is
+ * in the same report, the same statistics and the same guard checks. What differs is who
+ * releases the memory: the record is flagged MT_META_FLAG_OWNED, and free() or realloc()
+ * of such a block is reported (mt_owned_misuse) instead of being handed to the C library.
+ * Registered blocks have no guard bytes: their layout is the registrar's.
+ *
+ * This file also keeps the owner names (interned: a site keeps its owner's pointer after
+ * the pool is gone) and the list of tracked pools and arenas, whose released memory the
+ * exit-time check looks at.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/owned.h"
+#include "base/memory.h"
+#include "records/stats.h"
+
+static struct {
+    pthread_mutex_t lock;
+    mt_owner_t *owners; /* tracked pools and arenas, newest first */
+    atomic_size_t count; /* of owners, read without the lock */
+    struct name_node *names;
+} owners = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- owner names --------------------------------------------------------------------- */
+
+typedef struct name_node {
+    struct name_node *next;
+    char text[]; /* the name, NUL-terminated */
+} name_node_t;
+
+const char *mt_owner_intern(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    /* A linear list: programs have a handful of pools and arenas, made at load time. */
+    pthread_mutex_lock(&owners.lock);
+    name_node_t *n = owners.names;
+    while (n != NULL && strcmp(n->text, name) != 0)
+        n = n->next;
+    if (n == NULL) {
+        size_t len = strlen(name) + 1;
+        n = mt_mem_alloc(sizeof *n + len);
+        if (n != NULL) {
+            memcpy(n->text, name, len);
+            n->next = owners.names;
+            owners.names = n;
+        }
+    }
+    pthread_mutex_unlock(&owners.lock);
+    return n != NULL ? n->text : "?";
+}
+
+uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc,
+                       mt_kind_t kind, const char *owner)
+{
+    if (file != NULL)
+        return mt_site_id(file, line, func, kind, owner);
+    return mt_site_pc_owner(pc, kind, owner);
+}
+
+/* ---- records ------------------------------------------------------------------------- */
+
+bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
+                     uint64_t *seq)
+{
+    if (MT_UNLIKELY(mt_busy) || !mt_kind_owned(mt_site_get(site)->kind))
+        return false;
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    uint64_t n = mt_next_seq();
+    uint64_t meta = MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) |
+                    MT_META_FLAG_OWNED;
+    if (!mt_table_track((uintptr_t)user, size, meta, site))
+        return false;
+    mt_stats_alloc(size);
+    *seq = n;
+    return true;
+}
+
+bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)user);
+    if (MT_UNLIKELY(mt_busy))
+        return false;
+    /* The guard check reads only the block and may print: it runs under the shard's lock
+     * as memtrack_check() does (shard -> errors -> out is the lock order). */
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
+    if (b != NULL && (b->meta & MT_META_FLAG_OWNED)) {
+        (void)mt_check_block_locked(b, found_site);
+        *out = *b;
+        mt_table_remove_locked(s, b);
+        mt_record_recycle_locked(s, b);
+    } else {
+        b = NULL;
+    }
+    mt_unlock(&s->lock);
+    if (b != NULL)
+        mt_stats_free(out->size);
+    return b != NULL;
+}
+
+int mt_owned_check(const void *user, uint32_t found_site)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)user);
+    int damaged = 0;
+    if (MT_UNLIKELY(mt_busy))
+        return 0;
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
+    if (b != NULL && (b->meta & MT_META_FLAG_OWNED))
+        damaged = mt_check_block_locked(b, found_site);
+    mt_unlock(&s->lock);
+    return damaged;
+}
+
+bool mt_block_peek(const void *addr, mt_block_t *out)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)addr);
+    if (MT_UNLIKELY(mt_busy))
+        return false;
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)addr);
+    if (b != NULL)
+        *out = *b;
+    mt_unlock(&s->lock);
+    return b != NULL;
+}
+
+void mt_owned_misuse(const mt_block_t *b, uint32_t found_site)
+{
+    mt_error_t e = {.kind = MT_ERROR_OWNED_FREE, .found_site = found_site};
+    mt_error_from_block(&e, b);
+    mt_error_report(&e);
+}
+
+/* ---- tracked pools and arenas ---------------------------------------------------------- */
+
+void mt_owner_add(mt_owner_t *o)
+{
+    pthread_mutex_lock(&owners.lock);
+    o->listed = true;
+    o->prev = NULL;
+    o->next = owners.owners;
+    if (owners.owners != NULL)
+        owners.owners->prev = o;
+    owners.owners = o;
+    atomic_fetch_add(&owners.count, 1);
+    pthread_mutex_unlock(&owners.lock);
+}
+
+void mt_owner_remove(mt_owner_t *o)
+{
+    pthread_mutex_lock(&owners.lock);
+    if (!o->listed) { /* a pool whose creation failed half way */
+        pthread_mutex_unlock(&owners.lock);
+        return;
+    }
+    o->listed = false;
+    if (o->prev != NULL)
+        o->prev->next = o->next;
+    else if (owners.owners == o)
+        owners.owners = o->next;
+    if (o->next != NULL)
+        o->next->prev = o->prev;
+    o->next = o->prev = NULL;
+    atomic_fetch_sub(&owners.count, 1);
+    pthread_mutex_unlock(&owners.lock);
+}
+
+bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
+{
+    const char *name = NULL;
+    mt_kind_t kind = MT_KIND_NONE;
+    if (atomic_load_explicit(&owners.count, memory_order_relaxed) == 0)
+        return false; /* the common case: tracked code freeing a library's block */
+    pthread_mutex_lock(&owners.lock);
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next) {
+        if (o->contains(o, (uintptr_t)ptr)) {
+            name = o->name;
+            kind = o->kind;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&owners.lock);
+    if (kind == MT_KIND_NONE)
+        return false;
+    mt_error_t e = {.kind = MT_ERROR_OWNED_FREE, .addr = (uintptr_t)ptr,
+                    .alloc_site = mt_site_id(NULL, 0, NULL, kind, name),
+                    .found_site = found_site};
+    mt_error_report(&e);
+    return true;
+}
+
+int mt_owners_check(uint32_t found_site)
+{
+    int problems = 0;
+    /* At exit another thread may still hold the lock (or died holding it): skip then. */
+    if (pthread_mutex_trylock(&owners.lock) != 0)
+        return 0;
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next)
+        problems += o->check(o, found_site);
+    pthread_mutex_unlock(&owners.lock);
+    return problems;
+}
+
+void mt_owners_lock_all(void)
+{
+    pthread_mutex_lock(&owners.lock);
+}
+
+void mt_owners_unlock_all(void)
+{
+    pthread_mutex_unlock(&owners.lock);
+}
+
+/* ---- the program's own allocators: memtrack_register_alloc / _free ------------------- */
+
+static void register_alloc(const void *ptr, size_t size, const char *owner, uint32_t site,
+                           uint32_t found_site)
+{
+    mt_block_t old;
+    uint64_t seq;
+    if (ptr == NULL)
+        return;
+    /* The table is keyed on the address: a block already there keeps it. */
+    if (mt_block_peek(ptr, &old)) {
+        mt_error_t e = {.kind = MT_ERROR_REGISTER_CONFLICT, .found_site = found_site,
+                        .extent = size};
+        mt_error_from_block(&e, &old);
+        mt_error_report(&e);
+        return;
+    }
+    (void)mt_owned_insert(ptr, size, 0, site, &seq);
+}
+
+/* Sites keep their own copies of names: compare the text. */
+static bool same_owner(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static void register_free(const void *ptr, uint32_t found_site)
+{
+    mt_block_t b;
+    if (ptr == NULL)
+        return;
+    mt_error_t e = {.kind = MT_ERROR_UNREGISTER_UNKNOWN, .addr = (uintptr_t)ptr,
+                    .found_site = found_site};
+    if (!mt_block_peek(ptr, &b)) {
+        mt_error_report(&e);
+        return;
+    }
+    const mt_site_t *made = mt_site_get(b.site);
+    if (made->kind != MT_KIND_REGISTERED) { /* a malloc'd block, a pool's object... */
+        mt_error_from_block(&e, &b);
+        mt_error_report(&e);
+        return;
+    }
+    if (!same_owner(made->owner, mt_site_get(found_site)->owner)) {
+        e.kind = MT_ERROR_UNREGISTER_OWNER;
+        mt_error_from_block(&e, &b);
+        mt_error_report(&e);
+        return;
+    }
+    (void)mt_owned_remove(ptr, found_site, &b);
+}
+
+#define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name)
+#define PC_SITE(kind, name)                                                              \
+    mt_site_pc_owner(__builtin_return_address(0), MT_KIND_##kind, name)
+
+MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
+                                          const char *file, int line, const char *func)
+{
+    mt_init();
+    const char *name = mt_owner_intern(owner);
+    register_alloc(ptr, size, name, AT_SITE(REGISTERED, name), AT_SITE(REGISTER, name));
+}
+
+MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner,
+                                         const char *file, int line, const char *func)
+{
+    mt_init();
+    register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));
+}
+
+/* Called by name from code built with MEMORY_CONTROL_ON and MEMTRACK_NO_MACROS (without
+ * the flag the header makes them no-ops): the site is the caller's address. */
+MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
+{
+    mt_init();
+    const char *name = mt_owner_intern(owner);
+    register_alloc(ptr, size, name, PC_SITE(REGISTERED, name), PC_SITE(REGISTER, name));
+}
+
+MT_EXPORT void memtrack_register_free(const void *ptr, const char *owner)
+{
+    mt_init();
+    register_free(ptr, PC_SITE(UNREGISTER, mt_owner_intern(owner)));
+}

@@ -1,0 +1,213 @@
+/* buf.c - formatting into a fixed buffer written with write(2): every line libmemtrack
+ * prints and every report it writes goes through here.
+ *
+ * No stdio, no allocation, so printing is safe inside the allocator, after a heap has been
+ * corrupted and in a signal handler. The escapers for JSON, HTML and URIs live here too:
+ * the report renderers share them, in the library and in the memtrack-report tool.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+
+void mt_write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0 && fd >= 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+void mt_buf_init(mt_buf_t *b, int fd)
+{
+    b->len = 0;
+    b->fd = fd;
+}
+
+void mt_buf_flush(mt_buf_t *b)
+{
+    if (b->len > 0 && b->fd >= 0)
+        mt_write_all(b->fd, b->data, b->len);
+    b->len = 0;
+}
+
+void mt_buf_strn(mt_buf_t *b, const char *s, size_t n)
+{
+    while (n > 0) {
+        size_t room = sizeof b->data - b->len;
+        if (room == 0) {
+            mt_buf_flush(b);
+            room = sizeof b->data;
+        }
+        size_t take = n < room ? n : room;
+        memcpy(b->data + b->len, s, take);
+        b->len += take;
+        s += take;
+        n -= take;
+    }
+}
+
+void mt_buf_str(mt_buf_t *b, const char *s)
+{
+    mt_buf_strn(b, s != NULL ? s : "(null)", strlen(s != NULL ? s : "(null)"));
+}
+
+void mt_buf_char(mt_buf_t *b, char c)
+{
+    mt_buf_strn(b, &c, 1);
+}
+
+void mt_buf_u64(mt_buf_t *b, uint64_t v)
+{
+    char digits[24];
+    size_t i = sizeof digits;
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    mt_buf_strn(b, digits + i, sizeof digits - i);
+}
+
+void mt_buf_i64(mt_buf_t *b, int64_t v)
+{
+    if (v < 0) {
+        mt_buf_char(b, '-');
+        mt_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+    } else {
+        mt_buf_u64(b, (uint64_t)v);
+    }
+}
+
+void mt_buf_hex(mt_buf_t *b, uint64_t v)
+{
+    char digits[20];
+    size_t i = sizeof digits;
+    do {
+        digits[--i] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v != 0);
+    mt_buf_strn(b, "0x", 2);
+    mt_buf_strn(b, digits + i, sizeof digits - i);
+}
+
+void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural)
+{
+    mt_buf_u64(b, n);
+    mt_buf_char(b, ' ');
+    mt_buf_str(b, n == 1 ? singular : plural);
+}
+
+void mt_buf_from_start(mt_buf_t *b, int64_t offset)
+{
+    if (offset < 0) {
+        mt_buf_count(b, (uint64_t)-offset, "byte", "bytes");
+        mt_buf_str(b, " before its start");
+    } else {
+        mt_buf_count(b, (uint64_t)offset, "byte", "bytes");
+        mt_buf_str(b, " past its start");
+    }
+}
+
+void mt_buf_line(mt_buf_t *b)
+{
+    /* Keep whole lines together when two processes share a terminal. */
+    if (b->len > sizeof b->data - 256)
+        mt_buf_flush(b);
+    mt_buf_strn(b, MT_PREFIX, sizeof MT_PREFIX - 1);
+}
+
+/* ---- escaping for the report formats --------------------------------------------- */
+
+void mt_buf_json_str(mt_buf_t *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (s == NULL) {
+        mt_buf_str(b, "null");
+        return;
+    }
+    mt_buf_char(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        switch (*p) {
+        case '"': mt_buf_strn(b, "\\\"", 2); break;
+        case '\\': mt_buf_strn(b, "\\\\", 2); break;
+        case '\n': mt_buf_strn(b, "\\n", 2); break;
+        case '\r': mt_buf_strn(b, "\\r", 2); break;
+        case '\t': mt_buf_strn(b, "\\t", 2); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f) {
+                char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
+                mt_buf_strn(b, esc, sizeof esc);
+            } else {
+                mt_buf_char(b, (char)*p); /* UTF-8 passes through as it is */
+            }
+        }
+    }
+    mt_buf_char(b, '"');
+}
+
+void mt_buf_html(mt_buf_t *b, const char *s)
+{
+    if (s == NULL)
+        return;
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+        case '&': mt_buf_str(b, "&amp;"); break;
+        case '<': mt_buf_str(b, "&lt;"); break;
+        case '>': mt_buf_str(b, "&gt;"); break;
+        case '"': mt_buf_str(b, "&quot;"); break;
+        case '\'': mt_buf_str(b, "&#39;"); break;
+        default: mt_buf_char(b, *s);
+        }
+    }
+}
+
+/* Characters a URI path keeps as they are (RFC 3986 unreserved, plus '/' and ':'). */
+static bool uri_keeps(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == ':';
+}
+
+void mt_buf_uri_path(mt_buf_t *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        if (uri_keeps(*p)) {
+            mt_buf_char(b, (char)*p);
+        } else {
+            char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            mt_buf_strn(b, esc, sizeof esc);
+        }
+    }
+}
+
+/* "512 bytes", "4.0 KiB", "12.5 MiB": one decimal, rounded down, binary units. */
+void mt_buf_size(mt_buf_t *b, uint64_t bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        mt_buf_count(b, bytes, "byte", "bytes");
+        return;
+    }
+    unsigned u = 0;
+    uint64_t scale = 1024;
+    while (u + 1 < sizeof units / sizeof units[0] && bytes / scale >= 1024) {
+        scale *= 1024;
+        u++;
+    }
+    uint64_t whole = bytes / scale;
+    uint64_t tenth = (bytes % scale) * 10 / scale;
+    mt_buf_u64(b, whole);
+    mt_buf_char(b, '.');
+    mt_buf_u64(b, tenth);
+    mt_buf_char(b, ' ');
+    mt_buf_str(b, units[u]);
+}

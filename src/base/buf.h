@@ -1,0 +1,46 @@
+/* buf.h - formatting into fixed buffers, written with write(2). Never allocates.
+ *
+ * Shared with the memtrack-report tool (tools/), which compiles buf.c on its own: this
+ * header uses nothing else of the library.
+ */
+#ifndef MT_BUF_H
+#define MT_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mt_buf {
+    char data[2048];
+    size_t len;
+    int fd; /* where mt_buf_flush writes; -1 discards */
+} mt_buf_t;
+
+void mt_buf_init(mt_buf_t *b, int fd);
+void mt_buf_str(mt_buf_t *b, const char *s);
+void mt_buf_strn(mt_buf_t *b, const char *s, size_t n);
+void mt_buf_char(mt_buf_t *b, char c);
+void mt_buf_u64(mt_buf_t *b, uint64_t v);
+void mt_buf_i64(mt_buf_t *b, int64_t v);
+void mt_buf_hex(mt_buf_t *b, uint64_t v);
+/* "1 block" / "3 blocks" */
+void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural);
+/* Where a pointer lies from a block's start: "4 bytes before its start", "8 bytes past its start". */
+void mt_buf_from_start(mt_buf_t *b, int64_t offset);
+void mt_buf_flush(mt_buf_t *b);
+/* Start a report line: flushes a finished line when the buffer is nearly full. */
+void mt_buf_line(mt_buf_t *b);
+void mt_write_all(int fd, const char *s, size_t n);
+/* A JSON string literal with its quotes, or null for NULL. */
+void mt_buf_json_str(mt_buf_t *b, const char *s);
+/* Text with &, <, >, " and ' escaped for HTML (nothing for NULL). */
+void mt_buf_html(mt_buf_t *b, const char *s);
+/* A path percent-encoded for a URI (keeps letters, digits, -._~/:). */
+void mt_buf_uri_path(mt_buf_t *b, const char *s);
+/* "512 bytes", "4.0 KiB", "1.5 MiB" */
+void mt_buf_size(mt_buf_t *b, uint64_t bytes);
+
+/* Line prefix of every message: "memtrack: ". */
+#define MT_PREFIX "memtrack: "
+
+#endif /* MT_BUF_H */

@@ -1,0 +1,49 @@
+/* lock.h - the tracker's spin-then-yield lock and the per-thread count of locks held.
+ */
+#ifndef MT_LOCK_H
+#define MT_LOCK_H
+
+#include "base/platform.h"
+
+/* Notes on locking: src/README.md lists every lock, what it protects and their order. */
+
+/* The shards' lock: taking it is one atomic exchange and releasing it a plain store, where
+ * a mutex costs an atomic operation each way (together a quarter of a tracked malloc+free
+ * pair). Held for a few hundred instructions at most; a thread that finds it taken spins
+ * briefly, then yields the CPU until it is free. Not recursive. */
+typedef struct mt_lock {
+    atomic_int taken;
+} mt_lock_t;
+#define MT_LOCK_INIT {0}
+void mt_lock_wait(mt_lock_t *l);
+
+/* How many mt_locks this thread holds. While it holds any, error messages are kept and
+ * printed when it releases the last one (errors/error.c): printing may look up symbols,
+ * which takes the dynamic loader's lock, and a thread inside dlopen holding that lock may
+ * be waiting for one of ours. The error module counts the messages it keeps in
+ * mt_messages_pending and sets mt_print_pending, which the last unlock calls. */
+extern MT_TLS int mt_locks_held;
+extern MT_TLS int mt_messages_pending;
+extern void (*mt_print_pending)(void);
+
+static inline void mt_lock(mt_lock_t *l)
+{
+    if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0))
+        mt_lock_wait(l);
+    mt_locks_held++;
+}
+static inline bool mt_trylock(mt_lock_t *l)
+{
+    bool taken = atomic_load_explicit(&l->taken, memory_order_relaxed) == 0 &&
+                 atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0;
+    mt_locks_held += taken;
+    return taken;
+}
+static inline void mt_unlock(mt_lock_t *l)
+{
+    atomic_store_explicit(&l->taken, 0, memory_order_release);
+    if (--mt_locks_held == 0 && MT_UNLIKELY(mt_messages_pending != 0))
+        mt_print_pending();
+}
+
+#endif /* MT_LOCK_H */

@@ -1,0 +1,194 @@
+/* memory.c - the tracker's own memory: records, hash tables, sites, owner names, pool and
+ * arena bookkeeping.
+ *
+ * None of it comes from the C library's heap. There it would sit next to the program's
+ * blocks, where an overrun past a guard, or a stale pointer the program frees twice, could
+ * reach it. Instead it comes from pages mapped for the tracker alone, each mapping behind
+ * an inaccessible guard page, carved into power-of-two size classes with a free list each;
+ * requests above the largest class get a mapping of their own.
+ *
+ * Every block starts with a 16-byte header naming its class (or its mapping's size), so
+ * the interface is malloc's. One lock covers all classes: the tracker allocates for itself
+ * rarely (a slab per few hundred records, a table when it doubles, a new site), never on
+ * the common path of a malloc or a free.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "base/lock.h"
+#include "base/memory.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MT_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MT_LSAN 1
+#endif
+#endif
+#ifdef MT_LSAN
+/* In an AddressSanitizer build of the library (make sanitize), LeakSanitizer must see the
+ * pointers our records hold to the program's blocks, or every live block looks leaked. */
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#define HEADER 16u
+#define MIN_SHIFT 5u   /* 32-byte blocks, header included */
+#define MAX_SHIFT 16u  /* 64 KiB blocks */
+#define CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
+#define CHUNK_BYTES (256u * 1024u)
+#define BIG_CLASS 0xffffffffu
+
+typedef struct header {
+    uint32_t cls;      /* size class, or BIG_CLASS for a mapping of its own */
+    uint32_t unused;
+    uint64_t map_size; /* for BIG_CLASS: bytes mapped, guard page included */
+} header_t;
+
+_Static_assert(sizeof(header_t) == HEADER, "the header keeps 16-byte alignment");
+
+typedef struct free_block {
+    struct free_block *next;
+} free_block_t;
+
+static struct {
+    mt_lock_t lock;
+    free_block_t *free[CLASSES];
+} mem = {.lock = MT_LOCK_INIT};
+
+static size_t page_size(void)
+{
+    static size_t cached;
+    if (cached == 0)
+        cached = (size_t)sysconf(_SC_PAGESIZE);
+    return cached;
+}
+
+/* Maps size bytes behind a guard page; returns the usable start or NULL. */
+static void *map_guarded(size_t size)
+{
+    size_t page = page_size();
+    unsigned char *base = mt_pages_alloc(size + page);
+    if (base == NULL)
+        return NULL;
+    mt_pages_protect_none(base, page);
+#ifdef MT_LSAN
+    __lsan_register_root_region(base + page, size);
+#endif
+    return base + page;
+}
+
+static unsigned class_of(size_t total)
+{
+    unsigned shift = MIN_SHIFT;
+    while (((size_t)1 << shift) < total)
+        shift++;
+    return shift - MIN_SHIFT;
+}
+
+/* Carves a new chunk into blocks of class c; caller holds mem.lock. */
+static bool refill_locked(unsigned c)
+{
+    size_t block = (size_t)1 << (c + MIN_SHIFT);
+    unsigned char *chunk = map_guarded(CHUNK_BYTES);
+    if (chunk == NULL)
+        return false;
+    for (size_t off = CHUNK_BYTES; off >= block; off -= block) {
+        free_block_t *f = (free_block_t *)(chunk + off - block);
+        f->next = mem.free[c];
+        mem.free[c] = f;
+    }
+    return true;
+}
+
+void *mt_mem_alloc(size_t size)
+{
+    if (size > SIZE_MAX / 2)
+        return NULL;
+    size_t total = size + HEADER;
+    header_t *h;
+    if (total > ((size_t)1 << MAX_SHIFT)) {
+        size_t page = page_size();
+        size_t map = (total + page - 1) / page * page;
+        h = map_guarded(map);
+        if (h == NULL)
+            return NULL;
+        h->cls = BIG_CLASS;
+        h->map_size = map + page;
+        return (unsigned char *)h + HEADER;
+    }
+    unsigned c = class_of(total);
+    mt_lock(&mem.lock);
+    if (mem.free[c] == NULL && !refill_locked(c)) {
+        mt_unlock(&mem.lock);
+        return NULL;
+    }
+    h = (header_t *)mem.free[c];
+    mem.free[c] = mem.free[c]->next;
+    mt_unlock(&mem.lock);
+    h->cls = c;
+    h->map_size = 0;
+    return (unsigned char *)h + HEADER;
+}
+
+void *mt_mem_calloc(size_t count, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(count, size, &total))
+        return NULL;
+    void *p = mt_mem_alloc(total);
+    if (p != NULL)
+        memset(p, 0, total);
+    return p;
+}
+
+static size_t usable_size(const header_t *h)
+{
+    if (h->cls == BIG_CLASS)
+        return (size_t)h->map_size - page_size() - HEADER;
+    return ((size_t)1 << (h->cls + MIN_SHIFT)) - HEADER;
+}
+
+void mt_mem_free(void *ptr)
+{
+    if (ptr == NULL)
+        return;
+    header_t *h = (header_t *)((unsigned char *)ptr - HEADER);
+    if (h->cls == BIG_CLASS) {
+#ifdef MT_LSAN
+        __lsan_unregister_root_region(h, (size_t)h->map_size - page_size());
+#endif
+        mt_pages_free((unsigned char *)h - page_size(), (size_t)h->map_size);
+        return;
+    }
+    free_block_t *f = (free_block_t *)h;
+    mt_lock(&mem.lock);
+    f->next = mem.free[h->cls];
+    mem.free[h->cls] = f;
+    mt_unlock(&mem.lock);
+}
+
+void *mt_mem_realloc(void *ptr, size_t size)
+{
+    if (ptr == NULL)
+        return mt_mem_alloc(size);
+    header_t *h = (header_t *)((unsigned char *)ptr - HEADER);
+    size_t old = usable_size(h);
+    if (size <= old && h->cls != BIG_CLASS)
+        return ptr;
+    void *fresh = mt_mem_alloc(size);
+    if (fresh == NULL)
+        return NULL;
+    memcpy(fresh, ptr, old < size ? old : size);
+    mt_mem_free(ptr);
+    return fresh;
+}
+
+void mt_mem_lock_all(void)
+{
+    mt_lock(&mem.lock);
+}
+
+void mt_mem_unlock_all(void)
+{
+    mt_unlock(&mem.lock);
+}

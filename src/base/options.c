@@ -1,0 +1,333 @@
+/* options.c - the one options table (MT_OPTION_LIST in internal.h) and its parser.
+ *
+ * Options come from MEMTRACK_OPTIONS as key=value pairs separated by ':' or ',', as
+ * ASAN_OPTIONS does, read once at start without allocating, and from memtrack_set_option().
+ * A bad entry gets one warning naming it and the option keeps its value.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/options.h"
+#include "base/output.h"
+
+mt_options_t mt_opt;
+atomic_bool mt_options_frozen;
+
+/* String options keep their text here, so the environment may change afterwards. */
+#define MT_OPTION_STORAGE(name, type, def, help) static char name##_text[MT_OPTION_STRING_MAX];
+MT_OPTION_LIST(MT_OPTION_STORAGE)
+#undef MT_OPTION_STORAGE
+
+typedef struct option_desc {
+    const char *name;
+    mt_option_type_t type;
+    const char *def;
+    const char *help;
+    void *field;
+    char *text;
+} option_desc_t;
+
+static const option_desc_t options[] = {
+#define MT_OPTION_DESC(name, type, def, help)                                            \
+    {#name, MT_OPT_##type, def, help, &mt_opt.name, name##_text},
+    MT_OPTION_LIST(MT_OPTION_DESC)
+#undef MT_OPTION_DESC
+};
+#define OPTION_COUNT (sizeof options / sizeof options[0])
+
+/* Options that shape blocks already made cannot change once the first block exists. */
+static bool option_is_frozen_kind(const option_desc_t *o)
+{
+    return strcmp(o->name, "guard") == 0 || strcmp(o->name, "fill_new") == 0 ||
+           strcmp(o->name, "fill_freed") == 0;
+}
+
+/* Writes the option's current value, as MEMTRACK_OPTIONS would spell it. */
+static void buf_value(mt_buf_t *b, const option_desc_t *o)
+{
+    switch (o->type) {
+    case MT_OPT_BOOL: mt_buf_u64(b, (uint64_t)*(int *)o->field); break;
+    case MT_OPT_INT: mt_buf_i64(b, *(long *)o->field); break;
+    case MT_OPT_SIZE:
+    case MT_OPT_COUNT: mt_buf_u64(b, *(size_t *)o->field); break;
+    case MT_OPT_STRING: mt_buf_str(b, *(char **)o->field); break;
+    }
+}
+
+/* "memtrack: warning: MEMTRACK_OPTIONS: <what> '<text>'<rest>" and, when o is given,
+ * "; <name> stays <value>". */
+static void warn(const char *source, const char *what, const char *text, size_t n,
+                 const char *rest, const option_desc_t *o)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_line(&b);
+    mt_buf_str(&b, "warning: ");
+    mt_buf_str(&b, source);
+    mt_buf_str(&b, ": ");
+    mt_buf_str(&b, what);
+    mt_buf_str(&b, " '");
+    mt_buf_strn(&b, text, n < 80 ? n : 80);
+    mt_buf_char(&b, '\'');
+    mt_buf_str(&b, rest);
+    if (o != NULL) {
+        mt_buf_str(&b, "; ");
+        mt_buf_str(&b, o->name);
+        mt_buf_str(&b, " stays ");
+        buf_value(&b, o);
+    }
+    mt_buf_char(&b, '\n');
+    mt_buf_flush(&b);
+}
+
+static bool parse_u64(const char *s, size_t n, bool allow_suffix, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (n == 0)
+        return false;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (i == 0)
+        return false;
+    if (i < n && allow_suffix) {
+        unsigned shift = 0;
+        switch (s[i]) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: return false;
+        }
+        i++;
+        if (i < n && (s[i] == 'i' || s[i] == 'I'))
+            i++;
+        if (i < n && (s[i] == 'b' || s[i] == 'B'))
+            i++;
+        if (v > (UINT64_MAX >> shift))
+            return false;
+        v <<= shift;
+    }
+    if (i != n)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Sets one option from text; returns NULL on success or the expected form on failure. */
+static const char *set_value(const option_desc_t *o, const char *v, size_t n)
+{
+    uint64_t u;
+    switch (o->type) {
+    case MT_OPT_BOOL:
+        if ((n == 1 && v[0] == '1') || (n == 4 && strncmp(v, "true", 4) == 0) ||
+            (n == 3 && strncmp(v, "yes", 3) == 0)) {
+            *(int *)o->field = 1;
+            return NULL;
+        }
+        if ((n == 1 && v[0] == '0') || (n == 5 && strncmp(v, "false", 5) == 0) ||
+            (n == 2 && strncmp(v, "no", 2) == 0)) {
+            *(int *)o->field = 0;
+            return NULL;
+        }
+        return "0 or 1";
+    case MT_OPT_INT: {
+        bool neg = n > 0 && v[0] == '-';
+        if (!parse_u64(v + neg, n - neg, false, &u) || u > (uint64_t)LONG_MAX)
+            return "a whole number";
+        *(long *)o->field = neg ? -(long)u : (long)u;
+        return NULL;
+    }
+    case MT_OPT_SIZE:
+    case MT_OPT_COUNT:
+        if (!parse_u64(v, n, o->type == MT_OPT_SIZE, &u) || u > (uint64_t)SIZE_MAX)
+            return o->type == MT_OPT_SIZE ? "a size in bytes such as 4096 or 4m"
+                                          : "a whole number, 0 or more";
+        if (strcmp(o->name, "guard") == 0 && u > 4096)
+            return "a size from 0 to 4096";
+        *(size_t *)o->field = (size_t)u;
+        return NULL;
+    case MT_OPT_STRING:
+        if (n >= MT_OPTION_STRING_MAX)
+            return "a shorter value";
+        memcpy(o->text, v, n);
+        o->text[n] = '\0';
+        *(char **)o->field = o->text;
+        return NULL;
+    }
+    return "a valid value";
+}
+
+static const option_desc_t *find_option(const char *key, size_t n)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (strlen(options[i].name) == n && strncmp(options[i].name, key, n) == 0)
+            return &options[i];
+    return NULL;
+}
+
+/* Applies one "key=value" entry; returns false after warning about it. */
+static bool apply_entry(const char *e, size_t n, const char *source)
+{
+    const char *eq = memchr(e, '=', n);
+    if (eq == NULL) {
+        warn(source, "no value for", e, n, " (write key=value); ignored", NULL);
+        return false;
+    }
+    size_t keylen = (size_t)(eq - e);
+    const option_desc_t *o = find_option(e, keylen);
+    if (o == NULL) {
+        warn(source, "unknown option", e, keylen,
+             " ignored (MEMTRACK_OPTIONS=help=1 lists the options)", NULL);
+        return false;
+    }
+    if (option_is_frozen_kind(o) && atomic_load(&mt_options_frozen)) {
+        warn(source, "too late to set", e, keylen, ": blocks exist already", o);
+        return false;
+    }
+    const char *v = eq + 1;
+    size_t vlen = n - keylen - 1;
+    /* set_value changes nothing when the value is bad: the option keeps its value. */
+    const char *expected = set_value(o, v, vlen);
+    if (expected != NULL) {
+        char rest[160];
+        mt_buf_t b; /* " for guard (expected ...)" formatted without stdio */
+        mt_buf_init(&b, -1);
+        mt_buf_str(&b, " for ");
+        mt_buf_str(&b, o->name);
+        mt_buf_str(&b, " (expected ");
+        mt_buf_str(&b, expected);
+        mt_buf_char(&b, ')');
+        size_t len = b.len < sizeof rest - 1 ? b.len : sizeof rest - 1;
+        memcpy(rest, b.data, len);
+        rest[len] = '\0';
+        warn(source, "bad value", v, vlen, rest, o);
+        return false;
+    }
+    if (strcmp(o->name, "report") == 0 || strcmp(o->name, "quiet") == 0)
+        mt_out_reopen();
+    return true;
+}
+
+int mt_options_parse(const char *text, const char *source)
+{
+    int bad = 0;
+    if (text == NULL)
+        return 0;
+    const char *p = text;
+    while (*p != '\0') {
+        size_t n = strcspn(p, ":,");
+        /* Leading and trailing blanks are not part of a key or value. */
+        const char *s = p;
+        size_t m = n;
+        while (m > 0 && (*s == ' ' || *s == '\t')) {
+            s++;
+            m--;
+        }
+        while (m > 0 && (s[m - 1] == ' ' || s[m - 1] == '\t' || s[m - 1] == '\n'))
+            m--;
+        if (m > 0 && !apply_entry(s, m, source))
+            bad++;
+        p += n;
+        if (*p != '\0')
+            p++;
+    }
+    return bad;
+}
+
+static void set_defaults(void)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        (void)set_value(&options[i], options[i].def, strlen(options[i].def));
+}
+
+static pthread_once_t options_once = PTHREAD_ONCE_INIT;
+
+static void options_read(void)
+{
+    set_defaults();
+    mt_options_parse(getenv("MEMTRACK_OPTIONS"), "MEMTRACK_OPTIONS");
+    if (mt_opt.help)
+        mt_options_print_help();
+}
+
+void mt_options_init(void)
+{
+    pthread_once(&options_once, options_read);
+}
+
+void mt_options_print_help(void)
+{
+    static const char *const type_names[] = {"0|1", "number", "bytes", "count", "text"};
+    mt_buf_t b;
+    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_line(&b);
+    mt_buf_str(&b, "options (MEMTRACK_OPTIONS=key=value:key=value):\n");
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const option_desc_t *o = &options[i];
+        mt_buf_line(&b);
+        mt_buf_str(&b, "  ");
+        mt_buf_str(&b, o->name);
+        mt_buf_char(&b, '=');
+        mt_buf_str(&b, type_names[o->type]);
+        mt_buf_str(&b, " (default ");
+        mt_buf_str(&b, o->def);
+        mt_buf_str(&b, "): ");
+        mt_buf_str(&b, o->help);
+        mt_buf_char(&b, '\n');
+    }
+    mt_buf_flush(&b);
+}
+
+MT_EXPORT int memtrack_set_option(const char *key, const char *value)
+{
+    mt_options_init();
+    if (key == NULL || value == NULL)
+        return -1;
+    size_t klen = strlen(key), vlen = strlen(value);
+    char entry[MT_OPTION_STRING_MAX + 64];
+    if (klen + vlen + 2 > sizeof entry) {
+        warn("memtrack_set_option", "value too long for", key, klen, "; ignored", NULL);
+        return -1;
+    }
+    memcpy(entry, key, klen);
+    entry[klen] = '=';
+    memcpy(entry + klen + 1, value, vlen + 1);
+    return apply_entry(entry, klen + vlen + 1, "memtrack_set_option") ? 0 : -1;
+}
+
+MT_EXPORT int memtrack_set_options(const char *text)
+{
+    mt_options_init();
+    return mt_options_parse(text, "memtrack_set_options");
+}
+
+/* ---- the options in effect, for the report ------------------------------------------- */
+
+size_t mt_option_count(void)
+{
+    return OPTION_COUNT;
+}
+
+const char *mt_option_name(size_t i)
+{
+    return i < OPTION_COUNT ? options[i].name : NULL;
+}
+
+mt_option_type_t mt_option_type(size_t i)
+{
+    return i < OPTION_COUNT ? options[i].type : MT_OPT_STRING;
+}
+
+void mt_buf_option_value(mt_buf_t *b, size_t i)
+{
+    if (i < OPTION_COUNT)
+        buf_value(b, &options[i]);
+}

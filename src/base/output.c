@@ -1,0 +1,128 @@
+/* output.c - everything libmemtrack prints goes through here.
+ *
+ * Text is formatted into a fixed buffer on the caller's stack and written with write(2):
+ * no stdio, no allocation, so printing is safe inside the allocator, after a heap has
+ * been corrupted and in a signal handler. The report stream (option `report`) is opened on
+ * first use; "%p" in its path becomes the process id, so forked children write their own.
+ * The formatting buffer itself (mt_buf_*) lives in buf.c, shared with the report tool.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/options.h"
+#include "base/output.h"
+
+/* ---- the report stream ------------------------------------------------------------ */
+
+static int out_fd = -2; /* -2: not opened yet */
+static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Expands "%p" to the pid into dst; returns false when it does not fit. */
+bool mt_expand_path(const char *path, char *dst, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = path; *p != '\0'; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            char digits[24];
+            size_t i = sizeof digits;
+            unsigned long pid = (unsigned long)getpid();
+            do {
+                digits[--i] = (char)('0' + pid % 10);
+                pid /= 10;
+            } while (pid != 0);
+            size_t len = sizeof digits - i;
+            if (n + len >= cap)
+                return false;
+            memcpy(dst + n, digits + i, len);
+            n += len;
+            p++;
+        } else {
+            if (n + 1 >= cap)
+                return false;
+            dst[n++] = *p;
+        }
+    }
+    dst[n] = '\0';
+    return true;
+}
+
+static int open_report_stream(void)
+{
+    const char *path = mt_opt.report;
+    if (mt_opt.quiet)
+        return -1;
+    if (path == NULL || path[0] == '\0' || strcmp(path, "stderr") == 0)
+        return STDERR_FILENO;
+    if (strcmp(path, "stdout") == 0)
+        return STDOUT_FILENO;
+    char full[MT_OPTION_STRING_MAX + 32];
+    int fd = -1;
+    if (mt_expand_path(path, full, sizeof full))
+        fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        mt_buf_t b;
+        mt_buf_init(&b, STDERR_FILENO);
+        mt_buf_line(&b);
+        mt_buf_str(&b, "warning: cannot open report file '");
+        mt_buf_str(&b, path);
+        mt_buf_str(&b, "': ");
+        mt_buf_str(&b, strerror(errno));
+        mt_buf_str(&b, "; reporting to stderr\n");
+        mt_buf_flush(&b);
+        return STDERR_FILENO;
+    }
+    return fd;
+}
+
+int mt_out_fd(void)
+{
+    int fd = __atomic_load_n(&out_fd, __ATOMIC_ACQUIRE);
+    if (MT_UNLIKELY(fd == -2)) {
+        /* In the crash handler: the lock may be held for good; stderr will do. */
+        if (mt_in_crash && pthread_mutex_trylock(&out_mutex) != 0)
+            return mt_opt.quiet ? -1 : STDERR_FILENO;
+        if (!mt_in_crash)
+            pthread_mutex_lock(&out_mutex);
+        if (out_fd == -2)
+            __atomic_store_n(&out_fd, open_report_stream(), __ATOMIC_RELEASE);
+        fd = out_fd;
+        pthread_mutex_unlock(&out_mutex);
+    }
+    if (fd == STDOUT_FILENO && !mt_in_crash) /* stdio is not async-signal-safe */
+        fflush(stdout); /* the program's buffered output comes first */
+    return fd;
+}
+
+void mt_out_lock(void)
+{
+    pthread_mutex_lock(&out_mutex);
+}
+
+void mt_out_unlock(void)
+{
+    pthread_mutex_unlock(&out_mutex);
+}
+
+/* The options changed where output goes: open the new stream on next use. */
+void mt_out_reopen(void)
+{
+    pthread_mutex_lock(&out_mutex);
+    if (out_fd > 2)
+        close(out_fd);
+    out_fd = -2;
+    pthread_mutex_unlock(&out_mutex);
+}
+
+/* A child with "%p" in its report path writes its own file; others keep the parent's. */
+void mt_out_after_fork_child(void)
+{
+    pthread_mutex_init(&out_mutex, NULL);
+    if (mt_opt.report != NULL && strstr(mt_opt.report, "%p") != NULL && out_fd > 2) {
+        close(out_fd);
+        out_fd = -2;
+    }
+}

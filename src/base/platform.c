@@ -1,0 +1,80 @@
+/* platform.c - what libmemtrack needs from the system: the C library's allocator
+ * underneath ours, thread numbers, pages from the kernel and the program's name.
+ *
+ * The C library's own entry points (__libc_malloc and friends, exported by glibc for
+ * exactly this use) let libmemtrack provide malloc, free... for the whole process while
+ * still handing the real work to glibc, without dlsym bootstrapping.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/platform.h"
+
+MT_TLS unsigned mt_thread_number;
+MT_TLS int mt_busy;
+MT_TLS int mt_in_crash;
+atomic_bool mt_abort_expected;
+
+static atomic_uint next_thread_number = 1;
+
+unsigned mt_thread_number_slow(void)
+{
+    mt_thread_number = atomic_fetch_add_explicit(&next_thread_number, 1, memory_order_relaxed);
+    if (mt_thread_number == 0) /* wrapped after 4 billion threads: 0 means "unset" */
+        mt_thread_number = atomic_fetch_add_explicit(&next_thread_number, 1,
+                                                     memory_order_relaxed);
+    return mt_thread_number;
+}
+
+#ifdef MT_SANITIZER_ALLOCATOR
+
+size_t mt_libc_usable_size(void *ptr)
+{
+    return ptr != NULL ? __sanitizer_get_allocated_size(ptr) : 0;
+}
+#else
+/* glibc exports malloc_usable_size only under its public name, which we provide
+ * ourselves; the C library's is found once with dlsym (see mt_init). */
+static size_t (*libc_usable_size)(void *);
+
+size_t mt_libc_usable_size(void *ptr)
+{
+    if (MT_UNLIKELY(libc_usable_size == NULL)) {
+        int saved = errno;
+        libc_usable_size = (size_t(*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+        errno = saved;
+        if (libc_usable_size == NULL)
+            return 0;
+    }
+    return libc_usable_size(ptr);
+}
+#endif
+
+void *mt_pages_alloc(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void mt_pages_protect_none(void *ptr, size_t size)
+{
+    (void)mprotect(ptr, size, PROT_NONE);
+}
+
+void mt_pages_free(void *ptr, size_t size)
+{
+    if (ptr != NULL)
+        munmap(ptr, size);
+}
+
+/* The program's name as the C library saw argv[0]; never allocates. */
+extern char *program_invocation_name;
+
+const char *mt_program_name(void)
+{
+    return program_invocation_name != NULL ? program_invocation_name : "?";
+}

@@ -1,0 +1,93 @@
+/* platform.h - what the tracker needs from the system and the compiler: the C library's
+ * allocator underneath ours, thread numbers, per-thread flags, pages from the kernel and
+ * the program's name. Every other file reaches the system through here.
+ */
+#ifndef MT_PLATFORM_H
+#define MT_PLATFORM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The library sees the whole API (not the drop-in macros, not the no-op versions). */
+#define MEMTRACK_INTERNAL
+#include "memtrack.h"
+
+#define MT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MT_NOINLINE __attribute__((noinline))
+#define MT_TLS __thread __attribute__((tls_model("initial-exec")))
+#define MT_EXPORT __attribute__((visibility("default")))
+/* A type through which any object may be read (the table's view of a record). */
+#define MT_MAY_ALIAS __attribute__((__may_alias__))
+
+/* The alignment malloc gives on this platform; user pointers keep it. */
+#define MT_MIN_ALIGN 16u
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *ptr);
+
+/* Built with AddressSanitizer or ThreadSanitizer (make sanitize), the sanitizer's allocator
+ * is underneath instead and libmemtrack does not provide malloc, free... for the process
+ * (the sanitizer does): the sanitizer then sees every block the tracker makes, checks the
+ * tracker's own accesses and knows when memory is reused. Code built without the header
+ * must not free tracked blocks in that build (README, "Sanitizers"). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MT_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MT_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+
+#ifndef MT_SANITIZER_ALLOCATOR
+#define mt_libc_malloc __libc_malloc
+#define mt_libc_calloc __libc_calloc
+#define mt_libc_realloc __libc_realloc
+#define mt_libc_memalign __libc_memalign
+#define mt_libc_free __libc_free
+#else
+#include <malloc.h>
+#include <stdlib.h>
+/* The sanitizers' allocator interface (GCC ships no header for it). */
+int __sanitizer_get_ownership(const volatile void *p);
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+/* In parentheses: a test that sees the drop-in macros must still reach the functions. */
+#define mt_libc_malloc (malloc)
+#define mt_libc_calloc (calloc)
+#define mt_libc_realloc (realloc)
+#define mt_libc_memalign (memalign)
+#define mt_libc_free (free)
+#endif
+size_t mt_libc_usable_size(void *ptr);
+
+/* Small number of the calling thread (1 for the first thread seen), for reports. */
+extern MT_TLS unsigned mt_thread_number;
+unsigned mt_thread_number_slow(void);
+static inline unsigned mt_thread(void)
+{
+    return MT_LIKELY(mt_thread_number != 0) ? mt_thread_number : mt_thread_number_slow();
+}
+
+/* Nonzero while this thread runs tracker code: nested calls go straight to the C library. */
+extern MT_TLS int mt_busy;
+
+/* Nonzero in the thread running the crash handler: locks are only tried, nothing waits,
+ * nothing is looked up (see api/crash.c). */
+extern MT_TLS int mt_in_crash;
+/* Set just before abort_on_error aborts: that SIGABRT is ours, no crash report for it. */
+extern atomic_bool mt_abort_expected;
+
+const char *mt_program_name(void);
+/* Anonymous memory straight from the kernel (async-signal-safe); NULL on failure. */
+void *mt_pages_alloc(size_t size);
+void mt_pages_free(void *ptr, size_t size);
+/* Makes pages inaccessible (a guard page in front of the tracker's own mappings). */
+void mt_pages_protect_none(void *ptr, size_t size);
+
+#endif /* MT_PLATFORM_H */

@@ -1,0 +1,354 @@
+/* symbolize.c - a return address turned into function, source file and line, for the
+ * sites known only by the caller's address (operator new and delete, the process's free
+ * and realloc called by code built without the header, preloaded programs).
+ *
+ * The program's debug information is read with elfutils' libdwfl, opened with dlopen()
+ * the first time a site is printed: a tracked program pays nothing for it at start, a
+ * program linked with libmemtrack.a needs no extra library, and without libdw (or without
+ * debug information) a site still gets its function and module from the symbol tables.
+ * Results are cached by address; strings live until the process ends.
+ *
+ * The tracker must never track itself: libdw allocates with malloc, which for the
+ * process is the C library's (tracker.c), and frees with free, which looks the pointer
+ * up in the table. mt_busy is raised around all of it, so those frees take no blocking
+ * lock (a symbol may be printed while a shard lock is held, by memtrack_check()).
+ * One lock, symbols.lock, serializes libdw (not thread-safe) and the cache; it is the
+ * last in the lock order and nothing else is locked under it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/memory.h"
+#include "base/options.h"
+#include "base/symbolize.h"
+
+/* The C++ runtime's demangler, when the program has one (weak: C programs do not). */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
+    __attribute__((weak));
+
+/* ---- libdw, opened on first use -------------------------------------------------------- */
+
+#define MT_DW_FUNCTIONS(X)                                                               \
+    X(dwfl_begin)                                                                        \
+    X(dwfl_report_begin_add)                                                             \
+    X(dwfl_linux_proc_report)                                                            \
+    X(dwfl_report_end)                                                                   \
+    X(dwfl_linux_proc_find_elf)                                                          \
+    X(dwfl_standard_find_debuginfo)                                                      \
+    X(dwfl_addrmodule)                                                                   \
+    X(dwfl_module_addrdie)                                                               \
+    X(dwfl_module_nextcu)                                                                \
+    X(dwfl_module_addrinfo)                                                              \
+    X(dwarf_haspc)                                                                       \
+    X(dwarf_getsrc_die)                                                                  \
+    X(dwarf_linesrc)                                                                     \
+    X(dwarf_lineno)                                                                      \
+    X(dwarf_attr)                                                                        \
+    X(dwarf_getscopes)                                                                   \
+    X(dwarf_tag)                                                                         \
+    X(dwarf_attr_integrate)                                                              \
+    X(dwarf_formstring)                                                                  \
+    X(dwarf_diename)
+
+typedef struct cache_entry {
+    uintptr_t pc; /* 0: empty */
+    mt_symbol_t sym;
+} cache_entry_t;
+
+static struct {
+    pthread_mutex_t lock;
+    bool dw_tried;
+    Dwfl *dwfl; /* NULL when libdw could not be opened or started */
+    Dwfl_Callbacks callbacks;
+#define MT_DW_POINTER(name) __typeof__(name) *name;
+    MT_DW_FUNCTIONS(MT_DW_POINTER)
+#undef MT_DW_POINTER
+    cache_entry_t *cache;
+    size_t cache_size, cache_used; /* cache_size is a power of two */
+} symbols = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Reports the process's mapped objects to libdwfl (again: dlopen()ed ones appear). */
+static bool report_modules_locked(void)
+{
+    symbols.dwfl_report_begin_add(symbols.dwfl);
+    int rc = symbols.dwfl_linux_proc_report(symbols.dwfl, getpid());
+    return symbols.dwfl_report_end(symbols.dwfl, NULL, NULL) == 0 && rc == 0;
+}
+
+static void open_libdw_locked(void)
+{
+    symbols.dw_tried = true;
+    void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL)
+        return;
+#define MT_DW_RESOLVE(name)                                                              \
+    if ((*(void **)&symbols.name = dlsym(lib, #name)) == NULL)                          \
+        return;
+    MT_DW_FUNCTIONS(MT_DW_RESOLVE)
+#undef MT_DW_RESOLVE
+    symbols.callbacks.find_elf = symbols.dwfl_linux_proc_find_elf;
+    symbols.callbacks.find_debuginfo = symbols.dwfl_standard_find_debuginfo;
+    symbols.dwfl = symbols.dwfl_begin(&symbols.callbacks);
+    if (symbols.dwfl != NULL)
+        (void)report_modules_locked();
+}
+
+/* ---- strings --------------------------------------------------------------------------- */
+
+static const char *keep_string(const char *s, size_t n)
+{
+    char *copy = mt_mem_alloc(n + 1);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    return copy;
+}
+
+/* The length of a demangled name without its parameter list and what follows it
+ * ("Foo::bar(int) const" -> "Foo::bar"), as __func__ and the C names read: a report
+ * names the same function the same way whichever compiler and debug format made it. */
+static size_t without_parameters(const char *name)
+{
+    size_t n = strlen(name);
+    const char *clone = strstr(name, " [clone ");
+    if (clone != NULL)
+        n = (size_t)(clone - name);
+    while (n > 0 && name[n - 1] != ')') /* " const", " &&", " volatile"... */
+        n--;
+    if (n == 0)
+        return strlen(name); /* no parameter list */
+    int depth = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (name[i] == ')')
+            depth++;
+        else if (name[i] == '(' && --depth == 0)
+            return i > 0 ? i : strlen(name);
+    }
+    return strlen(name);
+}
+
+/* A function name as people read it: demangled when it is a C++ name and the program has
+ * the C++ runtime's demangler, without its parameters. */
+static const char *keep_function(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    if (name[0] == '_' && name[1] == 'Z' && __cxa_demangle != NULL) {
+        int status = -1;
+        char *plain = __cxa_demangle(name, NULL, NULL, &status);
+        if (plain != NULL) {
+            const char *kept = status == 0 ? keep_string(plain, without_parameters(plain)) : NULL;
+            mt_libc_free(plain); /* malloc'd by the runtime, so the C library's */
+            if (kept != NULL)
+                return kept;
+        }
+    }
+    return keep_string(name, strlen(name));
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* ---- resolving one address ------------------------------------------------------------- */
+
+/* The compilation unit whose code holds addr, and the bias of its addresses. libdw finds
+ * it through .debug_aranges, which clang does not write (and in a program that mixes
+ * compilers, libdw may then answer with a neighbouring unit): unless the unit found
+ * really holds addr, every unit's ranges are asked in turn. */
+static Dwarf_Die *unit_of_locked(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = symbols.dwfl_module_addrdie(mod, addr, bias);
+    if (cu != NULL && symbols.dwarf_haspc(cu, addr - *bias) > 0)
+        return cu;
+    cu = NULL;
+    while ((cu = symbols.dwfl_module_nextcu(mod, cu, bias)) != NULL)
+        if (symbols.dwarf_haspc(cu, addr - *bias) > 0)
+            return cu;
+    return NULL;
+}
+
+/* The innermost function around addr (an inlined one when addr is in inlined code, to
+ * match the line, which is the inlined code's); its linkage name when it has one. */
+static const char *dwarf_function_locked(Dwarf_Die *cu, Dwarf_Addr addr)
+{
+    Dwarf_Die *scopes = NULL;
+    const char *name = NULL;
+    int n = symbols.dwarf_getscopes(cu, addr, &scopes);
+    for (int i = 0; i < n && name == NULL; i++) {
+        int tag = symbols.dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        Dwarf_Attribute attr;
+        if (symbols.dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr) != NULL ||
+            symbols.dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &attr) != NULL)
+            name = symbols.dwarf_formstring(&attr);
+        if (name == NULL)
+            name = symbols.dwarf_diename(&scopes[i]);
+        name = keep_function(name);
+    }
+    mt_libc_free(scopes); /* malloc'd by libdw, so the C library's */
+    return name;
+}
+
+/* File and line of addr, the file relative to its compilation directory as the compiler
+ * was given it (what __FILE__ says), or absolute when outside it (a system header). */
+static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
+{
+    Dwarf_Line *line = symbols.dwarf_getsrc_die(cu, addr);
+    int lineno = 0;
+    if (line == NULL || symbols.dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
+        return;
+    const char *file = symbols.dwarf_linesrc(line, NULL, NULL);
+    if (file == NULL)
+        return;
+    Dwarf_Attribute attr;
+    const char *dir = symbols.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
+                          ? symbols.dwarf_formstring(&attr) : NULL;
+    size_t dn = dir != NULL ? strlen(dir) : 0;
+    if (dn > 0 && strncmp(file, dir, dn) == 0 && file[dn] == '/')
+        file += dn + 1;
+    while (file[0] == '.' && file[1] == '/') /* clang's name for an #include "x.cpp" */
+        file += 2;
+    out->file = keep_string(file, strlen(file));
+    out->line = lineno;
+}
+
+/* The module of addr in libdwfl's view of the process; NULL without libdw. */
+static Dwfl_Module *module_of_locked(Dwarf_Addr addr)
+{
+    if (!symbols.dw_tried)
+        open_libdw_locked();
+    if (symbols.dwfl == NULL)
+        return NULL;
+    Dwfl_Module *mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    if (mod == NULL && report_modules_locked()) /* loaded since we last looked? */
+        mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    return mod;
+}
+
+static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
+{
+    /* pc is a return address: the call is the instruction before it. */
+    Dwarf_Addr addr = (Dwarf_Addr)pc - 1;
+    Dl_info info;
+    bool found = dladdr((void *)pc, &info) != 0;
+    memset(out, 0, sizeof *out);
+    if (found && info.dli_fname != NULL && info.dli_fname[0] != '\0')
+        out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
+    Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
+
+    /* The symbol around pc: from the full symbol table when libdw reads it (it knows
+     * static functions), else from the dynamic one (dladdr). */
+    const char *symbol = NULL;
+    if (mod != NULL) {
+        GElf_Off off = 0;
+        GElf_Sym sym;
+        symbol = symbols.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+        out->offset = (uintptr_t)off + 1; /* from the return address, as dladdr's */
+    }
+    if (symbol == NULL && found && info.dli_sname != NULL) {
+        symbol = info.dli_sname;
+        out->offset = pc - (uintptr_t)info.dli_saddr;
+    }
+    out->symbol = keep_function(symbol);
+    if (out->symbol == NULL)
+        out->offset = 0;
+
+    /* File, line and the innermost function from the debug information. */
+    const char *func = NULL;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
+    if (cu != NULL) {
+        dwarf_line_locked(cu, addr - bias, out);
+        func = dwarf_function_locked(cu, addr - bias);
+    }
+    out->func = func != NULL ? func : out->symbol;
+}
+
+/* ---- the cache --------------------------------------------------------------------------- */
+
+static size_t slot_of(uintptr_t pc, size_t size)
+{
+    uint64_t h = (uint64_t)pc * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32) & (size - 1);
+}
+
+static cache_entry_t *cache_find_locked(uintptr_t pc)
+{
+    if (symbols.cache == NULL)
+        return NULL;
+    for (size_t i = slot_of(pc, symbols.cache_size);; i = (i + 1) & (symbols.cache_size - 1)) {
+        if (symbols.cache[i].pc == pc)
+            return &symbols.cache[i];
+        if (symbols.cache[i].pc == 0)
+            return NULL;
+    }
+}
+
+/* Keeps the result; when the cache cannot grow, the result is simply not kept. */
+static void cache_add_locked(uintptr_t pc, const mt_symbol_t *sym)
+{
+    if (symbols.cache == NULL || (symbols.cache_used + 1) * 4 > symbols.cache_size * 3) {
+        size_t size = symbols.cache_size != 0 ? symbols.cache_size * 2 : 256;
+        cache_entry_t *fresh = mt_mem_calloc(size, sizeof *fresh);
+        if (fresh == NULL)
+            return;
+        for (size_t i = 0; i < symbols.cache_size; i++) {
+            if (symbols.cache[i].pc == 0)
+                continue;
+            size_t j = slot_of(symbols.cache[i].pc, size);
+            while (fresh[j].pc != 0)
+                j = (j + 1) & (size - 1);
+            fresh[j] = symbols.cache[i];
+        }
+        mt_mem_free(symbols.cache);
+        symbols.cache = fresh;
+        symbols.cache_size = size;
+    }
+    size_t i = slot_of(pc, symbols.cache_size);
+    while (symbols.cache[i].pc != 0)
+        i = (i + 1) & (symbols.cache_size - 1);
+    symbols.cache[i].pc = pc;
+    symbols.cache[i].sym = *sym;
+    symbols.cache_used++;
+}
+
+bool mt_symbolize(void *pc, mt_symbol_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (pc == NULL)
+        return false;
+    mt_options_init();
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    cache_entry_t *e = mt_opt.symbolize ? cache_find_locked((uintptr_t)pc) : NULL;
+    if (!mt_opt.symbolize) {
+        resolve_locked((uintptr_t)pc, out); /* the symbol tables only: not kept */
+    } else if (e != NULL) {
+        *out = e->sym;
+    } else {
+        resolve_locked((uintptr_t)pc, out);
+        cache_add_locked((uintptr_t)pc, out);
+    }
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
+    return out->symbol != NULL || out->file != NULL;
+}
+
+void mt_symbols_lock_all(void)
+{
+    pthread_mutex_lock(&symbols.lock);
+}
+
+void mt_symbols_unlock_all(void)
+{
+    pthread_mutex_unlock(&symbols.lock);
+}

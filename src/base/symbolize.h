@@ -1,0 +1,29 @@
+/* symbolize.h - return addresses into function, file and line (libdw, opened lazily).
+ */
+#ifndef MT_SYMBOLIZE_H
+#define MT_SYMBOLIZE_H
+
+#include "base/platform.h"
+
+typedef struct mt_symbol {
+    const char *file;   /* relative to its compilation directory when inside it; NULL when
+                           there is no line information (no -g, no libdw) */
+    int line;
+    const char *func;   /* the function at file:line (an inlined one when the code was
+                           inlined), else the symbol; NULL when unknown */
+    const char *symbol; /* the symbol around pc, from the symbol tables, or NULL */
+    uintptr_t offset;   /* pc - symbol's address */
+    const char *module; /* file name of the object (program or library), or NULL */
+} mt_symbol_t;
+/* Function names are demangled when the program has the C++ runtime, and shown without
+ * their parameters, as __func__ names them. */
+
+/* Describes the return address pc (the call is the instruction before it); true when a
+ * symbol or a file was found. Strings stay valid for the life of the process. Lazy
+ * (libdw is opened at the first call) and cached by pc; never allocates through the
+ * tracker. Not async-signal-safe. Option symbolize=0 keeps it to the symbol tables. */
+bool mt_symbolize(void *pc, mt_symbol_t *out);
+void mt_symbols_lock_all(void);
+void mt_symbols_unlock_all(void);
+
+#endif /* MT_SYMBOLIZE_H */

@@ -1,0 +1,239 @@
+/* guard.c - the layout of a tracked block, its guard bytes and its fill patterns.
+ *
+ *   raw (from the C library)   user (what the program sees)      user + size
+ *   |<-------- front -------->|<------------- size ------------->|<-- back -->|
+ *   | front guard, 0xFD...    | data: 0xCD... when new (not      | back guard |
+ *   | (at least `guard` bytes)|  calloc), the program's after    | 0xFD...    |
+ *
+ * front is `guard` rounded up to the block's alignment, so the user pointer keeps the
+ * alignment malloc (16) or aligned_alloc gives; the back guard starts right after the
+ * last requested byte, so a one-byte overrun lands in it. The pattern has no zero byte:
+ * an overflow often writes one. The record lives elsewhere (table.c).
+ *
+ * One exception, for blocks made by the scalar operator new: the last 8 bytes of the
+ * front guard (the "cookie slot") are zero. `delete[]` on such a block reads its element
+ * count there, as if new[] had made it: it then finds 0, runs no destructor over the
+ * guard, and hands the block to operator delete[], which reports the mismatch (cxx_blocks.c).
+ */
+#include <string.h>
+
+#include "base/options.h"
+#include "checks/guard.h"
+#include "errors/error.h"
+#include "records/site.h"
+
+
+size_t mt_front_size(size_t guard, size_t align)
+{
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    return (guard + align - 1) & ~(align - 1); /* align is a power of two: no division */
+}
+
+void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
+{
+    memset(user - front, MT_GUARD_BYTE, front);
+    memset(user + size, MT_GUARD_BYTE, back);
+}
+
+
+bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
+                    mt_guard_damage_t *under, mt_guard_damage_t *over)
+{
+    size_t first = 0, last = 0;
+    under->changed = mt_pattern_scan(user - front, front, MT_GUARD_BYTE, &first, &last);
+    /* The farthest changed byte before the block is the lowest address. */
+    under->extent = under->changed != 0 ? front - first : 0;
+    over->changed = mt_pattern_scan(user + size, back, MT_GUARD_BYTE, &first, &last);
+    over->extent = over->changed != 0 ? last + 1 : 0;
+    return under->changed != 0 || over->changed != 0;
+}
+
+size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first)
+{
+    size_t last;
+    return mt_pattern_scan(p, n, byte, first, &last);
+}
+
+/* ---- the C++ cookie slot -------------------------------------------------------------- */
+
+void mt_guard_clear_cookie(unsigned char *user, size_t front)
+{
+    if (front >= MT_COOKIE_SLOT)
+        memset(user - MT_COOKIE_SLOT, 0, MT_COOKIE_SLOT);
+}
+
+void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_damage_t *under)
+{
+    if (front < MT_COOKIE_SLOT)
+        return;
+    const unsigned char *slot = user - MT_COOKIE_SLOT;
+    size_t first = 0, last = 0;
+    under->changed =
+        mt_pattern_scan(user - front, front - MT_COOKIE_SLOT, MT_GUARD_BYTE, &first, &last);
+    under->extent = under->changed != 0 ? front - first : 0;
+    /* All 0xFD: not cleared yet (a check racing with the new that made it). */
+    size_t zeros = 0, fences = 0;
+    for (size_t i = 0; i < MT_COOKIE_SLOT; i++) {
+        zeros += slot[i] == 0;
+        fences += slot[i] == MT_GUARD_BYTE;
+    }
+    if (zeros == MT_COOKIE_SLOT || fences == MT_COOKIE_SLOT)
+        return;
+    for (size_t i = 0; i < MT_COOKIE_SLOT; i++) {
+        if (slot[i] == 0)
+            continue;
+        if (under->extent < MT_COOKIE_SLOT - i)
+            under->extent = MT_COOKIE_SLOT - i;
+        under->changed++;
+    }
+}
+
+/* ---- fill patterns of whole blocks ---------------------------------------------------- */
+
+#define ONES UINT64_C(0x0101010101010101)
+#define LOW7 UINT64_C(0x7f7f7f7f7f7f7f7f)
+#define HIGH UINT64_C(0x8080808080808080)
+
+/* How many bytes of the word w equal the byte whose 8 copies are `rep`: exact, no carry
+ * crosses from one byte to the next. */
+static unsigned count_in_word(uint64_t w, uint64_t rep)
+{
+    uint64_t x = w ^ rep;                          /* matching bytes are now zero */
+    uint64_t nonzero = ((x & LOW7) + LOW7) | x;    /* high bit set in each nonzero byte */
+    return 8u - (unsigned)__builtin_popcountll(nonzero & HIGH);
+}
+
+size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte)
+{
+    uint64_t rep = ONES * byte;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        count += count_in_word(w, rep);
+    }
+    for (; i < n; i++)
+        count += p[i] == byte;
+    return count;
+}
+
+size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned char counted)
+{
+    uint64_t rep = ONES * counted, fill_word = ONES * fill;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        count += count_in_word(w, rep);
+        memcpy(p + i, &fill_word, 8);
+    }
+    for (; i < n; i++) {
+        count += p[i] == counted;
+        p[i] = fill;
+    }
+    return count;
+}
+
+size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
+                       size_t *last)
+{
+    uint64_t rep = ONES * byte;
+    size_t changed = 0;
+    for (size_t i = 0; i < n;) {
+        uint64_t w;
+        if (i + 8 <= n) {
+            memcpy(&w, p + i, 8);
+            if (MT_LIKELY(w == rep)) { /* the common case: nothing changed here */
+                i += 8;
+                continue;
+            }
+        }
+        size_t end = i + 8 <= n ? i + 8 : n;
+        for (; i < end; i++) {
+            if (p[i] != byte) {
+                if (changed == 0)
+                    *first = i;
+                *last = i;
+                changed++;
+            }
+        }
+    }
+    return changed;
+}
+
+/* ---- the layout, fixed when the first block is made ------------------------------------ */
+
+size_t mt_guard_bytes;
+bool mt_fill_new = true;
+bool mt_fill_freed = true;
+
+void mt_layout_freeze(void)
+{
+    mt_guard_bytes = mt_opt.guard;
+    mt_fill_new = mt_opt.fill_new != 0;
+    mt_fill_freed = mt_opt.fill_freed != 0;
+    atomic_store(&mt_options_frozen, true);
+}
+
+size_t mt_block_front(unsigned align_shift)
+{
+    return mt_front_size(mt_guard_bytes, (size_t)1 << align_shift);
+}
+
+/* ---- guard damage ------------------------------------------------------------------------ */
+
+void mt_report_guard_damage(const mt_block_t *b, uint32_t found_site,
+                            const mt_guard_damage_t *under, const mt_guard_damage_t *over)
+{
+    mt_error_t e;
+    mt_error_init(&e, MT_ERROR_UNDERRUN, b, found_site);
+    if (under->changed != 0) {
+        e.kind = MT_ERROR_UNDERRUN;
+        e.changed = under->changed;
+        e.extent = under->extent;
+        mt_error_report(&e);
+    }
+    if (over->changed != 0) {
+        e.kind = MT_ERROR_OVERRUN;
+        e.changed = over->changed;
+        e.extent = over->extent;
+        mt_error_report(&e);
+    }
+}
+
+bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over)
+{
+    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
+    if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED) &&
+        mt_site_get(b->site)->kind == MT_KIND_REGISTERED)
+        return false; /* a registrar's bytes, with no guards around */
+    if (MT_LIKELY(!mt_guard_check(user, b->size, mt_block_front_of(b), mt_guard_bytes, under,
+                                  over)))
+        return false;
+    mt_kind_t kind = mt_site_get(b->site)->kind; /* unknown if its site could not be made */
+    if (under->changed != 0 && (kind == MT_KIND_NEW || kind == MT_KIND_NONE)) {
+        mt_guard_recheck_cookie(user, mt_block_front_of(b), under); /* the zero slot */
+        if (under->changed == 0 && over->changed == 0)
+            return false;
+    }
+    return true;
+}
+
+int mt_check_block(const mt_block_t *b, uint32_t found_site)
+{
+    mt_guard_damage_t under, over;
+    if (MT_LIKELY(!mt_block_damaged(b, &under, &over)))
+        return 0;
+    if (!(b->meta & MT_META_FLAG_REPORTED))
+        mt_report_guard_damage(b, found_site, &under, &over);
+    return 1;
+}
+
+int mt_check_block_locked(mt_block_t *b, uint32_t found_site)
+{
+    int damaged = mt_check_block(b, found_site);
+    if (damaged)
+        b->meta |= MT_META_FLAG_REPORTED;
+    return damaged;
+}

@@ -1,0 +1,96 @@
+/* guard.h - the block layout, its guard bytes and fill patterns, and the guard check.
+ *
+ * A tracked block, as the C library lends it and the user sees it:
+ *
+ *    raw (from the C library)      user (returned to the program)
+ *    |                             |
+ *    v                             v
+ *    +-----------------------------+------------------------+--------------+
+ *    | front guard: 0xFD ...       | the user's bytes:      | back guard:  |
+ *    | (guard bytes, rounded up to | 0xCD when new (not     | 0xFD x guard |
+ *    |  a multiple of the block's  | calloc), 0xDD once     |              |
+ *    |  alignment; the last 8 are  | freed (in quarantine)  |              |
+ *    |  zero for C++ `new` blocks) |                        |              |
+ *    +-----------------------------+------------------------+--------------+
+ *    <-- mt_block_front(shift) --> <-- size (requested) ---> <-- guard ---->
+ *
+ * The block's record (records/table.h) lives outside it, in the tracker's own memory.
+ * The guard size is fixed when the first block is made (option guard).
+ */
+#ifndef MT_GUARD_H
+#define MT_GUARD_H
+
+#include "records/table.h"
+
+/* One name per fill byte. */
+#define MT_GUARD_BYTE 0xFDu      /* "fence": around every block */
+#define MT_ALLOC_FILL_BYTE 0xCDu /* "clean": new blocks, not calloc */
+#define MT_FREE_FILL_BYTE 0xDDu  /* "dead": freed blocks in quarantine, released pool
+                                    slots and arena bytes */
+
+/* ---- the layout, fixed when the first block is made ------------------------------------ */
+extern size_t mt_guard_bytes; /* option guard, frozen */
+extern bool mt_fill_new;      /* option fill_new, frozen */
+extern bool mt_fill_freed;    /* option fill_freed, frozen */
+/* Freezes the layout from the options (read already). Once: the caller checks
+ * mt_options_frozen first. */
+void mt_layout_freeze(void);
+
+/* Bytes before the user pointer for this alignment (a multiple of the alignment). */
+size_t mt_front_size(size_t guard, size_t align);
+/* Bytes of guard before the user pointer (for an alignment of 1 << align_shift) and after
+ * the block; the pointer the C library gave. */
+size_t mt_block_front(unsigned align_shift);
+static inline size_t mt_block_back(void)
+{
+    return mt_guard_bytes;
+}
+static inline size_t mt_block_front_of(const mt_block_t *b)
+{
+    return mt_block_front(MT_META_ALIGN_SHIFT(b->meta));
+}
+static inline unsigned char *mt_block_raw(uintptr_t addr, uint64_t meta)
+{
+    return (unsigned char *)addr - mt_block_front(MT_META_ALIGN_SHIFT(meta));
+}
+
+/* ---- guards ---------------------------------------------------------------------------- */
+typedef struct mt_guard_damage {
+    size_t changed; /* guard bytes that differ from the pattern */
+    size_t extent;  /* how far from the block the farthest changed byte lies */
+} mt_guard_damage_t;
+
+void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back);
+/* Fills in *under and *over; returns true when either guard was changed. */
+bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
+                    mt_guard_damage_t *under, mt_guard_damage_t *over);
+/* The C++ cookie slot: the last bytes of the front guard of a scalar operator new block
+ * are zero, so a mismatched delete[] reads an element count of 0 (see guard.c). */
+#define MT_COOKIE_SLOT 8u
+void mt_guard_clear_cookie(unsigned char *user, size_t front);
+/* Recomputes the front damage of such a block, its cookie slot expected zero. */
+void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_damage_t *under);
+
+/* The guard check of a block (a copy, or a live record under its lock) with the cookie
+ * rule: true when its guards are damaged, with the damage in *under and *over. Registered
+ * blocks (no guards) are never damaged. */
+bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over);
+/* Reports damage found by the guard check of block b (a copy), as found at found_site. */
+void mt_report_guard_damage(const mt_block_t *b, uint32_t found_site,
+                            const mt_guard_damage_t *under, const mt_guard_damage_t *over);
+/* Checks b's guards and reports damage not reported yet; returns 1 when damaged. */
+int mt_check_block(const mt_block_t *b, uint32_t found_site);
+/* The same for a live record, under its shard's lock: damage is reported once per block. */
+int mt_check_block_locked(mt_block_t *b, uint32_t found_site);
+
+/* ---- fill patterns, a word at a time ---------------------------------------------------- */
+/* Fills [p, p+n) with `fill` and returns how many of its bytes were `counted` before. */
+size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned char counted);
+size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte);
+/* Counts the bytes of [p, p+n) that differ from `byte`; *first gets the first one's index. */
+size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first);
+/* Counts the bytes of [p, p+n) that differ from `byte`, with the first and last offsets. */
+size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
+                       size_t *last);
+
+#endif /* MT_GUARD_H */

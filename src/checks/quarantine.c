@@ -1,0 +1,203 @@
+/* quarantine.c - freed blocks held back before their memory goes back to the C library.
+ *
+ * A tracked block that is freed leaves the live table for its shard's quarantine: a second
+ * uthash of freed records, keyed on the same address, whose insertion order is a FIFO
+ * (oldest first). While a block is there its memory belongs to nobody else, so:
+ *   - a second free, or a realloc, of its address is found by one more hash lookup under
+ *     the lock the free path takes anyway, and is a double free for certain;
+ *   - it is filled with 0xDD (fill_freed), and a byte that changed when it leaves, at
+ *     memtrack_check() or at exit is a write after free.
+ *
+ * Budget: each shard keeps up to `quarantine` bytes (mt_quarantine_cost of each block),
+ * evicting its oldest blocks when a free pushes it over. Only frees into the same shard
+ * push a block out, so "a block stays until the blocks freed after it, plus itself, hold
+ * more than `quarantine` bytes" holds exactly, whatever other threads do. A global total
+ * with per-shard FIFOs could not promise that (an idle shard's old blocks would force
+ * another shard to evict a block freed a moment ago) without a global clock in every
+ * record. The price: a program whose frees land in k shards (k threads' arenas) holds up
+ * to k x `quarantine` bytes. A block costing more than the budget is not held at all.
+ *
+ * The freeing thread fills its block outside the lock. Until it has, the record is
+ * PENDING: found by lookups (a racing double free is reported), never checked or evicted.
+ * Eviction itself (the pattern check and the C library's free) happens under the lock, so
+ * a racing second free either finds the block here or finds it back in the C library.
+ */
+#include <string.h>
+
+#include "base/options.h"
+#include "checks/guard.h"
+#include "checks/quarantine.h"
+#include "checks/unwritten.h"
+#include "records/site.h"
+
+size_t mt_quarantine_cost(size_t size, unsigned align_shift)
+{
+    size_t cost = mt_block_front(align_shift) + size + mt_block_back();
+    return cost < 16 ? 16 : cost;
+}
+
+bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
+{
+    size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
+    if (cost > budget)
+        return false;
+    /* Nobody else can see b yet: plain writes. Damage reported while it was live says
+     * nothing about writes after free. */
+    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_PENDING;
+    if (MT_UNLIKELY(!mt_quarantine_insert_locked(s, b))) {
+        b->meta &= ~MT_META_FLAG_PENDING;
+        return false;
+    }
+    s->quarantine_bytes += cost;
+    return true;
+}
+
+/* Looks for writes after free in a quarantined block; fills e when there are some. */
+static bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_error_t *e)
+{
+    size_t first = 0, last = 0;
+    size_t changed = mt_pattern_scan((const unsigned char *)mt_block_addr(b), b->size,
+                                     MT_FREE_FILL_BYTE, &first, &last);
+    if (MT_LIKELY(changed == 0))
+        return false;
+    memset(e, 0, sizeof *e);
+    e->kind = MT_ERROR_WRITE_AFTER_FREE;
+    e->addr = mt_block_addr(b);
+    e->size = b->size;
+    e->seq = MT_META_SEQ(meta);
+    e->thread = MT_META_THREAD(meta);
+    e->alloc_site = b->site;
+    e->free_site = b->free_site;
+    e->found_site = site;
+    e->changed = changed;
+    e->offset = (int64_t)first;
+    e->extent = last + 1;
+    return true;
+}
+
+size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
+                                  mt_error_t *errs, size_t max)
+{
+    size_t found = 0;
+    while (s->quarantine_bytes > budget && found < max) {
+        mt_block_t *b = mt_quarantine_oldest_locked(s);
+        if (b == NULL)
+            break;
+        uint64_t meta = mt_meta_load(b);
+        if (meta & MT_META_FLAG_PENDING)
+            break; /* its thread is still filling it; a later free evicts it */
+        mt_quarantine_remove_oldest_locked(s);
+        s->quarantine_bytes -= mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
+        if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
+            check_freed(b, meta, site, &errs[found]))
+            found++;
+        mt_libc_free(mt_block_raw(mt_block_addr(b), meta));
+        mt_record_recycle_locked(s, b);
+    }
+    return found;
+}
+
+void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
+{
+    unsigned char *user = (unsigned char *)mt_block_addr(copy);
+    if (mt_fill_freed) {
+        if (mt_opt.unwritten && mt_fill_new &&
+            mt_site_get(copy->site)->kind != MT_KIND_CALLOC) {
+            size_t unwritten = mt_fill_counting(user, copy->size, MT_FREE_FILL_BYTE,
+                                                MT_ALLOC_FILL_BYTE);
+            mt_unwritten_add(copy->site, copy->size, unwritten);
+        } else {
+            memset(user, MT_FREE_FILL_BYTE, copy->size);
+        }
+    } else if (mt_opt.unwritten && mt_fill_new &&
+               mt_site_get(copy->site)->kind != MT_KIND_CALLOC) {
+        mt_unwritten_add(copy->site, copy->size,
+                         mt_count_byte(user, copy->size, MT_ALLOC_FILL_BYTE));
+    }
+    /* Release: whoever sees the flag clear (under the shard lock) sees the fill too. While
+     * the block is pending only this thread writes its meta, so a plain store will do: the
+     * value put_locked left, without the pending flag. */
+    __atomic_store_n(&b->meta, copy->meta & ~(MT_META_FLAG_REPORTED | MT_META_FLAG_PENDING),
+                     __ATOMIC_RELEASE);
+}
+
+/* ---- walks over every shard: checks and draining -------------------------------------- */
+
+typedef struct walk_ctx {
+    uint32_t site;
+    int damaged;
+} walk_ctx_t;
+
+static void check_one(mt_shard_t *s, mt_block_t *b, void *ctx)
+{
+    walk_ctx_t *c = ctx;
+    mt_error_t e;
+    (void)s;
+    uint64_t meta = mt_meta_load(b);
+    if ((meta & MT_META_FLAG_PENDING) || !mt_fill_freed)
+        return;
+    if (meta & MT_META_FLAG_REPORTED) {
+        c->damaged++; /* still damaged; reported once */
+        return;
+    }
+    if (check_freed(b, meta, c->site, &e)) {
+        __atomic_fetch_or(&b->meta, MT_META_FLAG_REPORTED, __ATOMIC_RELAXED);
+        c->damaged++;
+        mt_error_report(&e);
+    }
+}
+
+int mt_quarantine_check_all(uint32_t site)
+{
+    walk_ctx_t c = {site, 0};
+    mt_busy++;
+    mt_quarantine_foreach(check_one, &c);
+    mt_busy--;
+    return c.damaged;
+}
+
+size_t mt_quarantine_drain(uint32_t site)
+{
+    size_t released = 0;
+    mt_busy++;
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        mt_lock(&s->lock);
+        mt_block_t *b;
+        while ((b = mt_quarantine_oldest_locked(s)) != NULL) {
+            mt_error_t e;
+            uint64_t meta = mt_meta_load(b);
+            if (meta & MT_META_FLAG_PENDING)
+                break; /* its thread is still filling it */
+            mt_quarantine_remove_oldest_locked(s);
+            s->quarantine_bytes -= mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
+            released += b->size;
+            /* Reported under the shard lock: out of memory is rare enough not to mind. */
+            if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) && check_freed(b, meta, site, &e))
+                mt_error_report(&e);
+            mt_libc_free(mt_block_raw(mt_block_addr(b), meta));
+            mt_record_recycle_locked(s, b);
+        }
+        mt_unlock(&s->lock);
+    }
+    mt_busy--;
+    return released;
+}
+
+/* ---- double free ------------------------------------------------------------------------ */
+
+void mt_error_double_free(const mt_block_t *copy, uint32_t site)
+{
+    mt_error_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = MT_ERROR_DOUBLE_FREE;
+    e.addr = mt_block_addr(copy);
+    e.size = copy->size;
+    e.seq = MT_META_SEQ(copy->meta);
+    e.thread = MT_META_THREAD(copy->meta);
+    e.alloc_site = copy->site;
+    e.free_site = copy->free_site;
+    e.found_site = site;
+    e.pointer = mt_block_addr(copy);
+    mt_error_report(&e);
+}

@@ -1,0 +1,126 @@
+/* error.h - heap errors, printed when found and kept for the report.
+ */
+#ifndef MT_ERROR_H
+#define MT_ERROR_H
+
+#include "base/buf.h"
+#include "base/platform.h"
+#include "records/table.h"
+
+#define MT_ERROR_LIST(X)                                                                 \
+    X(OVERRUN, "overrun")                                                                \
+    X(UNDERRUN, "underrun")                                                              \
+    /* pools, arenas and registered blocks (pool.c, arena.c, register.c) */              \
+    X(POOL_DOUBLE_RELEASE, "pool double release")                                        \
+    X(POOL_INTERIOR_RELEASE, "pool release of an interior pointer")                      \
+    X(POOL_FOREIGN_RELEASE, "pool release of a foreign pointer")                         \
+    X(POOL_WRITE_AFTER_RELEASE, "pool write after release")                              \
+    X(POOL_LIVE_AT_DESTROY, "pool destroyed with live objects")                          \
+    X(ARENA_WRITE_AFTER_RELEASE, "arena write after release")                            \
+    X(ARENA_BAD_MARK, "arena rewind to a bad mark")                                      \
+    X(OWNED_FREE, "free of pool, arena or registered memory")                            \
+    X(REGISTER_CONFLICT, "register over a live block")                                   \
+    X(UNREGISTER_UNKNOWN, "unregister of an unknown block")                              \
+    X(UNREGISTER_OWNER, "unregister by another owner")                                   \
+    MT_ERROR_LIST_CXX(X)                                                                 \
+    /* issue 3: freed blocks and pointers the tracker never made */                      \
+    X(DOUBLE_FREE, "double free")         /* also realloc of a freed block */            \
+    X(WRITE_AFTER_FREE, "write after free")                                              \
+    X(INVALID_FREE, "invalid free")       /* free or realloc of a pointer: see what */
+
+/* A block released by the wrong family: new[] by delete, new by free... (mismatch.c);
+ * a sized delete given another size than the block's (the object deleted through a base
+ * class without a virtual destructor): its error's extent is the size given. */
+#define MT_ERROR_LIST_CXX(X)                                                             \
+    X(MISMATCH, "mismatch")                                                              \
+    X(DELETE_SIZE, "delete size")
+
+typedef enum {
+#define MT_ERROR_ENUM(name, text) MT_ERROR_##name,
+    MT_ERROR_LIST(MT_ERROR_ENUM)
+#undef MT_ERROR_ENUM
+        MT_ERROR_COUNT
+} mt_error_kind_t;
+
+extern const char *const mt_error_names[MT_ERROR_COUNT];
+
+typedef struct mt_error {
+    mt_error_kind_t kind;
+    uintptr_t addr;      /* the block (or pointer) involved */
+    size_t size;         /* the block's requested size */
+    uint64_t seq;        /* the block's sequence number, 0 if none */
+    unsigned thread;     /* the thread that allocated it, 0 if unknown */
+    uint32_t alloc_site; /* where the block was allocated */
+    uint32_t free_site;  /* where it was first released, when that matters */
+    uint32_t found_site; /* where the error was found (a free, a check, exit) */
+    size_t changed;      /* bytes found changed */
+    size_t extent;       /* bytes past the end / before the start reached; write after
+                            free: one past the last changed byte */
+    int64_t offset;      /* pool and arena errors: where, from the block's start; write
+                            after free: the first changed byte; invalid free inside a
+                            block: the pointer minus the block's start */
+    /* issue 3 */
+    uintptr_t pointer;   /* invalid free: the pointer the program passed */
+    unsigned what;       /* invalid free: what the pointer is (mt_pointer_class_t) */
+} mt_error_t;
+
+/* What a pointer released by tracked code turned out to be (foreign.c). For INSIDE_LIVE
+ * and INSIDE_FREED the error's block fields name the block it points into. */
+#define MT_POINTER_CLASS_LIST(X)                                                         \
+    X(UNKNOWN, "a pointer")                                                              \
+    X(INSIDE_LIVE, "a pointer inside a block")                                           \
+    X(INSIDE_FREED, "a pointer inside a freed block")                                    \
+    X(STACK, "a stack address")                                                          \
+    X(STATIC, "a static address")                                                        \
+    X(WILD, "a wild pointer")                                                            \
+    X(NOT_HEAP, "an address the C library did not allocate")                             \
+    X(RELEASED, "a block the C library already has back")
+
+typedef enum {
+#define MT_POINTER_ENUM(name, text) MT_POINTER_##name,
+    MT_POINTER_CLASS_LIST(MT_POINTER_ENUM)
+#undef MT_POINTER_ENUM
+        MT_POINTER_COUNT
+} mt_pointer_class_t;
+
+extern const char *const mt_pointer_class_names[MT_POINTER_COUNT];
+
+/* Prints the messages this thread kept while it held a lock (see base/lock.h). */
+void mt_error_print_pending(void);
+/* Fills the error's block fields (address, size, sequence number, thread, allocation
+ * site) from a record copy. */
+void mt_error_from_block(mt_error_t *e, const mt_block_t *b);
+/* Starts an error record: all zero but its kind, where it was found and, when b is not
+ * NULL, the block's fields. */
+void mt_error_init(mt_error_t *e, mt_error_kind_t kind, const mt_block_t *b, uint32_t found_site);
+/* message.c: the message for one error, and what found it ("free at x.c:3 in f()"). */
+void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e);
+void mt_buf_found_by_site(mt_buf_t *b, uint32_t site);
+/* Writes "file:line in func()" or "0x... in func (module)". */
+void mt_buf_site(mt_buf_t *b, uint32_t id);
+
+/* Records and prints (within the message cap) one error; with abort_on_error, aborts. */
+void mt_error_report(const mt_error_t *e);
+/* True while messages for (kind, site) are still printed: work done only to make a message
+ * better (classifying a pointer) is skipped once the cap is reached. */
+bool mt_error_will_print(mt_error_kind_t kind, uint32_t site);
+/* (kind, site) pairs whose messages passed the cap, with how many were not printed, most
+ * first; returns how many (at most max). */
+typedef struct mt_capped {
+    mt_error_kind_t kind;
+    uint32_t site;
+    uint64_t count;
+} mt_capped_t;
+size_t mt_error_not_printed(mt_capped_t *out, size_t max);
+/* Tests observe every error here (called before printing, outside any shard lock only on
+ * the free path). NULL by default. */
+extern void (*mt_error_observer)(const mt_error_t *e);
+size_t mt_error_total(void);
+size_t mt_error_count(mt_error_kind_t kind);
+#define MT_ERROR_LOG_MAX 1024
+/* Copies up to max logged errors into out; returns how many. */
+size_t mt_error_log(mt_error_t *out, size_t max);
+void mt_errors_lock_all(void);
+void mt_errors_unlock_all(void);
+
+#endif /* MT_ERROR_H */

@@ -1,0 +1,139 @@
+/* format.c - places and errors in words, from the report model's types: the one wording
+ * both the live messages (errors/message.c) and the reports (report/render_*.c) use.
+ * Compiled into the memtrack-report tool too: it uses nothing but the model and buf.c.
+ */
+#include <string.h>
+
+#include "errors/format.h"
+
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
+{
+    if (p->file != NULL) {
+        mt_buf_str(b, p->file);
+        mt_buf_char(b, ':');
+        mt_buf_u64(b, (uint64_t)(p->line < 0 ? 0 : p->line));
+        if (p->func != NULL && p->func[0] != '\0') { /* "": a C++ namespace-scope initializer */
+            mt_buf_str(b, " in ");
+            mt_buf_str(b, p->func);
+            mt_buf_str(b, "()");
+        }
+        return;
+    }
+    if (p->pc != 0) {
+        mt_buf_hex(b, p->pc);
+        if (p->func != NULL) {
+            mt_buf_str(b, " in ");
+            mt_buf_str(b, p->func);
+            mt_buf_str(b, "+");
+            mt_buf_hex(b, p->offset);
+        }
+        if (p->module != NULL) {
+            mt_buf_str(b, " (");
+            mt_buf_str(b, basename_of(p->module));
+            mt_buf_char(b, ')');
+        }
+        return;
+    }
+    mt_buf_str(b, "an unknown site");
+}
+
+void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p)
+{
+    const char *kind = p->kind != NULL ? p->kind : "?";
+    if (strcmp(kind, "exit") == 0) {
+        mt_buf_str(b, "the exit-time check");
+        return;
+    }
+    if (strcmp(kind, "crash report") == 0) {
+        mt_buf_str(b, "the crash report");
+        return;
+    }
+    if (strcmp(kind, "check") == 0)
+        kind = "memtrack_check()";
+    else if (strcmp(kind, "periodic check") == 0)
+        kind = "the periodic check";
+    mt_buf_str(b, kind);
+    if (p->file != NULL || p->pc != 0) {
+        mt_buf_str(b, " at ");
+        mt_buf_place(b, p);
+    }
+}
+
+/* "invalid free: a stack address 0x7ff..., found by free at a.c:3 in f()", or for a
+ * pointer into a block, the block and where the pointer falls in it. */
+static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
+{
+    mt_buf_str(b, e->kind);
+    mt_buf_str(b, ": ");
+    if (e->seq != 0) { /* a pointer into a tracked block: name the block */
+        mt_buf_str(b, e->freed.kind != NULL ? "a pointer inside freed block #"
+                                            : "a pointer inside block #");
+        mt_buf_u64(b, e->seq);
+        mt_buf_str(b, " (");
+        mt_buf_count(b, e->size, "byte", "bytes");
+        mt_buf_str(b, ") allocated at ");
+        mt_buf_place(b, &e->alloc);
+        if (e->freed.kind != NULL) {
+            mt_buf_str(b, ", released at ");
+            mt_buf_place(b, &e->freed);
+        }
+        mt_buf_str(b, ", ");
+        mt_buf_from_start(b, e->offset);
+    } else {
+        mt_buf_str(b, e->what);
+        mt_buf_char(b, ' ');
+        mt_buf_hex(b, e->pointer);
+    }
+    mt_buf_str(b, ", found by ");
+    mt_buf_found_by(b, &e->found);
+}
+
+void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
+{
+    if (e->what != NULL) {
+        invalid_free_summary(b, e);
+        return;
+    }
+    mt_buf_str(b, e->kind);
+    mt_buf_str(b, ": block #");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_str(b, ") allocated at ");
+    mt_buf_place(b, &e->alloc);
+    if (strcmp(e->kind, "mismatch") == 0 && e->alloc.kind != NULL) { /* what it is about */
+        mt_buf_str(b, " by ");
+        mt_buf_str(b, e->alloc.kind);
+    }
+    if (e->freed.kind != NULL) {
+        mt_buf_str(b, ", released at ");
+        mt_buf_place(b, &e->freed);
+    }
+    mt_buf_str(b, ", found by ");
+    mt_buf_found_by(b, &e->found);
+    if (e->changed != 0 && strcmp(e->kind, "write after free") == 0) {
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        if (e->extent - (uint64_t)e->offset == 1) {
+            mt_buf_str(b, " changed at offset ");
+            mt_buf_u64(b, (uint64_t)e->offset);
+        } else {
+            mt_buf_str(b, " changed from offset ");
+            mt_buf_u64(b, (uint64_t)e->offset);
+            mt_buf_str(b, " to ");
+            mt_buf_u64(b, e->extent - 1);
+        }
+    } else if (e->changed != 0) {
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        mt_buf_str(b, " changed, ");
+        mt_buf_count(b, e->extent, "byte", "bytes");
+        mt_buf_str(b, " from the block");
+    }
+}

@@ -1,0 +1,16 @@
+/* format.h - places and errors in words, from the report model's types (format.c). */
+#ifndef MT_FORMAT_H
+#define MT_FORMAT_H
+
+#include "report/model.h"
+
+/* "file:line in func()" or "0x... in symbol+0x.. (module)" or "an unknown site" */
+void mt_buf_place(mt_buf_t *b, const mt_place_t *p);
+/* What found an error: "free at a.c:9 in f()", "memtrack_check() at ...", "the exit-time
+ * check"... */
+void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p);
+/* "overrun: block #4 (8 bytes) allocated at a.c:3 in f(), found by free at a.c:9 in f():
+ * 2 bytes changed, 5 bytes from the block": one error in one line, every kind alike. */
+void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e);
+
+#endif /* MT_FORMAT_H */

@@ -1,0 +1,541 @@
+/* message.c - the message printed when an error is found: what happened, the block (its
+ * size, allocation site and sequence number), where it was released and where it was
+ * found, one fact a line. Places are worded by format.c, as in the reports.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+
+#include "base/options.h"
+#include "errors/error.h"
+#include "errors/format.h"
+#include "records/place.h"
+#include "records/site.h"
+
+/* Writes "file:line in func()", or for a site known only by address and without line
+ * information "0x... in symbol+0x.. (module)": the place a report shows. */
+void mt_buf_site(mt_buf_t *b, uint32_t id)
+{
+    mt_place_t p;
+    (void)mt_place_of(id, &p);
+    mt_buf_place(b, &p);
+}
+
+/* "pool \"bullets\"", "malloc" */
+static void print_kind_owner(mt_buf_t *b, uint32_t site)
+{
+    const mt_site_t *s = mt_site_get(site);
+    mt_buf_str(b, mt_kind_names[s->kind]);
+    if (s->owner != NULL) {
+        mt_buf_str(b, " \"");
+        mt_buf_str(b, s->owner);
+        mt_buf_char(b, '"');
+    }
+}
+
+static void print_block_line(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_line(b);
+    mt_buf_str(b, "  allocated at ");
+    mt_buf_site(b, e->alloc_site);
+    mt_buf_str(b, " by ");
+    print_kind_owner(b, e->alloc_site);
+    mt_buf_str(b, " (block ");
+    mt_buf_hex(b, e->addr);
+    if (e->thread != 0) {
+        mt_buf_str(b, ", thread ");
+        mt_buf_u64(b, e->thread);
+    }
+    mt_buf_str(b, ")\n");
+}
+
+/* "block #4 (8 bytes)" */
+static void print_block_name(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_str(b, "block #");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_char(b, ')');
+}
+
+/* What found an error: "free at x.c:3 in f()", "memtrack_check() at ...", "the exit-time
+ * check"... */
+void mt_buf_found_by_site(mt_buf_t *b, uint32_t site)
+{
+    const mt_site_t *s = mt_site_get(site);
+    switch (s->kind) {
+    case MT_KIND_CHECK: mt_buf_str(b, "memtrack_check()"); break;
+    case MT_KIND_EXIT: mt_buf_str(b, "the exit-time check"); return;
+    case MT_KIND_CRASH: mt_buf_str(b, "the crash report"); return;
+    case MT_KIND_PERIODIC:
+        mt_buf_str(b, "the periodic check (check_every=");
+        mt_buf_u64(b, mt_opt.check_every);
+        mt_buf_char(b, ')');
+        break;
+    default: mt_buf_str(b, mt_kind_names[s->kind]); break;
+    }
+    if (s->file != NULL || s->pc != NULL) {
+        mt_buf_str(b, " at ");
+        mt_buf_site(b, site);
+    }
+}
+
+static void print_found_line(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_kind_t kind = mt_site_get(e->found_site)->kind;
+    mt_buf_line(b);
+    mt_buf_str(b, "  found by ");
+    mt_buf_found_by_site(b, e->found_site);
+    /* A freed block is checked when it leaves the quarantine, during some later free. */
+    if (e->kind == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK &&
+        kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
+        mt_buf_str(b, ", as the block left quarantine");
+    mt_buf_char(b, '\n');
+}
+
+/* "  freed at x.c:3 in f() by free" */
+static void print_freed_line(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_kind_t kind = mt_site_get(e->free_site)->kind;
+    mt_buf_line(b);
+    mt_buf_str(b, "  freed at ");
+    mt_buf_site(b, e->free_site);
+    mt_buf_str(b, " by ");
+    mt_buf_str(b, mt_kind_names[kind]);
+    if (kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY)
+        mt_buf_str(b, ", which moved it");
+    mt_buf_char(b, '\n');
+}
+
+static bool found_by_realloc(const mt_error_t *e)
+{
+    mt_kind_t kind = mt_site_get(e->found_site)->kind;
+    return kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY;
+}
+
+/* " (in libfoo.so, symbol+0x10)" for an address inside a loaded module. */
+static void print_module_of(mt_buf_t *b, uintptr_t p)
+{
+    Dl_info info;
+    if (mt_in_crash || dladdr((void *)p, &info) == 0 || info.dli_fname == NULL)
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    mt_buf_str(b, " in ");
+    mt_buf_str(b, info.dli_fname[0] == '\0' ? mt_program_name()
+                                            : slash != NULL ? slash + 1 : info.dli_fname);
+    if (info.dli_sname != NULL) {
+        mt_buf_str(b, ", ");
+        mt_buf_str(b, info.dli_sname);
+        if (p != (uintptr_t)info.dli_saddr) {
+            mt_buf_char(b, '+');
+            mt_buf_hex(b, (uint64_t)(p - (uintptr_t)info.dli_saddr));
+        }
+    }
+}
+
+/* The first line of an invalid free: what the pointer was, and what was done with it. */
+static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
+{
+    bool by_realloc = found_by_realloc(e);
+    mt_buf_str(b, by_realloc ? "realloc of " : "free of ");
+    switch ((mt_pointer_class_t)e->what) {
+    case MT_POINTER_INSIDE_LIVE:
+    case MT_POINTER_INSIDE_FREED:
+        mt_buf_str(b, e->what == MT_POINTER_INSIDE_LIVE ? "a pointer inside "
+                                                        : "a pointer inside freed ");
+        print_block_name(b, e);
+        mt_buf_str(b, ", ");
+        mt_buf_from_start(b, e->offset);
+        break;
+    case MT_POINTER_STACK:
+    case MT_POINTER_STATIC:
+    case MT_POINTER_WILD:
+    case MT_POINTER_UNKNOWN:
+        mt_buf_str(b, mt_pointer_class_names[e->what]);
+        mt_buf_str(b, " (");
+        mt_buf_hex(b, e->pointer);
+        if (e->what == MT_POINTER_STATIC)
+            print_module_of(b, e->pointer);
+        mt_buf_char(b, ')');
+        if (e->what == MT_POINTER_WILD)
+            mt_buf_str(b, ", not readable");
+        break;
+    case MT_POINTER_NOT_HEAP:
+        mt_buf_hex(b, e->pointer);
+        mt_buf_str(b, ", which the C library did not allocate");
+        break;
+    case MT_POINTER_RELEASED:
+        mt_buf_hex(b, e->pointer);
+        mt_buf_str(b, ", a block the C library already has back");
+        break;
+    case MT_POINTER_COUNT:
+        break;
+    }
+    mt_buf_str(b, by_realloc ? "; realloc returns NULL\n" : "; left alone\n");
+}
+
+static void print_owned_error(mt_buf_t *b, const mt_error_t *e);
+
+/* ---- mismatched releases (mismatch.c) ------------------------------------------------ */
+
+/* "mismatched delete of block #4 (40 bytes) made by new[]: release it with delete[]" */
+static void print_mismatch(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_kind_t made = mt_site_get(e->alloc_site)->kind;
+    mt_buf_str(b, "mismatched ");
+    mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+    mt_buf_str(b, " of ");
+    print_block_name(b, e);
+    mt_buf_str(b, " made by ");
+    mt_buf_str(b, mt_kind_names[made]);
+    mt_buf_str(b, ": release it with ");
+    mt_buf_str(b, mt_kind_names[mt_kind_release[made]]);
+    mt_buf_char(b, '\n');
+}
+
+/* "delete of block #4 (24 bytes) as 16 bytes: deleted through a base class without a
+ * virtual destructor?" */
+static void print_delete_size(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+    mt_buf_str(b, " of ");
+    print_block_name(b, e);
+    mt_buf_str(b, " as ");
+    mt_buf_count(b, e->extent, "byte", "bytes");
+    mt_buf_str(b, ": deleted through a base class without a virtual destructor?\n");
+}
+
+/* ---- all errors ---------------------------------------------------------------------- */
+
+void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_line(b);
+    mt_buf_str(b, "ERROR: ");
+    switch (e->kind) {
+    case MT_ERROR_OVERRUN:
+        mt_buf_str(b, "overrun after ");
+        print_block_name(b, e);
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        mt_buf_str(b, " changed, up to ");
+        mt_buf_count(b, e->extent, "byte", "bytes");
+        mt_buf_str(b, " past its end\n");
+        break;
+    case MT_ERROR_UNDERRUN:
+        mt_buf_str(b, "underrun before ");
+        print_block_name(b, e);
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        mt_buf_str(b, " changed, up to ");
+        mt_buf_count(b, e->extent, "byte", "bytes");
+        mt_buf_str(b, " before its start\n");
+        break;
+    case MT_ERROR_POOL_DOUBLE_RELEASE:
+    case MT_ERROR_POOL_INTERIOR_RELEASE:
+    case MT_ERROR_POOL_FOREIGN_RELEASE:
+    case MT_ERROR_POOL_WRITE_AFTER_RELEASE:
+    case MT_ERROR_POOL_LIVE_AT_DESTROY:
+    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
+    case MT_ERROR_ARENA_BAD_MARK:
+    case MT_ERROR_OWNED_FREE:
+    case MT_ERROR_REGISTER_CONFLICT:
+    case MT_ERROR_UNREGISTER_UNKNOWN:
+    case MT_ERROR_UNREGISTER_OWNER:
+        print_owned_error(b, e);
+        return;
+    case MT_ERROR_MISMATCH:
+        print_mismatch(b, e);
+        break;
+    case MT_ERROR_DELETE_SIZE:
+        print_delete_size(b, e);
+        break;
+    case MT_ERROR_DOUBLE_FREE:
+        mt_buf_str(b, found_by_realloc(e) ? "realloc of freed " : "double free of ");
+        print_block_name(b, e);
+        mt_buf_char(b, '\n');
+        print_block_line(b, e);
+        print_freed_line(b, e);
+        print_found_line(b, e);
+        return;
+    case MT_ERROR_WRITE_AFTER_FREE:
+        mt_buf_str(b, "write after free to ");
+        print_block_name(b, e);
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        if (e->extent - (size_t)e->offset == 1) {
+            mt_buf_str(b, " changed at offset ");
+        } else {
+            mt_buf_str(b, " changed from offset ");
+            mt_buf_u64(b, (uint64_t)e->offset);
+            mt_buf_str(b, " to ");
+            mt_buf_u64(b, e->extent - 1);
+            mt_buf_char(b, '\n');
+            print_block_line(b, e);
+            print_freed_line(b, e);
+            print_found_line(b, e);
+            return;
+        }
+        mt_buf_u64(b, (uint64_t)e->offset);
+        mt_buf_char(b, '\n');
+        print_block_line(b, e);
+        print_freed_line(b, e);
+        print_found_line(b, e);
+        return;
+    case MT_ERROR_INVALID_FREE:
+        print_invalid_free(b, e);
+        if (e->what == MT_POINTER_INSIDE_LIVE || e->what == MT_POINTER_INSIDE_FREED)
+            print_block_line(b, e);
+        if (e->what == MT_POINTER_INSIDE_FREED)
+            print_freed_line(b, e);
+        print_found_line(b, e);
+        return;
+    case MT_ERROR_COUNT:
+        break;
+    }
+    print_block_line(b, e);
+    print_found_line(b, e);
+}
+
+/* ---- pools, arenas and registered blocks (pool.c, arena.c, register.c) ----------------
+ * Their errors name the owner (the pool, arena or registrar, from the sites' owner) and,
+ * when a block is involved, its number, size and the sites that made and released it. */
+
+/* The owner named by a site: "pool \"bullets\"", "arena \"level\"", or a registrar's
+ * bare "\"myalloc\"". */
+static void print_owner_of(mt_buf_t *b, uint32_t site)
+{
+    const mt_site_t *s = mt_site_get(site);
+    const char *noun = NULL;
+    switch (s->kind) {
+    case MT_KIND_POOL: case MT_KIND_POOL_ALLOC: case MT_KIND_POOL_FREE:
+    case MT_KIND_POOL_CLEAR: case MT_KIND_POOL_DESTROY: case MT_KIND_POOL_CHECK:
+        noun = "pool ";
+        break;
+    case MT_KIND_ARENA: case MT_KIND_ARENA_ALLOC: case MT_KIND_ARENA_RESET:
+    case MT_KIND_ARENA_REWIND: case MT_KIND_ARENA_DESTROY:
+        noun = "arena ";
+        break;
+    default:
+        break;
+    }
+    if (noun != NULL)
+        mt_buf_str(b, noun);
+    mt_buf_char(b, '"');
+    mt_buf_str(b, s->owner != NULL ? s->owner : "?");
+    mt_buf_char(b, '"');
+}
+
+/* "object #12 (24 bytes)" for a pool, "allocation #3" for an arena, "block #7" else. */
+static void print_owned_name(mt_buf_t *b, const mt_error_t *e)
+{
+    switch (mt_site_get(e->alloc_site)->kind) {
+    case MT_KIND_POOL: mt_buf_str(b, "object #"); break;
+    case MT_KIND_ARENA: mt_buf_str(b, "allocation #"); break;
+    default: mt_buf_str(b, "block #"); break;
+    }
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_char(b, ')');
+}
+
+static void print_released_line(mt_buf_t *b, const char *what, uint32_t site)
+{
+    mt_buf_line(b);
+    mt_buf_str(b, what);
+    mt_buf_str(b, " by ");
+    mt_buf_str(b, mt_kind_names[mt_site_get(site)->kind]);
+    if (mt_site_get(site)->file != NULL || mt_site_get(site)->pc != NULL) {
+        mt_buf_str(b, " at ");
+        mt_buf_site(b, site);
+    }
+    mt_buf_char(b, '\n');
+}
+
+/* ", the first at offset 8" / ", the first 4 bytes before its start" */
+static void print_offset(mt_buf_t *b, int64_t offset)
+{
+    if (offset >= 0) {
+        mt_buf_str(b, ", the first at offset ");
+        mt_buf_u64(b, (uint64_t)offset);
+    } else {
+        mt_buf_str(b, ", the first ");
+        mt_buf_count(b, (uint64_t)-offset, "byte", "bytes");
+        mt_buf_str(b, " before its start");
+    }
+}
+
+/* " of block #4 (8 bytes) made by malloc" */
+static void print_block_made_by(mt_buf_t *b, const mt_error_t *e)
+{
+    mt_buf_str(b, " of block #");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_str(b, ") made by ");
+    print_kind_owner(b, e->alloc_site);
+}
+
+static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
+{
+    bool block_line = e->alloc_site != MT_SITE_NONE;
+    switch (e->kind) {
+    case MT_ERROR_POOL_DOUBLE_RELEASE:
+        mt_buf_str(b, "double release of ");
+        print_owned_name(b, e);
+        mt_buf_str(b, " to ");
+        print_owner_of(b, e->found_site);
+        mt_buf_char(b, '\n');
+        break;
+    case MT_ERROR_POOL_INTERIOR_RELEASE:
+        mt_buf_str(b, "release to ");
+        print_owner_of(b, e->found_site);
+        mt_buf_str(b, " of a pointer ");
+        if (e->offset < 0) {
+            mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
+            mt_buf_str(b, " before ");
+        } else if ((uint64_t)e->offset >= e->size) {
+            mt_buf_count(b, (uint64_t)e->offset - e->size, "byte", "bytes");
+            mt_buf_str(b, " past the end of ");
+        } else {
+            mt_buf_count(b, (uint64_t)e->offset, "byte", "bytes");
+            mt_buf_str(b, " into ");
+        }
+        print_owned_name(b, e);
+        mt_buf_char(b, '\n');
+        break;
+    case MT_ERROR_POOL_FOREIGN_RELEASE:
+        mt_buf_str(b, "release to ");
+        print_owner_of(b, e->found_site);
+        if (block_line) {
+            print_block_made_by(b, e);
+            mt_buf_char(b, '\n');
+        } else {
+            mt_buf_str(b, " of ");
+            mt_buf_hex(b, e->addr);
+            mt_buf_str(b, ", which is not one of its objects (nothing released)\n");
+        }
+        break;
+    case MT_ERROR_POOL_WRITE_AFTER_RELEASE:
+        mt_buf_str(b, "write after release to ");
+        print_owned_name(b, e);
+        mt_buf_str(b, " of ");
+        print_owner_of(b, e->alloc_site);
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        mt_buf_str(b, " changed");
+        print_offset(b, e->offset);
+        mt_buf_char(b, '\n');
+        break;
+    case MT_ERROR_POOL_LIVE_AT_DESTROY:
+        /* one message per allocation site of the objects left */
+        print_owner_of(b, e->found_site);
+        mt_buf_str(b, " destroyed with ");
+        mt_buf_count(b, e->changed, "object", "objects");
+        mt_buf_str(b, " (");
+        mt_buf_count(b, e->size, "byte", "bytes");
+        mt_buf_str(b, ") still live: #");
+        mt_buf_u64(b, e->seq);
+        if (e->changed > 1) {
+            mt_buf_str(b, " and ");
+            mt_buf_u64(b, e->changed - 1);
+            mt_buf_str(b, " more");
+        }
+        mt_buf_char(b, '\n');
+        mt_buf_line(b);
+        mt_buf_str(b, "  allocated at ");
+        mt_buf_site(b, e->alloc_site);
+        mt_buf_str(b, " by ");
+        print_kind_owner(b, e->alloc_site);
+        mt_buf_char(b, '\n');
+        block_line = false;
+        break;
+    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
+        mt_buf_str(b, "write after release in ");
+        print_owner_of(b, e->free_site);
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, e->changed, "byte", "bytes");
+        mt_buf_str(b, " changed, the first at ");
+        mt_buf_hex(b, e->addr);
+        mt_buf_char(b, '\n');
+        break;
+    case MT_ERROR_ARENA_BAD_MARK:
+        mt_buf_str(b, "rewind of ");
+        print_owner_of(b, e->found_site);
+        mt_buf_str(b, " to mark ");
+        mt_buf_u64(b, (uint64_t)e->offset);
+        if (block_line) {
+            mt_buf_str(b, ", inside ");
+            print_owned_name(b, e);
+            mt_buf_str(b, ": rewound to its end instead\n");
+        } else {
+            mt_buf_str(b, ", beyond the ");
+            mt_buf_count(b, e->extent, "byte", "bytes");
+            mt_buf_str(b, " in use (nothing released)\n");
+        }
+        break;
+    case MT_ERROR_OWNED_FREE:
+        mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+        mt_buf_str(b, " of ");
+        if (e->seq == 0) { /* no live block there: a stale pointer into its memory */
+            mt_buf_hex(b, e->addr);
+            mt_buf_str(b, ", inside the memory of ");
+            print_owner_of(b, e->alloc_site);
+            mt_buf_str(b, " (left alone)\n");
+            block_line = false;
+            break;
+        }
+        print_owned_name(b, e);
+        mt_buf_str(b, mt_site_get(e->alloc_site)->kind == MT_KIND_REGISTERED ? " registered by "
+                                                                            : " of ");
+        print_owner_of(b, e->alloc_site);
+        mt_buf_str(b, ", which owns its memory (left alone)\n");
+        break;
+    case MT_ERROR_REGISTER_CONFLICT:
+        mt_buf_str(b, "register by ");
+        print_owner_of(b, e->found_site);
+        mt_buf_str(b, " of ");
+        mt_buf_hex(b, e->addr);
+        mt_buf_str(b, " (");
+        mt_buf_count(b, e->extent, "byte", "bytes");
+        mt_buf_str(b, "), already block #");
+        mt_buf_u64(b, e->seq);
+        mt_buf_str(b, " (");
+        mt_buf_count(b, e->size, "byte", "bytes");
+        mt_buf_str(b, ") made by ");
+        print_kind_owner(b, e->alloc_site);
+        mt_buf_str(b, " (not registered)\n");
+        break;
+    case MT_ERROR_UNREGISTER_UNKNOWN:
+        mt_buf_str(b, "unregister by ");
+        print_owner_of(b, e->found_site);
+        if (block_line) {
+            print_block_made_by(b, e);
+            mt_buf_str(b, " (left alone)\n");
+        } else {
+            mt_buf_str(b, " of ");
+            mt_buf_hex(b, e->addr);
+            mt_buf_str(b, ", which is not a registered block (never registered, or "
+                          "released already)\n");
+        }
+        break;
+    case MT_ERROR_UNREGISTER_OWNER:
+        mt_buf_str(b, "unregister by ");
+        print_owner_of(b, e->found_site);
+        mt_buf_str(b, " of ");
+        print_owned_name(b, e);
+        mt_buf_str(b, " registered by ");
+        print_owner_of(b, e->alloc_site);
+        mt_buf_str(b, " (left registered)\n");
+        break;
+    default:
+        break;
+    }
+    if (block_line)
+        print_block_line(b, e);
+    if (e->free_site != MT_SITE_NONE)
+        print_released_line(b, "  released", e->free_site);
+    print_found_line(b, e);
+}
+

@@ -1,0 +1,115 @@
+/* place.c - turns a site id into the place a report shows: file, line, function, kind and
+ * owner for sites the macros named, module and nearest symbol for sites known only by a
+ * return address; and tells which places lie inside system libraries.
+ *
+ * Runs at report time only. The strings it hands out are the site table's (never freed),
+ * the loader's (alive while the module is loaded, which at report time it is) and the
+ * symbolizer's (never freed). A site known only by address gets its file, line and
+ * function from the debug information when there is some (symbolize.c).
+ *
+ * The C++ standard library is a system library wherever it is installed (a toolchain in
+ * /opt has its own libstdc++): the blocks it makes with the program's operator new and
+ * keeps until exit (the locales std::cout holds, for one) are not the program's leaks.
+ * A leak of the program's that owns such blocks is still reported, by the program's own
+ * allocation of the owner.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include "base/symbolize.h"
+#include "records/place.h"
+#include "records/site.h"
+
+/* Directories the system's own libraries live in. A library the user built and loads
+ * from elsewhere is the user's code, and so is the program, wherever it is installed. */
+static const char *const system_dirs[] = {"/lib/", "/lib64/", "/lib32/", "/usr/lib/",
+                                          "/usr/lib64/", "/usr/lib32/", "/usr/libexec/"};
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    *(uintptr_t *)ctx = (uintptr_t)info->dlpi_addr;
+    return 1; /* the loader lists the program first */
+}
+
+/* GNU libstdc++ and LLVM libc++ with its ABI library, by file name. Statically linked
+ * (-static-libstdc++), the runtime is part of the program and its blocks look like the
+ * program's. */
+static bool is_cxx_runtime(const char *path)
+{
+    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return true;
+    return false;
+}
+
+static bool module_is_system(const Dl_info *info)
+{
+    static uintptr_t program_base = 1, self_base;
+    if (program_base == 1) {
+        Dl_info self;
+        dl_iterate_phdr(first_object, &program_base);
+        if (dladdr((void *)(uintptr_t)&module_is_system, &self) != 0)
+            self_base = (uintptr_t)self.dli_fbase;
+    }
+    uintptr_t base = (uintptr_t)info->dli_fbase;
+    if (info->dli_fname == NULL || info->dli_fname[0] == '\0')
+        return base != program_base && program_base != 0;
+    if (program_base == 0 ? false : base == program_base)
+        return false; /* the program, libmemtrack.a linked into it included */
+    if (base == self_base)
+        return true; /* libmemtrack itself */
+    if (strstr(info->dli_fname, "ld-linux") != NULL || strstr(info->dli_fname, "vdso") != NULL ||
+        is_cxx_runtime(info->dli_fname))
+        return true;
+    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+        if (strncmp(info->dli_fname, system_dirs[i], strlen(system_dirs[i])) == 0)
+            return true;
+    return false;
+}
+
+bool mt_place_of(uint32_t id, mt_place_t *out)
+{
+    const mt_site_t *s = mt_site_get(id);
+    bool system = false;
+    memset(out, 0, sizeof *out);
+    out->kind = id == MT_SITE_NONE ? NULL : mt_kind_names[s->kind];
+    out->file = s->file;
+    out->line = s->file != NULL ? s->line : 0;
+    out->func = s->func;
+    out->owner = s->owner;
+    if (s->file == NULL && s->pc != NULL) {
+        Dl_info info;
+        out->pc = (uint64_t)(uintptr_t)s->pc;
+        system = true; /* no module at all: the loader's or generated code */
+        if (!mt_in_crash && dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
+            if (info.dli_sname != NULL) {
+                out->func = info.dli_sname;
+                out->offset = (uint64_t)((uintptr_t)s->pc - (uintptr_t)info.dli_saddr);
+            }
+            if (info.dli_fname != NULL && info.dli_fname[0] != '\0')
+                out->module = info.dli_fname;
+            system = module_is_system(&info);
+        }
+        /* The program's own code by file and line; a system library by module and symbol,
+         * whatever debug information it has: there is no source of it to open. */
+        mt_symbol_t sym;
+        if (!mt_in_crash && mt_symbolize(s->pc, &sym)) { /* libdw: not async-signal-safe */
+            if (sym.file != NULL && !system) {
+                out->file = sym.file;
+                out->line = sym.line;
+                out->func = sym.func;
+                out->offset = 0;
+            } else if (sym.symbol != NULL) {
+                out->func = sym.symbol;
+                out->offset = sym.offset;
+            }
+        }
+    }
+    return system;
+}

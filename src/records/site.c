@@ -1,0 +1,293 @@
+/* site.c - where blocks are made and released, interned to small ids.
+ *
+ * A record keeps a 32-bit site id instead of three pointers and a line, which keeps
+ * records small and makes grouping by site at report time a counting pass. Each thread
+ * has a small direct-mapped cache from (file, line, func, kind, owner) pointers to ids, so
+ * the common case costs a few compares; a miss looks the key up in a global hash.
+ *
+ * Sites are stored in chunks that never move: once an id is published its site can be
+ * read without a lock. Strings are copied when a site is made, so a report never reads
+ * memory the program has since released.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "base/memory.h"
+#include "records/site.h"
+
+const char *const mt_kind_names[MT_KIND_COUNT] = {
+#define MT_KIND_NAME(name, text, family) text,
+    MT_KIND_LIST(MT_KIND_NAME)
+#undef MT_KIND_NAME
+};
+
+const unsigned char mt_kind_release[MT_KIND_COUNT] = {
+#define MT_KIND_FAMILY(name, text, family) MT_KIND_##family,
+    MT_KIND_LIST(MT_KIND_FAMILY)
+#undef MT_KIND_FAMILY
+};
+
+#define CHUNK_BITS 10
+#define CHUNK_SITES (1u << CHUNK_BITS)
+#define MAX_CHUNKS 16384u /* 16 million sites */
+
+typedef struct site_key {
+    const char *file, *func, *owner;
+    void *pc;
+    int line;
+    int kind;
+} site_key_t;
+
+/* The global index: open addressing on the key, linear probing, at most half full. */
+typedef struct index_entry {
+    site_key_t key;
+    uint32_t id; /* 0: empty */
+} index_entry_t;
+
+static struct {
+    pthread_mutex_t lock;
+    mt_site_t *_Atomic chunks[MAX_CHUNKS];
+    _Atomic uint32_t count; /* ids in use, including id 0 */
+    index_entry_t *index; /* index_size entries, a power of two */
+    size_t index_size;
+} sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- per-thread cache ---------------------------------------------------------------- */
+
+#define CACHE_SIZE 64u
+
+typedef struct cache_entry {
+    site_key_t key;
+    uint32_t id;
+} cache_entry_t;
+
+static MT_TLS cache_entry_t *thread_cache;
+static pthread_key_t cache_key;
+static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
+
+static void cache_release(void *cache)
+{
+    mt_mem_free(cache);
+}
+
+static void cache_key_create(void)
+{
+    (void)pthread_key_create(&cache_key, cache_release);
+}
+
+static cache_entry_t *cache_get(void)
+{
+    if (MT_LIKELY(thread_cache != NULL))
+        return thread_cache;
+    thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
+    if (thread_cache != NULL) {
+        pthread_once(&cache_key_once, cache_key_create);
+        (void)pthread_setspecific(cache_key, thread_cache);
+    }
+    return thread_cache;
+}
+
+static uint64_t key_hash(const site_key_t *k)
+{
+    uintptr_t h = (uintptr_t)k->file ^ ((uintptr_t)k->pc >> 2) ^ (uintptr_t)k->owner;
+    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind;
+    return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
+}
+
+static unsigned cache_slot(const site_key_t *k)
+{
+    uintptr_t h = (uintptr_t)k->file ^ ((uintptr_t)k->pc >> 2) ^ (uintptr_t)k->owner;
+    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind;
+    return (unsigned)(h ^ (h >> 7)) & (CACHE_SIZE - 1);
+}
+
+static bool key_equal(const site_key_t *a, const site_key_t *b)
+{
+    return a->file == b->file && a->line == b->line && a->func == b->func &&
+           a->kind == b->kind && a->owner == b->owner && a->pc == b->pc;
+}
+
+/* ---- the global index ---------------------------------------------------------------- */
+
+/* The entry for k: its own, or the empty one where it would go. Caller holds sites.lock;
+ * the index is never full (see index_make_room_locked). */
+static index_entry_t *index_slot_locked(const site_key_t *k)
+{
+    size_t mask = sites.index_size - 1;
+    for (size_t i = (size_t)(key_hash(k) * UINT64_C(0x9E3779B97F4A7C15) >> 32) & mask;;
+         i = (i + 1) & mask) {
+        index_entry_t *e = &sites.index[i];
+        if (e->id == 0 || key_equal(&e->key, k))
+            return e;
+    }
+}
+
+/* Keeps the index at most half full, doubling it (from 1024 entries) when it would pass
+ * that; false when the tracker's memory is exhausted. Caller holds sites.lock. */
+static bool index_make_room_locked(uint32_t used)
+{
+    if (sites.index != NULL && (size_t)used * 2 < sites.index_size)
+        return true;
+    size_t old_size = sites.index_size, size = old_size != 0 ? old_size * 2 : 1024;
+    index_entry_t *old = sites.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
+    if (fresh == NULL)
+        return false;
+    sites.index = fresh;
+    sites.index_size = size;
+    for (size_t i = 0; i < old_size; i++)
+        if (old[i].id != 0)
+            *index_slot_locked(&old[i].key) = old[i];
+    mt_mem_free(old);
+    return true;
+}
+
+static const char *copy_string(const char *s)
+{
+    if (s == NULL)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *c = mt_mem_alloc(n);
+    if (c == NULL)
+        return "?";
+    memcpy(c, s, n);
+    return c;
+}
+
+static mt_site_t *slot_of(uint32_t id)
+{
+    mt_site_t *chunk = atomic_load_explicit(&sites.chunks[id >> CHUNK_BITS],
+                                            memory_order_acquire);
+    return chunk != NULL ? &chunk[id & (CHUNK_SITES - 1)] : NULL;
+}
+
+/* Makes a new site for key; caller holds sites.lock. Returns MT_SITE_NONE on failure. */
+static uint32_t site_create_locked(const site_key_t *k)
+{
+    uint32_t id = atomic_load_explicit(&sites.count, memory_order_relaxed);
+    if (id == 0)
+        id = 1; /* id 0 stays "unknown" */
+    if ((id >> CHUNK_BITS) >= MAX_CHUNKS)
+        return MT_SITE_NONE;
+    mt_site_t *chunk = sites.chunks[id >> CHUNK_BITS];
+    if (chunk == NULL) {
+        chunk = mt_mem_calloc(CHUNK_SITES, sizeof(mt_site_t));
+        if (chunk == NULL)
+            return MT_SITE_NONE;
+        atomic_store_explicit(&sites.chunks[id >> CHUNK_BITS], chunk, memory_order_release);
+    }
+    if (!index_make_room_locked(id))
+        return MT_SITE_NONE;
+    mt_site_t *s = &chunk[id & (CHUNK_SITES - 1)];
+    s->file = copy_string(k->file);
+    s->func = copy_string(k->func);
+    s->owner = copy_string(k->owner);
+    s->pc = k->pc;
+    s->line = k->line;
+    s->kind = (mt_kind_t)k->kind;
+    index_entry_t *e = index_slot_locked(k);
+    e->key = *k;
+    e->id = id;
+    atomic_store_explicit(&sites.count, id + 1, memory_order_release);
+    return id;
+}
+
+static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k)
+{
+    uint32_t id = MT_SITE_NONE;
+    pthread_mutex_lock(&sites.lock);
+    if (sites.index != NULL)
+        id = index_slot_locked(k)->id;
+    if (id == MT_SITE_NONE)
+        id = site_create_locked(k);
+    pthread_mutex_unlock(&sites.lock);
+    return id;
+}
+
+static uint32_t site_lookup(const site_key_t *k)
+{
+    cache_entry_t *cache = cache_get();
+    if (MT_UNLIKELY(cache == NULL))
+        return site_lookup_slow(k);
+    cache_entry_t *e = &cache[cache_slot(k)];
+    if (MT_LIKELY(e->id != 0 && key_equal(&e->key, k)))
+        return e->id;
+    uint32_t id = site_lookup_slow(k);
+    if (id != MT_SITE_NONE) {
+        e->key = *k;
+        e->id = id;
+    }
+    return id;
+}
+
+uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind,
+                    const char *owner)
+{
+    site_key_t k;
+    memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */
+    k.file = file;
+    k.func = func;
+    k.owner = owner;
+    k.line = line;
+    k.kind = (int)kind;
+    return site_lookup(&k);
+}
+
+uint32_t mt_site_pc(void *pc, mt_kind_t kind)
+{
+    site_key_t k;
+    memset(&k, 0, sizeof k);
+    k.pc = pc;
+    k.kind = (int)kind;
+    return site_lookup(&k);
+}
+
+uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner)
+{
+    site_key_t k;
+    memset(&k, 0, sizeof k);
+    k.pc = pc;
+    k.kind = (int)kind;
+    k.owner = owner;
+    return site_lookup(&k);
+}
+
+static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE};
+
+const mt_site_t *mt_site_get(uint32_t id)
+{
+    const mt_site_t *s = NULL;
+    if (id != MT_SITE_NONE && id < atomic_load_explicit(&sites.count, memory_order_acquire))
+        s = slot_of(id);
+    return s != NULL ? s : &unknown_site;
+}
+
+uint32_t mt_site_count(void)
+{
+    uint32_t n = atomic_load_explicit(&sites.count, memory_order_acquire);
+    return n == 0 ? 1 : n;
+}
+
+static bool same_string(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+bool mt_site_same(uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return true;
+    const mt_site_t *x = mt_site_get(a), *y = mt_site_get(b);
+    return x->line == y->line && x->kind == y->kind && x->pc == y->pc &&
+           same_string(x->file, y->file) && same_string(x->func, y->func) &&
+           same_string(x->owner, y->owner);
+}
+
+void mt_sites_lock_all(void)
+{
+    pthread_mutex_lock(&sites.lock);
+}
+
+void mt_sites_unlock_all(void)
+{
+    pthread_mutex_unlock(&sites.lock);
+}

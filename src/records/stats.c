@@ -1,0 +1,319 @@
+/* stats.c - the counters behind memtrack_stats() and the report, and sequence numbers.
+ *
+ * Counting is per thread, so the hot path has no atomic read-modify-write and threads
+ * never write a shared cache line (a shared atomic counter cost a third of a tracked
+ * malloc+free pair, and kept two threads from running faster than one and a quarter).
+ * Each thread that makes or releases a tracked block owns a slot: only the owner writes
+ * it (relaxed loads and stores, which are plain moves), readers add the slots up. Slots
+ * are never freed; a thread's slot is handed to the next new thread when it exits, with
+ * its counts, so the sums stay right.
+ *
+ * Peaks need the sum at every moment:
+ *   - while one thread at a time does the tracking (every single-threaded program), that
+ *     thread's slot holds every live block and its peak is exact;
+ *   - once two threads have held slots at once ("shared"), each thread adds its net
+ *     change to shared totals every PUBLISH_EVERY events (at once for a block of
+ *     PUBLISH_BYTES or more), and the peak is raised from those totals. A peak that
+ *     lasts less than that many events per thread may be missed by that much.
+ * Current, total, frees and failed are exact whenever they are read between calls.
+ *
+ * The timeline (timeline.c) is paced by each thread's own allocation and free counts (one
+ * mask test each; while one thread tracks they are the program's), and told of each new
+ * peak where it is found: every one while one thread tracks, at publishes once shared.
+ *
+ * Sequence numbers come from one shared counter in batches of SEQ_BATCH per thread:
+ * unique, increasing within each thread, and increasing across the program while one
+ * thread at a time allocates. With several threads, numbers of different threads'
+ * batches interleave: #70 of one thread may be made after #130 of another. A checkpoint
+ * (mt_seq_upcoming) that cannot vouch for every batch retires them all (the batch epoch),
+ * so no block made after it gets a number below its mark.
+ */
+#include "records/stats.h"
+#include "records/timeline.h"
+
+#define PUBLISH_EVERY 64u
+#define PUBLISH_BYTES ((size_t)1 << 20)
+#define SEQ_BATCH 64u
+
+typedef struct stat_slot {
+    /* Written by the owner only, read by anyone. */
+    _Atomic int64_t bytes, blocks; /* live blocks made here minus those released here */
+    _Atomic uint64_t total_bytes, total_blocks, frees, failed;
+    _Atomic uint64_t solo_peak_bytes, solo_peak_blocks; /* exact while not shared */
+    /* The owner's own. */
+    int64_t published_bytes, published_blocks; /* what the shared totals have of ours */
+    uint64_t published_events;
+    unsigned unpublished;                      /* events since the last publish */
+    bool crowded;       /* the fallback slot several threads share: add atomically */
+    uint64_t seq_next, seq_end;                /* the current batch: [next, end) */
+    uint64_t seq_epoch;                        /* the batch epoch it was taken in */
+    /* The registry. */
+    struct stat_slot *next; /* set before the slot is published, then constant */
+    atomic_bool in_use;
+} __attribute__((aligned(64))) stat_slot_t;
+
+/* The first slot needs no allocation; the fallback serves threads that cannot get one. */
+static stat_slot_t first_slot, fallback_slot = {.crowded = true};
+
+/* Read on every event, written almost never, so kept on a line of their own; the shared
+ * sums below are written at every publish. */
+static struct {
+    _Alignas(64) stat_slot_t *_Atomic slots; /* every slot ever made, newest first */
+    atomic_bool shared;         /* two slots have been held at once */
+    _Atomic uint64_t seq_epoch; /* a checkpoint retired every batch taken before */
+    _Alignas(64) atomic_uint in_use; /* slots held now */
+    _Atomic int64_t bytes, blocks;   /* published sums (shared mode) */
+    _Atomic uint64_t events;         /* published allocations + frees (shared mode) */
+    _Atomic uint64_t peak_bytes, peak_blocks;
+    _Atomic uint64_t next_seq;
+} counters = {.slots = &first_slot};
+static MT_TLS stat_slot_t *mine;
+static pthread_key_t slot_key;
+static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
+
+/* ---- owner-only updates -------------------------------------------------------------- */
+
+static inline void add_u(const stat_slot_t *s, _Atomic uint64_t *c, uint64_t d)
+{
+    if (MT_UNLIKELY(s->crowded))
+        atomic_fetch_add_explicit(c, d, memory_order_relaxed);
+    else
+        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d,
+                              memory_order_relaxed);
+}
+
+static inline int64_t add_i(const stat_slot_t *s, _Atomic int64_t *c, int64_t d)
+{
+    if (MT_UNLIKELY(s->crowded))
+        return atomic_fetch_add_explicit(c, d, memory_order_relaxed) + d;
+    int64_t v = atomic_load_explicit(c, memory_order_relaxed) + d;
+    atomic_store_explicit(c, v, memory_order_relaxed);
+    return v;
+}
+
+/* Returns true when this call raised the peak to now. */
+static bool raise_peak(_Atomic uint64_t *peak, int64_t now)
+{
+    uint64_t old = atomic_load_explicit(peak, memory_order_relaxed);
+    while (now > 0 && (uint64_t)now > old) {
+        if (atomic_compare_exchange_weak_explicit(peak, &old, (uint64_t)now,
+                                                  memory_order_relaxed, memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+static bool timeline_due(uint64_t count)
+{
+    return MT_UNLIKELY((count & atomic_load_explicit(&mt_timeline_mask,
+                                                     memory_order_relaxed)) == 0);
+}
+
+/* Allocations and frees this slot has seen (the timeline's event count while solo). */
+static uint64_t slot_events(stat_slot_t *s)
+{
+    return atomic_load_explicit(&s->total_blocks, memory_order_relaxed) +
+           atomic_load_explicit(&s->frees, memory_order_relaxed);
+}
+
+/* Adds the slot's change since its last publish to the shared totals. */
+static void publish(stat_slot_t *s)
+{
+    if (s->crowded)
+        return; /* the fallback slot is counted when read */
+    int64_t bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    int64_t blocks = atomic_load_explicit(&s->blocks, memory_order_relaxed);
+    int64_t db = bytes - s->published_bytes, dk = blocks - s->published_blocks;
+    s->published_bytes = bytes;
+    s->published_blocks = blocks;
+    uint64_t mine_events = slot_events(s), de = mine_events - s->published_events;
+    s->published_events = mine_events;
+    uint64_t events = atomic_fetch_add_explicit(&counters.events, de, memory_order_relaxed) + de;
+    s->unpublished = 0;
+    int64_t all_bytes = atomic_fetch_add_explicit(&counters.bytes, db, memory_order_relaxed) + db;
+    int64_t all_blocks =
+        atomic_fetch_add_explicit(&counters.blocks, dk, memory_order_relaxed) + dk;
+    if (raise_peak(&counters.peak_bytes, all_bytes))
+        mt_timeline_peak((uint64_t)all_bytes, all_blocks > 0 ? (uint64_t)all_blocks : 0, events);
+    (void)raise_peak(&counters.peak_blocks, all_blocks);
+}
+
+/* ---- slots --------------------------------------------------------------------------- */
+
+static void slot_release(void *arg)
+{
+    stat_slot_t *s = arg;
+    if (atomic_load_explicit(&counters.shared, memory_order_relaxed))
+        publish(s);
+    mine = NULL;
+    atomic_fetch_sub_explicit(&counters.in_use, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->in_use, false, memory_order_release);
+}
+
+static void slot_key_create(void)
+{
+    if (pthread_key_create(&slot_key, slot_release) != 0)
+        slot_key = (pthread_key_t)-1;
+}
+
+static bool slot_claim(stat_slot_t *s)
+{
+    bool expected = false;
+    return atomic_compare_exchange_strong_explicit(&s->in_use, &expected, true,
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+/* Finds this thread a slot: a free one, or a new one. */
+static MT_NOINLINE stat_slot_t *slot_get_slow(void)
+{
+    stat_slot_t *s = NULL;
+    pthread_once(&slot_key_once, slot_key_create);
+    if (slot_key == (pthread_key_t)-1)
+        return &fallback_slot; /* no way to learn of the thread's exit */
+    for (stat_slot_t *t = atomic_load_explicit(&counters.slots, memory_order_acquire);
+         s == NULL && t != NULL; t = t->next)
+        if (slot_claim(t))
+            s = t;
+    if (s == NULL) {
+        s = mt_libc_memalign(64, sizeof *s);
+        if (s == NULL)
+            return &fallback_slot;
+        *s = (stat_slot_t){.in_use = true};
+        s->next = atomic_load_explicit(&counters.slots, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&counters.slots, &s->next, s,
+                                                      memory_order_release,
+                                                      memory_order_relaxed)) {
+        }
+    }
+    if (atomic_fetch_add_explicit(&counters.in_use, 1, memory_order_relaxed) >= 1)
+        atomic_store_explicit(&counters.shared, true, memory_order_relaxed);
+    (void)pthread_setspecific(slot_key, s);
+    mine = s;
+    return s;
+}
+
+static inline stat_slot_t *slot_get(void)
+{
+    stat_slot_t *s = mine;
+    return MT_LIKELY(s != NULL) ? s : slot_get_slow();
+}
+
+/* ---- events -------------------------------------------------------------------------- */
+
+void mt_stats_alloc(size_t size)
+{
+    stat_slot_t *s = slot_get();
+    int64_t bytes = add_i(s, &s->bytes, (int64_t)size);
+    int64_t blocks = add_i(s, &s->blocks, 1);
+    add_u(s, &s->total_bytes, size);
+    add_u(s, &s->total_blocks, 1);
+    if (MT_LIKELY(!atomic_load_explicit(&counters.shared, memory_order_relaxed))) {
+        if (bytes > 0 && (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes,
+                                                                memory_order_relaxed)) {
+            atomic_store_explicit(&s->solo_peak_bytes, (uint64_t)bytes, memory_order_relaxed);
+            mt_timeline_peak((uint64_t)bytes, blocks > 0 ? (uint64_t)blocks : 0,
+                             slot_events(s));
+        }
+        if (blocks > 0 && (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks,
+                                                                  memory_order_relaxed))
+            atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks,
+                                  memory_order_relaxed);
+    } else if (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES) {
+        publish(s);
+    }
+    if (timeline_due(atomic_load_explicit(&s->total_blocks, memory_order_relaxed)))
+        mt_timeline_sample();
+}
+
+void mt_stats_free(size_t size)
+{
+    stat_slot_t *s = slot_get();
+    add_i(s, &s->bytes, -(int64_t)size);
+    add_i(s, &s->blocks, -1);
+    add_u(s, &s->frees, 1);
+    if (MT_UNLIKELY(atomic_load_explicit(&counters.shared, memory_order_relaxed)) &&
+        (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES))
+        publish(s);
+    if (timeline_due(atomic_load_explicit(&s->frees, memory_order_relaxed)))
+        mt_timeline_sample();
+}
+
+void mt_stats_failed(void)
+{
+    stat_slot_t *s = slot_get();
+    add_u(s, &s->failed, 1);
+}
+
+uint64_t mt_next_seq(void)
+{
+    stat_slot_t *s = slot_get();
+    if (MT_UNLIKELY(s->crowded))
+        return atomic_fetch_add_explicit(&counters.next_seq, 1, memory_order_relaxed) + 1;
+    uint64_t epoch = atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed);
+    if (MT_UNLIKELY(s->seq_next == s->seq_end || s->seq_epoch != epoch)) {
+        s->seq_next =
+            atomic_fetch_add_explicit(&counters.next_seq, SEQ_BATCH, memory_order_relaxed) + 1;
+        s->seq_end = s->seq_next + SEQ_BATCH;
+        s->seq_epoch = epoch;
+    }
+    return s->seq_next++;
+}
+
+uint64_t mt_seq_upcoming(void)
+{
+    stat_slot_t *s = mine;
+    if (s != NULL && !s->crowded && !atomic_load(&counters.shared)) {
+        /* This thread's batch is the only one: its next number is the program's. */
+        if (s->seq_next != s->seq_end && s->seq_epoch == atomic_load(&counters.seq_epoch))
+            return s->seq_next;
+        return atomic_load(&counters.next_seq) + 1;
+    }
+    /* Other threads may hold batches of lower numbers: retire them all first. */
+    atomic_fetch_add(&counters.seq_epoch, 1);
+    return atomic_load(&counters.next_seq) + 1;
+}
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+static size_t clamp(int64_t v)
+{
+    return v < 0 ? 0 : (size_t)v;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static void add_slot(memtrack_stats_t *out, int64_t *bytes, int64_t *blocks,
+                     uint64_t *peak_bytes, uint64_t *peak_blocks, stat_slot_t *s)
+{
+    *bytes += atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    *blocks += atomic_load_explicit(&s->blocks, memory_order_relaxed);
+    out->total_bytes += (size_t)atomic_load_explicit(&s->total_bytes, memory_order_relaxed);
+    out->total_blocks += (size_t)atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
+    out->frees += (size_t)atomic_load_explicit(&s->frees, memory_order_relaxed);
+    out->failed += (size_t)atomic_load_explicit(&s->failed, memory_order_relaxed);
+    *peak_bytes = max_u64(*peak_bytes, atomic_load_explicit(&s->solo_peak_bytes,
+                                                            memory_order_relaxed));
+    *peak_blocks = max_u64(*peak_blocks, atomic_load_explicit(&s->solo_peak_blocks,
+                                                              memory_order_relaxed));
+}
+
+void mt_stats_read(memtrack_stats_t *out)
+{
+    int64_t bytes = 0, blocks = 0;
+    uint64_t peak_bytes = atomic_load(&counters.peak_bytes);
+    uint64_t peak_blocks = atomic_load(&counters.peak_blocks);
+    out->total_bytes = out->total_blocks = out->frees = out->failed = 0;
+    for (stat_slot_t *s = atomic_load_explicit(&counters.slots, memory_order_acquire);
+         s != NULL; s = s->next)
+        add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, s);
+    add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, &fallback_slot);
+    out->current_bytes = clamp(bytes);
+    out->current_blocks = clamp(blocks);
+    /* The peak is never below what is live now. */
+    out->peak_bytes = (size_t)max_u64(peak_bytes, out->current_bytes);
+    out->peak_blocks = (size_t)max_u64(peak_blocks, out->current_blocks);
+    out->errors = 0; /* the error module counts errors: see memtrack_stats() */
+}

@@ -1,0 +1,324 @@
+/* table.c - live blocks in a doubly linked hash keyed on the address the user sees.
+ *
+ * This is the paper's table built on uthash: each shard starts with 1024 buckets and the
+ * paper's index, (address >> 4) & 1023. The hash value handed to uthash is the whole
+ * (address >> 4), not just its low 10 bits, so uthash can double the buckets as the table
+ * fills and chains stay short at ten million blocks (a 10-bit hash would leave uthash
+ * nothing to spread into and it would stop expanding).
+ *
+ * Past 1024 buckets the bucket index mixes all the bits of the hash (Fibonacci hashing)
+ * instead of taking the low ones. Blocks of one size sit at a fixed stride: 80-byte
+ * blocks with their guards are 128-byte chunks, so (address >> 4) moves in steps of 8 and
+ * its low bits would fill one bucket in 8; uthash would then find its expansions
+ * ineffective and stop expanding. The paper's index keeps that cost at 1024 buckets (its
+ * table, measured as is by `make bench`); a grown table does not.
+ *
+ * The key is the user address itself, stored in the handle's key pointer and compared as
+ * a number (never dereferenced), so a record is uthash's handle plus 24 bytes.
+ *
+ * Records live here, outside the user's memory, in slabs taken from the C library: an
+ * overrun of a user block cannot reach them. Sixteen shards, chosen by the 64 MiB region
+ * of the address, each have their own lock, records and table.
+ *
+ * Each shard also keeps its quarantine (freed blocks held back, quarantine.c) in a second
+ * uthash of records with the same key and index; uthash's insertion-order list is the
+ * FIFO, oldest first. A record is in one of the two hashes, never both.
+ */
+#include <string.h>
+
+#include "base/memory.h"
+#include "base/options.h"
+#include "records/site.h"
+#include "records/table.h"
+
+/* uthash allocates from the tracker's own memory (memory.c, through storage_alloc below),
+ * and its failures are recoverable: every function that adds to a hash declares
+ * `bool mt_hash_oom = false;` and checks it. This is the only file that includes uthash.h. */
+static void *storage_alloc(size_t size);
+#define uthash_malloc(sz) storage_alloc(sz)
+#define uthash_free(ptr, sz) mt_mem_free(ptr)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (mt_hash_oom = true)
+#include <uthash.h>
+
+/* uthash expands these where they are used, so redefining them after uthash.h is enough. */
+#undef HASH_FUNCTION
+#undef HASH_KEYCMP
+#undef HASH_TO_BKT
+#undef HASH_INITIAL_NUM_BUCKETS
+#undef HASH_INITIAL_NUM_BUCKETS_LOG2
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = (unsigned)((uintptr_t)(keyptr) >> 4))
+#define HASH_KEYCMP(a, b, n) ((a) != (b))
+#define HASH_TO_BKT(hashv, num_bkts, bkt) ((bkt) = bucket_index((hashv), (num_bkts)))
+/* The paper's 1024 buckets at start (uthash's own default is 32). */
+#define HASH_INITIAL_NUM_BUCKETS MT_TABLE_INITIAL_BUCKETS
+#define HASH_INITIAL_NUM_BUCKETS_LOG2 10U
+
+/* The table's view of a record: mt_block_t with uthash's handle in place of its link. */
+typedef struct MT_MAY_ALIAS record {
+    UT_hash_handle hh;
+    size_t size;
+    uint64_t meta;
+    uint32_t site;
+    uint32_t free_site;
+} record_t;
+
+_Static_assert(sizeof(record_t) == sizeof(mt_block_t), "mt_block_t mirrors record_t");
+_Static_assert(sizeof(UT_hash_handle) == sizeof(mt_table_link_t), "the link is uthash's handle");
+_Static_assert(offsetof(UT_hash_handle, key) == offsetof(mt_table_link_t, key),
+               "the key lies where uthash keeps it");
+_Static_assert(offsetof(record_t, size) == offsetof(mt_block_t, size) &&
+                   offsetof(record_t, free_site) == offsetof(mt_block_t, free_site),
+               "the fields after the link lie alike");
+
+static inline record_t *rec(mt_block_t *b)
+{
+    return (record_t *)(void *)b;
+}
+
+/* Record storage (slabs, and the hashes' tables and buckets) comes from here, so the test
+ * option test_fail_storage can make it fail: an allocation whose record cannot be stored
+ * must fail cleanly. */
+static atomic_size_t storage_allocations;
+
+static void *storage_alloc(size_t size)
+{
+    size_t fail_from = mt_opt.test_fail_storage;
+    if (MT_UNLIKELY(fail_from != 0) && atomic_fetch_add(&storage_allocations, 1) + 1 >= fail_from)
+        return NULL;
+    return mt_mem_alloc(size);
+}
+
+mt_shard_t mt_shards[MT_SHARD_COUNT] = {
+#define SHARD_INIT {.lock = MT_LOCK_INIT}
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+#undef SHARD_INIT
+};
+
+_Static_assert(sizeof(mt_block_t) == sizeof(UT_hash_handle) + 24,
+               "a record is uthash's handle and 24 bytes: keep it small");
+_Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
+
+static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
+{
+    if (buckets <= MT_TABLE_INITIAL_BUCKETS)
+        return hashv & (buckets - 1); /* the paper's index */
+    unsigned log2 = (unsigned)__builtin_ctz(buckets);
+    return (unsigned)((hashv * 0x9E3779B1u) >> (32 - log2));
+}
+
+unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
+{
+    unsigned hashv, bkt;
+    HASH_FUNCTION(addr, sizeof addr, hashv);
+    HASH_TO_BKT(hashv, buckets, bkt);
+    return bkt;
+}
+
+/* ---- records ------------------------------------------------------------------------- */
+
+#define SLAB_BYTES (65536u - 16u) /* one 64 KiB block of memory.c, header included */
+
+mt_block_t *mt_record_new_locked(mt_shard_t *s)
+{
+    mt_block_t *b = s->free_records;
+    if (MT_LIKELY(b != NULL)) {
+        s->free_records = (mt_block_t *)rec(b)->hh.next;
+        return b;
+    }
+    /* A new slab: its records go on the free list. Slabs are never returned. */
+    mt_block_t *slab = storage_alloc(SLAB_BYTES);
+    if (slab == NULL)
+        return NULL;
+    size_t n = SLAB_BYTES / sizeof(mt_block_t);
+    for (size_t i = n - 1; i >= 1; i--) { /* lowest first on the list */
+        rec(&slab[i])->hh.next = s->free_records;
+        s->free_records = &slab[i];
+    }
+    s->records_made += n;
+    return &slab[0];
+}
+
+void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
+{
+    rec(b)->hh.next = s->free_records;
+    s->free_records = b;
+}
+
+/* ---- the table ----------------------------------------------------------------------- */
+
+/* The hashes of a shard, as uthash's heads. */
+static bool hash_add(void **head, mt_block_t *b)
+{
+    bool mt_hash_oom = false;
+    record_t *h = *head, *r = rec(b);
+    HASH_ADD_KEYPTR(hh, h, r->hh.key, sizeof(uintptr_t), r);
+    *head = h;
+    return !mt_hash_oom;
+}
+
+static mt_block_t *hash_find(void *head, uintptr_t addr)
+{
+    record_t *h = head, *r = NULL;
+    HASH_FIND(hh, h, (const void *)addr, sizeof(uintptr_t), r);
+    return (mt_block_t *)(void *)r;
+}
+
+static void hash_delete(void **head, mt_block_t *b)
+{
+    record_t *h = *head, *r = rec(b);
+    HASH_DELETE(hh, h, r);
+    *head = h;
+}
+
+/* Calls fn for every record of a hash, in insertion order. */
+#define HASH_EACH(head, b, code)                                                          \
+    do {                                                                                 \
+        record_t *h_ = (head), *r_, *next_;                                               \
+        HASH_ITER(hh, h_, r_, next_) {                                                   \
+            mt_block_t *b = (mt_block_t *)(void *)r_;                                    \
+            code;                                                                        \
+        }                                                                                \
+    } while (0)
+
+bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    return hash_add(&s->live, b);
+}
+
+bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
+{
+    mt_shard_t *s = mt_shard_of(user);
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_record_new_locked(s);
+    if (MT_LIKELY(b != NULL)) {
+        mt_block_set_addr(b, user);
+        b->size = size;
+        b->meta = meta;
+        b->site = site;
+        b->free_site = MT_SITE_NONE;
+        if (MT_UNLIKELY(!mt_table_insert_locked(s, b))) {
+            mt_record_recycle_locked(s, b);
+            b = NULL;
+        }
+    }
+    mt_unlock(&s->lock);
+    return b != NULL;
+}
+
+mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
+{
+    return hash_find(s->live, addr);
+}
+
+void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
+{
+    hash_delete(&s->live, b);
+}
+
+atomic_uint mt_shards_skipped;
+
+/* Takes a shard's lock; in the crash handler only tries (the crashed thread, or one that
+ * is stopped forever now, may hold it). */
+static bool lock_for_walk(mt_shard_t *s)
+{
+    if (MT_LIKELY(!mt_in_crash)) {
+        mt_lock(&s->lock);
+        return true;
+    }
+    if (mt_trylock(&s->lock))
+        return true;
+    atomic_fetch_add(&mt_shards_skipped, 1);
+    return false;
+}
+
+void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        if (!lock_for_walk(s))
+            continue;
+        HASH_EACH(s->live, b, fn(b, ctx));
+        mt_unlock(&s->lock);
+    }
+}
+
+/* ---- the quarantine: freed blocks held back, in a second hash per shard -------------- */
+
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    return hash_add(&s->quarantine, b);
+}
+
+mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
+{
+    if (s->quarantine == NULL)
+        return NULL;
+    return hash_find(s->quarantine, addr);
+}
+
+mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s)
+{
+    return s->quarantine; /* uthash's head is the first added still there */
+}
+
+void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
+{
+    hash_delete(&s->quarantine, s->quarantine);
+}
+
+void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        if (!lock_for_walk(s))
+            continue;
+        HASH_EACH(s->quarantine, b, fn(s, b, ctx)); /* oldest first */
+        mt_unlock(&s->lock);
+    }
+}
+
+void mt_table_lock_all(void)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++)
+        mt_lock(&mt_shards[i].lock);
+}
+
+void mt_table_unlock_all(void)
+{
+    for (unsigned i = MT_SHARD_COUNT; i-- > 0;)
+        mt_unlock(&mt_shards[i].lock);
+}
+
+void mt_table_shape(mt_table_shape_t *out)
+{
+    double visits = 0;
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        mt_lock(&s->lock);
+        if (s->live != NULL) {
+            UT_hash_table *t = ((record_t *)s->live)->hh.tbl;
+            out->items += t->num_items;
+            out->buckets += t->num_buckets;
+            out->noexpand_shards += t->noexpand ? 1u : 0u;
+            for (unsigned k = 0; k < t->num_buckets; k++) {
+                size_t c = t->buckets[k].count;
+                if (c > out->max_chain)
+                    out->max_chain = c;
+                visits += (double)c * (double)(c + 1) / 2.0;
+            }
+        }
+        mt_unlock(&s->lock);
+    }
+    out->mean_visits = out->items > 0 ? visits / (double)out->items : 0.0;
+}
+
+void mt_table_storage(const mt_shard_t *s, const void **table, const void **buckets)
+{
+    const record_t *head = s->live;
+    *table = head != NULL ? (const void *)head->hh.tbl : NULL;
+    *buckets = head != NULL ? (const void *)head->hh.tbl->buckets : NULL;
+}

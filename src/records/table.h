@@ -1,0 +1,122 @@
+/* table.h - live blocks in a doubly linked hash keyed on the user address (records, shards).
+ */
+#ifndef MT_TABLE_H
+#define MT_TABLE_H
+
+#include "base/lock.h"
+#include "base/platform.h"
+
+/* A record's link fields in the table: uthash's handle, laid out exactly as uthash lays
+ * it out (table.c checks), so that no file but table.c needs uthash.h. Above the table
+ * only the key is read. */
+typedef struct mt_table_link {
+    void *table_private[5];
+    const void *key; /* the user address, compared as a number (never dereferenced) */
+    unsigned table_keylen, table_hashv;
+} mt_table_link_t;
+
+/* One block's record, outside the block. */
+typedef struct mt_block {
+    /* bucket chain and insertion-order list; link.key is the user address itself, which
+     * saves a field. In the free list of records, the table links records through it. */
+    mt_table_link_t link;
+    size_t size;       /* requested size */
+    uint64_t meta;     /* sequence number, thread, alignment, flags: see MT_META_* */
+    uint32_t site;     /* where it was allocated (or last reallocated) */
+    uint32_t free_site;/* where it was released (blocks in quarantine) */
+} mt_block_t;
+
+/* The address the user sees, the block's key. */
+static inline uintptr_t mt_block_addr(const mt_block_t *b)
+{
+    return (uintptr_t)b->link.key;
+}
+
+static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
+{
+    b->link.key = (const void *)addr;
+}
+
+#define MT_SEQ_BITS 40
+#define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
+#define MT_META_THREAD(m) ((unsigned)(((m) >> MT_SEQ_BITS) & 0xffffu))
+#define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x1fu)) /* alignments to 2^31 */
+#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its damage was reported */
+#define MT_META_FLAG_OWNED (UINT64_C(1) << 63) /* a pool's, an arena's or a registrar's */
+/* In quarantine, still being checked and filled by the thread that freed it: nobody else
+ * may check or release it yet. Cleared with an atomic store; read with mt_meta_load(). */
+#define MT_META_FLAG_PENDING (UINT64_C(1) << 61)
+#define MT_META_MAKE(seq, thread, align_shift)                                           \
+    (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                            \
+     ((uint64_t)((thread) & 0xffffu) << MT_SEQ_BITS) | ((uint64_t)((align_shift) & 0x1fu) << 56))
+
+/* Reads a record's meta, which the freeing thread may still change (MT_META_FLAG_PENDING). */
+static inline uint64_t mt_meta_load(const mt_block_t *b)
+{
+    return __atomic_load_n(&b->meta, __ATOMIC_ACQUIRE);
+}
+
+#define MT_SHARD_COUNT 16u
+#define MT_TABLE_INITIAL_BUCKETS 1024u
+
+typedef struct mt_shard {
+    mt_lock_t lock;
+    void *live;               /* the hash of the live blocks (table.c); NULL when none */
+    mt_block_t *free_records; /* records ready for reuse, linked through their link */
+    size_t records_made;
+    void *quarantine;         /* the hash of the freed blocks held back (quarantine.c),
+                                 in the order they were freed: the oldest first */
+    size_t quarantine_bytes;  /* what they hold (mt_quarantine_cost of each) */
+} __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
+
+extern mt_shard_t mt_shards[MT_SHARD_COUNT];
+
+/* The shard that owns an address: blocks of one glibc arena (64 MiB aligned heaps, one
+ * per thread) fall in one shard, so threads rarely wait on each other's locks. */
+static inline mt_shard_t *mt_shard_of(uintptr_t addr)
+{
+    uint64_t region = (uint64_t)addr >> 26;
+    region *= UINT64_C(0x9E3779B97F4A7C15);
+    return &mt_shards[region >> 60];
+}
+
+/* The bucket uthash uses for addr in a shard of `buckets` buckets (a power of two). */
+unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
+
+mt_block_t *mt_record_new_locked(mt_shard_t *s);
+void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
+/* Returns false (and recycles nothing) when the table could not be made. */
+bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
+/* Records a new live block (takes its shard's lock); false when there is no room. */
+bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site);
+mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
+void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
+/* The quarantine's hash (same key, same index); its insertion order is the FIFO
+ * (quarantine.c keeps the budget). insert is false when the hash cannot grow. */
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b);
+mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
+/* The oldest block in quarantine, or NULL; and its removal (from hash and FIFO). */
+mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s);
+void mt_quarantine_remove_oldest_locked(mt_shard_t *s);
+/* Calls fn for every live block, shard by shard, each under its lock; fn must not add
+ * or remove blocks. Within a shard the order is the allocations'. In the crash handler
+ * (mt_in_crash) a shard whose lock is taken is skipped and counted. */
+void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
+/* The same for the blocks in quarantine, oldest first (pending ones included: see
+ * MT_META_FLAG_PENDING); fn must not add or remove blocks. */
+void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx);
+/* Shards the crash handler found locked and skipped. */
+extern atomic_uint mt_shards_skipped;
+void mt_table_lock_all(void);
+void mt_table_unlock_all(void);
+/* Table shape, for tests and the benchmark. */
+typedef struct mt_table_shape {
+    size_t items, buckets, max_chain;
+    size_t noexpand_shards; /* shards where uthash stopped expanding */
+    double mean_visits;     /* mean records visited to find a live block */
+} mt_table_shape_t;
+void mt_table_shape(mt_table_shape_t *out);
+/* Where a shard's hash keeps its table and buckets (NULL when empty), for tests. */
+void mt_table_storage(const mt_shard_t *s, const void **table, const void **buckets);
+
+#endif /* MT_TABLE_H */

@@ -1,0 +1,21 @@
+/* timeline.h - live bytes and blocks sampled over the run.
+ */
+#ifndef MT_TIMELINE_H
+#define MT_TIMELINE_H
+
+#include "base/platform.h"
+#include "report/model.h"
+
+#define MT_TIMELINE_MAX 1024u
+/* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
+extern _Atomic uint64_t mt_timeline_mask;
+void mt_timeline_sample(void);
+/* Live bytes reached a new peak (stats.c, when it raised peak_bytes). */
+void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event);
+/* Copies the samples, then one for now, into out; *peak gets the highest point. */
+size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak);
+/* Around fork, so a child never inherits the samples' lock taken. */
+void mt_timeline_lock(void);
+void mt_timeline_unlock(void);
+
+#endif /* MT_TIMELINE_H */

@@ -1,0 +1,176 @@
+/* model.h - the report model: everything one report says, whatever form it takes, and the
+ * renderers that turn it into text, JSON, SARIF and HTML.
+ *
+ * libmemtrack builds the model from its live blocks, error log and timeline (report.c);
+ * the memtrack-report tool (tools/) builds the same model by reading a JSON report back.
+ * Both then call the same renderers, so a report rendered again from its JSON is the
+ * report the program wrote. Every string in the model is borrowed: the library points
+ * into its site table, the loader's symbol tables and its scratch mapping, the tool into
+ * its parsed JSON; a model lives only as long as what it points to.
+ *
+ * This header and the files it declares (buf.c, render_*.c) use no other part of the
+ * library: the tool compiles them on their own. Renderers never allocate.
+ */
+#ifndef MT_MODEL_H
+#define MT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrack.h" /* memtrack_stats_t */
+#include "base/buf.h"
+
+/* ----------------------------------------------------------------------------------
+ * The model.
+ * ---------------------------------------------------------------------------------- */
+
+/* Version of the JSON report's layout (tools/report.schema.json): raised on any change
+ * a reader could notice. */
+#define MT_REPORT_FORMAT_VERSION 2 /* 2: errors' pointer, offset, what; not_printed; unwritten */
+
+/* A place in the program: where a block was made or released, or where an error was seen. */
+typedef struct mt_place {
+    const char *kind;   /* what happened there: "malloc", "free", "check", "exit"...; NULL: none */
+    const char *file;   /* source file as the compiler named it, or NULL */
+    long line;          /* its line, 0 when unknown */
+    const char *func;   /* function (for address-only sites: the nearest symbol), or NULL */
+    const char *owner;  /* pool, arena or registrar name, or NULL */
+    const char *module; /* program or shared library holding an address-only site, or NULL */
+    uint64_t pc;        /* return address of an address-only site, else 0 */
+    uint64_t offset;    /* pc minus the address of func, for address-only sites */
+} mt_place_t;
+
+/* Blocks still live, grouped by the place that made them. */
+typedef struct mt_leak_site {
+    uint32_t site;     /* library: a representative site id; 0 in the tool */
+    mt_place_t where;
+    uint64_t bytes;
+    uint64_t blocks;
+    uint64_t seqs[16]; /* smallest sequence numbers, ascending */
+    unsigned nseqs;
+} mt_leak_site_t;
+
+/* One heap error as logged when it was found. */
+typedef struct mt_report_error {
+    const char *kind; /* "overrun", "underrun"... */
+    uint64_t addr;    /* the block (or pointer) involved */
+    uint64_t size;    /* the block's requested size */
+    uint64_t seq;     /* the block's sequence number, 0 if none */
+    uint64_t thread;  /* the thread that allocated it, 0 if unknown */
+    mt_place_t alloc; /* where the block was allocated */
+    mt_place_t freed; /* where it was released, when that matters (kind NULL: none) */
+    mt_place_t found; /* where the error was found */
+    uint64_t changed; /* bytes found changed */
+    uint64_t extent;  /* bytes past the end / before the start reached; write after free:
+                         one past the last changed byte */
+    uint64_t pointer; /* invalid free: the pointer the program passed (0: none) */
+    int64_t offset;   /* write after free: the first changed byte; invalid free inside a
+                         block: the pointer minus the block's start (negative: before it);
+                         pool and arena errors: where, from the block's start */
+    const char *what; /* invalid free: what the pointer is ("a stack address"...), or NULL */
+} mt_report_error_t;
+
+/* Messages the option max_messages kept from being printed, by kind of error and place. */
+typedef struct mt_not_printed {
+    const char *kind;
+    mt_place_t found;
+    uint64_t count;
+} mt_not_printed_t;
+
+/* Bytes never written before free (still the new-block fill), by allocation site. */
+typedef struct mt_unwritten {
+    mt_place_t where;
+    uint64_t blocks, bytes, unwritten;
+} mt_unwritten_t;
+
+typedef struct mt_name_count {
+    const char *name;
+    uint64_t count;
+} mt_name_count_t;
+
+/* Live bytes and blocks after `event` allocations and frees, `usec` after start. */
+typedef struct mt_sample {
+    uint64_t event, bytes, blocks, usec;
+} mt_sample_t;
+
+/* Leaks left out of the list and counted apart. */
+typedef struct mt_apart {
+    uint64_t bytes, blocks, sites;
+} mt_apart_t;
+
+/* A suppression rule and the leaks it left out. */
+typedef struct mt_rule_hits {
+    const char *rule; /* as written in the file: "function:cache_*" */
+    mt_apart_t hits;
+} mt_rule_hits_t;
+
+/* An option in effect. type: 'b' boolean (value "0"/"1"), 'n' number, 's' text. */
+typedef struct mt_option_value {
+    const char *name;
+    const char *value;
+    char type;
+} mt_option_value_t;
+
+typedef enum {
+    MT_WHEN_EXIT,  /* the exit-time report: live blocks are leaks */
+    MT_WHEN_NOW,   /* memtrack_report(): live blocks */
+    MT_WHEN_SINCE, /* memtrack_report_since(mark): blocks made since the mark, still live */
+} mt_when_t;
+
+typedef struct mt_report {
+    const char *version; /* memtrack's version that wrote it */
+    const char *program;
+    uint64_t pid;
+    const char *cwd; /* the directory relative source paths start from, or NULL */
+    mt_when_t when;
+    uint64_t since; /* the checkpoint mark (MT_WHEN_SINCE) */
+    memtrack_stats_t stats;
+
+    bool leak_check;       /* false: leaks were not looked for (option leaks=0) */
+    mt_leak_site_t *sites; /* sorted, largest first */
+    size_t nsites;
+    uint64_t leaked_bytes, leaked_blocks;
+    size_t list_sites;     /* how many sites the text lists (option report_sites) */
+    mt_apart_t suppressed; /* left out by suppression rules */
+    mt_rule_hits_t *rules;
+    size_t nrules;
+    mt_apart_t system; /* made inside system libraries (track_all) */
+
+    size_t errors;                 /* errors found */
+    mt_name_count_t *error_kinds;  /* errors found by kind, kinds with none left out */
+    size_t nerror_kinds;
+    mt_report_error_t *error_list; /* the first errors found, in order */
+    size_t nerror_list;
+    mt_not_printed_t *not_printed; /* most first */
+    size_t nnot_printed;
+    uint64_t max_messages;         /* the cap they passed */
+
+    bool unwritten_check;      /* option unwritten: bytes never written were counted */
+    mt_unwritten_t *unwritten; /* sites with freed blocks, most unwritten bytes first */
+    size_t nunwritten;
+
+    mt_sample_t *samples; /* the timeline, by event */
+    size_t nsamples;
+    mt_sample_t peak;     /* when live bytes were highest (event 0: not known) */
+
+    mt_option_value_t *options;
+    size_t noptions;
+
+    void *scratch; /* library: the mapping behind the arrays */
+    size_t scratch_size;
+} mt_report_t;
+
+/* ----------------------------------------------------------------------------------
+ * render_*.c: the forms of a report. Each writes the whole report to b and flushes it.
+ * ---------------------------------------------------------------------------------- */
+#define MT_TEXT_SILENT_WHEN_CLEAN 1u /* print nothing for a report without leaks or errors */
+#define MT_TEXT_LIST_ERRORS 2u       /* list each logged error (they were printed when found) */
+void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
+/* True when the report has leaks or errors to show. */
+bool mt_report_found(const mt_report_t *r);
+void mt_render_json(const mt_report_t *r, mt_buf_t *b);
+void mt_render_sarif(const mt_report_t *r, mt_buf_t *b);
+void mt_render_html(const mt_report_t *r, mt_buf_t *b);
+
+#endif /* MT_MODEL_H */

@@ -1,0 +1,587 @@
+/* render_html.c - the report as one self-contained HTML page, for a person hunting a leak.
+ *
+ * No network, no external file: the style, the plot (inline SVG) and the table sorting
+ * (a few lines of script) are in the page. It shows a summary, live bytes over the run
+ * with the peak marked, the largest sites as bars, every leak site in a table sorted by
+ * clicking a column, the errors, and the options in effect. Elements the tests and a
+ * reader's scripts may look for have ids: summary, timeline-plot, live-bytes,
+ * peak-marker, peak-label, top-sites, leak-table, error-table, options.
+ *
+ * Coordinates are computed with integers: the plot is 900 x 300 units.
+ */
+#include <string.h>
+
+#include "errors/format.h"
+
+#define PLOT_W 900u
+#define PLOT_H 300u
+#define PLOT_LEFT 80u
+#define PLOT_RIGHT 20u
+#define PLOT_TOP 30u
+#define PLOT_BOTTOM 40u
+#define TOP_BARS 10u
+
+static const char style[] =
+    "<style>\n"
+    ":root{--ink:#1d2330;--muted:#5b6475;--line:#d9dde5;--bg:#f6f7f9;--card:#fff;"
+    "--leak:#c2410c;--ok:#15803d;--err:#b91c1c;--plot:#2563eb}\n"
+    "*{box-sizing:border-box}\n"
+    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
+    "color:var(--ink);background:var(--bg)}\n"
+    "header,section,footer{max-width:1100px;margin:0 auto;padding:12px 24px}\n"
+    "header h1{font-size:22px;margin:18px 0 4px}\n"
+    "header p{margin:0;color:var(--muted)}\n"
+    "h2{font-size:17px;margin:8px 0 10px}\n"
+    ".status{display:inline-block;padding:2px 10px;border-radius:12px;color:#fff;"
+    "font-size:13px;font-weight:600;vertical-align:middle}\n"
+    ".status.bad{background:var(--err)}.status.good{background:var(--ok)}\n"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:10px}\n"
+    ".card{background:var(--card);border:1px solid var(--line);border-radius:8px;"
+    "padding:10px 12px}\n"
+    ".card .label{color:var(--muted);font-size:12px;text-transform:uppercase;"
+    "letter-spacing:.04em}\n"
+    ".card .value{font-size:20px;font-weight:650}\n"
+    ".card .exact{color:var(--muted);font-size:12px}\n"
+    ".note{color:var(--muted);font-size:13px;margin:6px 0}\n"
+    "svg{background:var(--card);border:1px solid var(--line);border-radius:8px;"
+    "width:100%;height:auto}\n"
+    "svg text{font:12px system-ui,sans-serif;fill:var(--muted)}\n"
+    "svg .grid{stroke:var(--line);stroke-width:1}\n"
+    "svg .axis{stroke:var(--muted);stroke-width:1}\n"
+    "svg .line{fill:none;stroke:var(--plot);stroke-width:2;stroke-linejoin:round}\n"
+    "svg .area{fill:var(--plot);fill-opacity:.12;stroke:none}\n"
+    "svg #peak-marker{fill:var(--leak);stroke:#fff;stroke-width:2}\n"
+    "svg #peak-label{fill:var(--leak);font-weight:650}\n"
+    ".bar-row{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr) 110px;gap:10px;"
+    "align-items:center;margin:4px 0}\n"
+    ".bar-label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:13px}\n"
+    ".bar-track{background:#e9ecf2;border-radius:4px;height:16px}\n"
+    ".bar{background:var(--leak);border-radius:4px;height:16px;min-width:2px}\n"
+    ".bar-value{text-align:right;font-variant-numeric:tabular-nums;font-size:13px}\n"
+    "table{border-collapse:collapse;width:100%;background:var(--card);"
+    "border:1px solid var(--line);font-size:13px}\n"
+    "th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;"
+    "vertical-align:top}\n"
+    "td code,td.detail{overflow-wrap:anywhere}\n"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "th{background:#eef0f4;white-space:nowrap}\n"
+    "table.sortable th{cursor:pointer;user-select:none}\n"
+    "table.sortable th::after{content:' \\2195';color:#a0a7b4}\n"
+    "table.sortable th[aria-sort=ascending]::after{content:' \\25B2';color:var(--ink)}\n"
+    "table.sortable th[aria-sort=descending]::after{content:' \\25BC';color:var(--ink)}\n"
+    "code{font:12px ui-monospace,monospace}\n"
+    "footer{color:var(--muted);font-size:12px;padding-bottom:30px}\n"
+    "</style>\n";
+
+/* Sorts a table by the clicked column: numbers by data-value, text alphabetically. */
+static const char script[] =
+    "<script>\n"
+    "for (const table of document.querySelectorAll('table.sortable')) {\n"
+    "  table.querySelectorAll('thead th').forEach((th, col) => {\n"
+    "    th.addEventListener('click', () => {\n"
+    "      const up = th.getAttribute('aria-sort') !== 'ascending';\n"
+    "      table.querySelectorAll('thead th').forEach(h => h.removeAttribute('aria-sort'));\n"
+    "      th.setAttribute('aria-sort', up ? 'ascending' : 'descending');\n"
+    "      const num = th.classList.contains('num');\n"
+    "      const key = row => {\n"
+    "        const cell = row.cells[col];\n"
+    "        const v = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent;\n"
+    "        return num ? Number(v) : v.toLowerCase();\n"
+    "      };\n"
+    "      const body = table.tBodies[0];\n"
+    "      const rows = Array.from(body.rows);\n"
+    "      rows.sort((a, b) => { const x = key(a), y = key(b);\n"
+    "        return (x < y ? -1 : x > y ? 1 : 0) * (up ? 1 : -1); });\n"
+    "      for (const row of rows) body.appendChild(row);\n"
+    "    });\n"
+    "  });\n"
+    "}\n"
+    "</script>\n";
+
+static void card(mt_buf_t *b, const char *id, const char *label, uint64_t value, bool bytes)
+{
+    mt_buf_str(b, "<div class=\"card\" id=\"");
+    mt_buf_str(b, id);
+    mt_buf_str(b, "\" data-value=\"");
+    mt_buf_u64(b, value);
+    mt_buf_str(b, "\"><div class=\"label\">");
+    mt_buf_str(b, label);
+    mt_buf_str(b, "</div><div class=\"value\">");
+    if (bytes)
+        mt_buf_size(b, value);
+    else
+        mt_buf_u64(b, value);
+    mt_buf_str(b, "</div>");
+    if (bytes && value >= 1024) {
+        mt_buf_str(b, "<div class=\"exact\">");
+        mt_buf_count(b, value, "byte", "bytes");
+        mt_buf_str(b, "</div>");
+    }
+    mt_buf_str(b, "</div>\n");
+}
+
+/* The place as text, escaped. */
+static void html_place(mt_buf_t *b, const mt_place_t *p)
+{
+    mt_buf_t t;
+    mt_buf_init(&t, -1);
+    mt_buf_place(&t, p);
+    size_t n = t.len < sizeof t.data - 1 ? t.len : sizeof t.data - 1;
+    t.data[n] = '\0';
+    mt_buf_html(b, t.data);
+}
+
+/* "file:line" (or the address form) without the function, for the table's Site column. */
+static void html_site_only(mt_buf_t *b, const mt_place_t *p)
+{
+    mt_place_t q = *p;
+    if (q.file != NULL)
+        q.func = NULL;
+    html_place(b, &q);
+}
+
+static void apart_note(mt_buf_t *b, const mt_apart_t *a, const char *id, const char *why)
+{
+    if (a->blocks == 0)
+        return;
+    mt_buf_str(b, "<p class=\"note\" id=\"");
+    mt_buf_str(b, id);
+    mt_buf_str(b, "\">Not listed: ");
+    mt_buf_size(b, a->bytes);
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, a->blocks, "block", "blocks");
+    mt_buf_str(b, " from ");
+    mt_buf_count(b, a->sites, "site", "sites");
+    mt_buf_str(b, why);
+    mt_buf_str(b, "</p>\n");
+}
+
+static void summary(mt_buf_t *b, const mt_report_t *r)
+{
+    bool at_exit = r->when == MT_WHEN_EXIT;
+    mt_buf_str(b, "<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">\n");
+    if (r->leak_check) {
+        card(b, "leaked-bytes", at_exit ? "Leaked" : "Live", r->leaked_bytes, true);
+        card(b, "leaked-blocks", at_exit ? "Leaked blocks" : "Live blocks", r->leaked_blocks,
+             false);
+        card(b, "leak-sites", "Sites", r->nsites, false);
+    }
+    card(b, "error-count", "Errors", r->errors, false);
+    card(b, "peak-bytes", "Peak", r->stats.peak_bytes, true);
+    card(b, "peak-blocks", "Peak blocks", r->stats.peak_blocks, false);
+    card(b, "allocations", "Allocations", r->stats.total_blocks, false);
+    card(b, "allocated-bytes", "Allocated", r->stats.total_bytes, true);
+    card(b, "frees", "Frees", r->stats.frees, false);
+    card(b, "failed", "Failed", r->stats.failed, false);
+    mt_buf_str(b, "</div>\n");
+    if (!r->leak_check)
+        mt_buf_str(b, "<p class=\"note\">Leaks were not looked for (option leaks=0).</p>\n");
+    apart_note(b, &r->suppressed, "suppressed-note", " (suppressed by rules).");
+    apart_note(b, &r->system, "system-note",
+               " made inside system libraries (option system_leaks lists them).");
+    mt_buf_str(b, "</section>\n");
+}
+
+/* Smallest 1, 2 or 5 times a power of ten at or above v (1 for 0): a step for counts. */
+static uint64_t decimal_step(uint64_t v)
+{
+    uint64_t p = 1;
+    for (;;) {
+        if (v <= p)
+            return p;
+        if (v <= 2 * p)
+            return 2 * p;
+        if (v <= 5 * p)
+            return 5 * p;
+        if (p > UINT64_MAX / 100)
+            return v;
+        p *= 10;
+    }
+}
+
+/* Smallest power of two, or 3 times one, at or above v: a step for bytes, so the ticks
+ * read 256 bytes, 512 bytes, 1.0 KiB or 1.5 KiB, 3.0 KiB, 4.5 KiB. */
+static uint64_t binary_step(uint64_t v)
+{
+    uint64_t p = 1;
+    for (;;) {
+        if (v <= p)
+            return p;
+        if (p >= 2 && v <= p / 2 * 3)
+            return p / 2 * 3;
+        if (p > UINT64_MAX / 4)
+            return v;
+        p *= 2;
+    }
+}
+
+typedef struct plot {
+    uint64_t max_event, max_bytes;
+    uint64_t event_step; /* between ticks on the x axis */
+} plot_t;
+
+static uint64_t px(const plot_t *p, uint64_t event)
+{
+    const uint64_t w = PLOT_W - PLOT_LEFT - PLOT_RIGHT;
+    return PLOT_LEFT + (event >= p->max_event ? w : event * w / p->max_event);
+}
+
+static uint64_t py(const plot_t *p, uint64_t bytes)
+{
+    const uint64_t h = PLOT_H - PLOT_TOP - PLOT_BOTTOM;
+    uint64_t up = bytes >= p->max_bytes ? h
+                  : bytes > UINT64_MAX / h ? bytes / (p->max_bytes / h + 1)
+                                           : bytes * h / p->max_bytes;
+    return PLOT_TOP + h - up;
+}
+
+static void point(mt_buf_t *b, const plot_t *p, uint64_t event, uint64_t bytes)
+{
+    mt_buf_u64(b, px(p, event));
+    mt_buf_char(b, ',');
+    mt_buf_u64(b, py(p, bytes));
+    mt_buf_char(b, ' ');
+}
+
+/* The samples with the peak put in its place, as "x,y " pairs. */
+static void points(mt_buf_t *b, const mt_report_t *r, const plot_t *p)
+{
+    bool peak_done = r->peak.event == 0;
+    for (size_t i = 0; i < r->nsamples; i++) {
+        const mt_sample_t *s = &r->samples[i];
+        if (!peak_done && r->peak.event <= s->event) {
+            if (r->peak.event < s->event)
+                point(b, p, r->peak.event, r->peak.bytes);
+            peak_done = true;
+        }
+        point(b, p, s->event, s->bytes);
+    }
+    if (!peak_done)
+        point(b, p, r->peak.event, r->peak.bytes);
+}
+
+static void axes(mt_buf_t *b, const plot_t *p)
+{
+    const uint64_t left = PLOT_LEFT, right = PLOT_W - PLOT_RIGHT;
+    for (unsigned t = 0; t <= 4; t++) {
+        uint64_t v = p->max_bytes / 4 * t, y = py(p, v);
+        mt_buf_str(b, "<line class=\"grid\" x1=\"");
+        mt_buf_u64(b, left);
+        mt_buf_str(b, "\" x2=\"");
+        mt_buf_u64(b, right);
+        mt_buf_str(b, "\" y1=\"");
+        mt_buf_u64(b, y);
+        mt_buf_str(b, "\" y2=\"");
+        mt_buf_u64(b, y);
+        mt_buf_str(b, "\"/><text x=\"");
+        mt_buf_u64(b, left - 8);
+        mt_buf_str(b, "\" y=\"");
+        mt_buf_u64(b, y + 4);
+        mt_buf_str(b, "\" text-anchor=\"end\">");
+        mt_buf_size(b, v);
+        mt_buf_str(b, "</text>\n");
+    }
+    for (uint64_t e = 0; e <= p->max_event; e += p->event_step) {
+        uint64_t x = px(p, e);
+        mt_buf_str(b, "<text x=\"");
+        mt_buf_u64(b, x);
+        mt_buf_str(b, "\" y=\"");
+        mt_buf_u64(b, PLOT_H - PLOT_BOTTOM + 18);
+        mt_buf_str(b, "\" text-anchor=\"middle\">");
+        mt_buf_u64(b, e);
+        mt_buf_str(b, "</text>\n");
+    }
+    mt_buf_str(b, "<line class=\"axis\" x1=\"");
+    mt_buf_u64(b, left);
+    mt_buf_str(b, "\" x2=\"");
+    mt_buf_u64(b, right);
+    mt_buf_str(b, "\" y1=\"");
+    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
+    mt_buf_str(b, "\" y2=\"");
+    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
+    mt_buf_str(b, "\"/>\n<text x=\"");
+    mt_buf_u64(b, (left + right) / 2);
+    mt_buf_str(b, "\" y=\"");
+    mt_buf_u64(b, PLOT_H - 4);
+    mt_buf_str(b, "\" text-anchor=\"middle\">allocations and frees so far</text>\n");
+}
+
+static void timeline(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "<section id=\"timeline\"><h2>Live memory over the run</h2>\n");
+    if (r->nsamples == 0) {
+        mt_buf_str(b, "<p class=\"note\">No samples (option timeline=0).</p></section>\n");
+        return;
+    }
+    plot_t p = {1, 1, 1};
+    for (size_t i = 0; i < r->nsamples; i++) {
+        if (r->samples[i].event > p.max_event)
+            p.max_event = r->samples[i].event;
+        if (r->samples[i].bytes > p.max_bytes)
+            p.max_bytes = r->samples[i].bytes;
+    }
+    if (r->peak.event > p.max_event)
+        p.max_event = r->peak.event;
+    if (r->peak.bytes > p.max_bytes)
+        p.max_bytes = r->peak.bytes;
+    /* Four steps up, each a round number of bytes; the run fills the width, with a tick
+     * every round number of events (three to five of them). */
+    p.max_bytes = binary_step((p.max_bytes + 3) / 4) * 4;
+    p.event_step = decimal_step((p.max_event + 3) / 4);
+
+    mt_buf_str(b, "<svg id=\"timeline-plot\" viewBox=\"0 0 ");
+    mt_buf_u64(b, PLOT_W);
+    mt_buf_char(b, ' ');
+    mt_buf_u64(b, PLOT_H);
+    mt_buf_str(b, "\" role=\"img\" aria-label=\"live bytes over the run, peak ");
+    mt_buf_u64(b, r->peak.bytes);
+    mt_buf_str(b, " bytes\" data-samples=\"");
+    mt_buf_u64(b, r->nsamples);
+    mt_buf_str(b, "\" data-max-bytes=\"");
+    mt_buf_u64(b, p.max_bytes);
+    mt_buf_str(b, "\">\n");
+    axes(b, &p);
+    /* The area under the line, then the line. */
+    mt_buf_str(b, "<polygon class=\"area\" points=\"");
+    mt_buf_u64(b, px(&p, r->samples[0].event));
+    mt_buf_char(b, ',');
+    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
+    mt_buf_char(b, ' ');
+    points(b, r, &p);
+    uint64_t last = r->samples[r->nsamples - 1].event;
+    mt_buf_u64(b, px(&p, last > r->peak.event ? last : r->peak.event));
+    mt_buf_char(b, ',');
+    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
+    mt_buf_str(b, "\"/>\n<polyline id=\"live-bytes\" class=\"line\" points=\"");
+    points(b, r, &p);
+    mt_buf_str(b, "\"/>\n");
+    if (r->peak.event != 0) {
+        uint64_t x = px(&p, r->peak.event), y = py(&p, r->peak.bytes);
+        mt_buf_str(b, "<circle id=\"peak-marker\" r=\"6\" cx=\"");
+        mt_buf_u64(b, x);
+        mt_buf_str(b, "\" cy=\"");
+        mt_buf_u64(b, y);
+        mt_buf_str(b, "\" data-bytes=\"");
+        mt_buf_u64(b, r->peak.bytes);
+        mt_buf_str(b, "\" data-event=\"");
+        mt_buf_u64(b, r->peak.event);
+        mt_buf_str(b, "\"><title>peak: ");
+        mt_buf_count(b, r->peak.bytes, "byte", "bytes");
+        mt_buf_str(b, " in ");
+        mt_buf_count(b, r->peak.blocks, "block", "blocks");
+        mt_buf_str(b, "</title></circle>\n<text id=\"peak-label\" x=\"");
+        /* Keep the label inside the plot: left of the marker in the right half. */
+        bool right_half = x > PLOT_W / 2;
+        mt_buf_u64(b, right_half ? x - 10 : x + 10);
+        mt_buf_str(b, "\" y=\"");
+        mt_buf_u64(b, y < PLOT_TOP + 14 ? y + 18 : y - 8);
+        mt_buf_str(b, right_half ? "\" text-anchor=\"end\">peak " : "\">peak ");
+        mt_buf_size(b, r->peak.bytes);
+        if (r->peak.bytes >= 1024) {
+            mt_buf_str(b, " (");
+            mt_buf_count(b, r->peak.bytes, "byte", "bytes");
+            mt_buf_char(b, ')');
+        }
+        mt_buf_str(b, " in ");
+        mt_buf_count(b, r->peak.blocks, "block", "blocks");
+        mt_buf_str(b, "</text>\n");
+    }
+    mt_buf_str(b, "</svg>\n<p class=\"note\">Live bytes after each allocation or free, ");
+    mt_buf_count(b, r->nsamples, "sample", "samples");
+    mt_buf_str(b, "; the last is ");
+    mt_buf_size(b, r->samples[r->nsamples - 1].bytes);
+    mt_buf_str(b, r->when == MT_WHEN_EXIT ? " at exit.</p>\n</section>\n"
+                                          : " when the report was made.</p>\n</section>\n");
+}
+
+static void top_sites(mt_buf_t *b, const mt_report_t *r)
+{
+    if (!r->leak_check || r->nsites == 0)
+        return;
+    size_t n = r->nsites < TOP_BARS ? r->nsites : TOP_BARS;
+    uint64_t max = r->sites[0].bytes > 0 ? r->sites[0].bytes : 1;
+    mt_buf_str(b, "<section id=\"top-sites\"><h2>Largest sites</h2>\n");
+    for (size_t i = 0; i < n; i++) {
+        const mt_leak_site_t *s = &r->sites[i];
+        uint64_t permille = s->bytes >= max ? 1000 : s->bytes * 1000 / max;
+        mt_buf_str(b, "<div class=\"bar-row\" data-bytes=\"");
+        mt_buf_u64(b, s->bytes);
+        mt_buf_str(b, "\"><span class=\"bar-label\" title=\"");
+        html_place(b, &s->where);
+        mt_buf_str(b, "\">");
+        html_place(b, &s->where);
+        mt_buf_str(b, "</span><span class=\"bar-track\"><span class=\"bar\" style=\"display:block;"
+                      "width:");
+        mt_buf_u64(b, permille / 10);
+        mt_buf_char(b, '.');
+        mt_buf_u64(b, permille % 10);
+        mt_buf_str(b, "%\"></span></span><span class=\"bar-value\">");
+        mt_buf_size(b, s->bytes);
+        mt_buf_str(b, "</span></div>\n");
+    }
+    mt_buf_str(b, "</section>\n");
+}
+
+static void num_cell(mt_buf_t *b, uint64_t v)
+{
+    mt_buf_str(b, "<td class=\"num\" data-value=\"");
+    mt_buf_u64(b, v);
+    mt_buf_str(b, "\">");
+    mt_buf_u64(b, v);
+    mt_buf_str(b, "</td>");
+}
+
+static void leak_table(mt_buf_t *b, const mt_report_t *r)
+{
+    if (!r->leak_check)
+        return;
+    mt_buf_str(b, r->when == MT_WHEN_EXIT ? "<section id=\"leaks\"><h2>Leak sites</h2>\n"
+                                          : "<section id=\"leaks\"><h2>Live blocks by site</h2>\n");
+    if (r->nsites == 0) {
+        mt_buf_str(b, "<p class=\"note\">None.</p></section>\n");
+        return;
+    }
+    mt_buf_str(b, "<table id=\"leak-table\" class=\"sortable\"><thead><tr>"
+                  "<th class=\"num\">Bytes</th><th class=\"num\">Blocks</th><th>Site</th>"
+                  "<th>Function</th><th>Kind</th><th>Owner</th><th class=\"num\">First block</th>"
+                  "<th>Blocks #</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->nsites; i++) {
+        const mt_leak_site_t *s = &r->sites[i];
+        mt_buf_str(b, "<tr>");
+        num_cell(b, s->bytes);
+        num_cell(b, s->blocks);
+        mt_buf_str(b, "<td><code>");
+        html_site_only(b, &s->where);
+        mt_buf_str(b, "</code></td><td>");
+        mt_buf_html(b, s->where.func);
+        mt_buf_str(b, "</td><td>");
+        mt_buf_html(b, s->where.kind);
+        mt_buf_str(b, "</td><td>");
+        mt_buf_html(b, s->where.owner);
+        mt_buf_str(b, "</td>");
+        num_cell(b, s->nseqs > 0 ? s->seqs[0] : 0);
+        mt_buf_str(b, "<td>");
+        for (unsigned k = 0; k < s->nseqs; k++) {
+            mt_buf_str(b, k == 0 ? "#" : ", #");
+            mt_buf_u64(b, s->seqs[k]);
+        }
+        if (s->blocks > s->nseqs) {
+            mt_buf_str(b, s->nseqs > 0 ? " and " : "");
+            mt_buf_u64(b, s->blocks - s->nseqs);
+            mt_buf_str(b, " more");
+        }
+        mt_buf_str(b, "</td></tr>\n");
+    }
+    mt_buf_str(b, "</tbody></table>\n</section>\n");
+}
+
+static void error_table(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "<section id=\"errors\"><h2>Errors</h2>\n");
+    if (r->errors == 0) {
+        mt_buf_str(b, "<p class=\"note\">None found.</p></section>\n");
+        return;
+    }
+    mt_buf_str(b, "<p class=\"note\">");
+    for (size_t k = 0; k < r->nerror_kinds; k++) {
+        mt_buf_str(b, k == 0 ? "" : ", ");
+        mt_buf_html(b, r->error_kinds[k].name);
+        mt_buf_char(b, ' ');
+        mt_buf_u64(b, r->error_kinds[k].count);
+    }
+    mt_buf_str(b, "</p>\n<table id=\"error-table\" class=\"sortable\"><thead><tr>"
+                  "<th>Kind</th><th class=\"num\">Block</th><th class=\"num\">Size</th>"
+                  "<th>Allocated at</th><th>Found by</th><th>Detail</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->nerror_list; i++) {
+        const mt_report_error_t *e = &r->error_list[i];
+        mt_buf_str(b, "<tr><td>");
+        mt_buf_html(b, e->kind);
+        mt_buf_str(b, "</td>");
+        num_cell(b, e->seq);
+        num_cell(b, e->size);
+        mt_buf_str(b, "<td><code>");
+        html_place(b, &e->alloc);
+        mt_buf_str(b, "</code></td><td>");
+        mt_buf_html(b, e->found.kind);
+        if (e->found.file != NULL || e->found.pc != 0) {
+            mt_buf_str(b, " at <code>");
+            html_place(b, &e->found);
+            mt_buf_str(b, "</code>");
+        }
+        mt_buf_str(b, "</td><td class=\"detail\">");
+        mt_buf_t t;
+        mt_buf_init(&t, -1);
+        mt_buf_error_summary(&t, e);
+        size_t n = t.len < sizeof t.data - 1 ? t.len : sizeof t.data - 1;
+        t.data[n] = '\0';
+        mt_buf_html(b, t.data);
+        mt_buf_str(b, "</td></tr>\n");
+    }
+    mt_buf_str(b, "</tbody></table>\n");
+    if (r->nerror_list < r->errors) {
+        mt_buf_str(b, "<p class=\"note\">");
+        mt_buf_count(b, r->errors - r->nerror_list, "more error was", "more errors were");
+        mt_buf_str(b, " found but not logged.</p>\n");
+    }
+    mt_buf_str(b, "</section>\n");
+}
+
+static void options_table(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "<section id=\"options\"><details><summary>Options in effect</summary>\n"
+                  "<table><tbody>\n");
+    for (size_t i = 0; i < r->noptions; i++) {
+        mt_buf_str(b, "<tr><td><code>");
+        mt_buf_html(b, r->options[i].name);
+        mt_buf_str(b, "</code></td><td><code>");
+        mt_buf_html(b, r->options[i].value);
+        mt_buf_str(b, "</code></td></tr>\n");
+    }
+    mt_buf_str(b, "</tbody></table></details></section>\n");
+}
+
+void mt_render_html(const mt_report_t *r, mt_buf_t *b)
+{
+    bool found = mt_report_found(r);
+    mt_buf_str(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                  "<title>memtrack: ");
+    mt_buf_html(b, r->program);
+    mt_buf_str(b, "</title>\n");
+    mt_buf_str(b, style);
+    mt_buf_str(b, "</head>\n<body>\n<header><h1>memtrack report for <code>");
+    mt_buf_html(b, r->program);
+    mt_buf_str(b, "</code> <span class=\"status ");
+    mt_buf_str(b, found ? "bad\">" : "good\">");
+    mt_buf_str(b, found ? (r->errors != 0 ? "errors found" : "leaks found") : "clean");
+    mt_buf_str(b, "</span></h1>\n<p>pid ");
+    mt_buf_u64(b, r->pid);
+    switch (r->when) {
+    case MT_WHEN_EXIT: mt_buf_str(b, ", at exit"); break;
+    case MT_WHEN_NOW: mt_buf_str(b, ", during the run"); break;
+    case MT_WHEN_SINCE:
+        mt_buf_str(b, ", blocks made since checkpoint #");
+        mt_buf_u64(b, r->since);
+        break;
+    }
+    if (r->cwd != NULL) {
+        mt_buf_str(b, ", in <code>");
+        mt_buf_html(b, r->cwd);
+        mt_buf_str(b, "</code>");
+    }
+    mt_buf_str(b, "</p></header>\n");
+    summary(b, r);
+    timeline(b, r);
+    top_sites(b, r);
+    leak_table(b, r);
+    error_table(b, r);
+    options_table(b, r);
+    mt_buf_str(b, "<footer>memtrack ");
+    mt_buf_html(b, r->version);
+    mt_buf_str(b, ", report format ");
+    mt_buf_u64(b, MT_REPORT_FORMAT_VERSION);
+    mt_buf_str(b, "</footer>\n");
+    mt_buf_str(b, script);
+    mt_buf_str(b, "</body>\n</html>\n");
+    mt_buf_flush(b);
+}

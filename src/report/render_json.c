@@ -1,0 +1,269 @@
+/* render_json.c - the report as JSON, for programs: CI steps, dashboards, the diff, and
+ * the memtrack-report tool that renders a saved report again.
+ *
+ * The layout is versioned (MT_REPORT_FORMAT_VERSION) and described field by field in
+ * tools/report.schema.json; the tests validate every report they write against it. The
+ * JSON holds everything the model holds, so text, SARIF and HTML rendered again from it
+ * are the same as the ones the program wrote. One site, error or sample a line keeps the
+ * file readable and diffs small. Addresses are strings ("0x7f..."): a 64-bit number does
+ * not survive a JavaScript reader.
+ */
+#include <string.h>
+
+#include "report/model.h"
+
+static const char *const when_names[] = {[MT_WHEN_EXIT] = "exit", [MT_WHEN_NOW] = "now",
+                                         [MT_WHEN_SINCE] = "since"};
+
+static void key(mt_buf_t *b, const char *name)
+{
+    mt_buf_char(b, '"');
+    mt_buf_str(b, name);
+    mt_buf_str(b, "\": ");
+}
+
+static void u64_field(mt_buf_t *b, const char *name, uint64_t v, bool last)
+{
+    key(b, name);
+    mt_buf_u64(b, v);
+    if (!last)
+        mt_buf_str(b, ", ");
+}
+
+static void str_field(mt_buf_t *b, const char *name, const char *v, bool last)
+{
+    key(b, name);
+    mt_buf_json_str(b, v);
+    if (!last)
+        mt_buf_str(b, ", ");
+}
+
+static void address(mt_buf_t *b, uint64_t v)
+{
+    if (v == 0) {
+        mt_buf_str(b, "null");
+        return;
+    }
+    mt_buf_char(b, '"');
+    mt_buf_hex(b, v);
+    mt_buf_char(b, '"');
+}
+
+/* The fields of a place, without braces (leak sites carry them inline). */
+static void place_fields(mt_buf_t *b, const mt_place_t *p)
+{
+    str_field(b, "kind", p->kind, false);
+    str_field(b, "file", p->file, false);
+    key(b, "line");
+    mt_buf_i64(b, p->line);
+    mt_buf_str(b, ", ");
+    str_field(b, "function", p->func, false);
+    str_field(b, "owner", p->owner, false);
+    str_field(b, "module", p->module, false);
+    key(b, "address");
+    address(b, p->pc);
+    mt_buf_str(b, ", ");
+    u64_field(b, "offset", p->offset, true);
+}
+
+static void place(mt_buf_t *b, const mt_place_t *p)
+{
+    if (p->kind == NULL && p->file == NULL && p->pc == 0) {
+        mt_buf_str(b, "null");
+        return;
+    }
+    mt_buf_char(b, '{');
+    place_fields(b, p);
+    mt_buf_char(b, '}');
+}
+
+static void apart(mt_buf_t *b, const mt_apart_t *a)
+{
+    u64_field(b, "bytes", a->bytes, false);
+    u64_field(b, "blocks", a->blocks, false);
+    u64_field(b, "sites", a->sites, true);
+}
+
+static void statistics(mt_buf_t *b, const memtrack_stats_t *st)
+{
+    mt_buf_str(b, "  \"statistics\": {");
+    u64_field(b, "current_bytes", st->current_bytes, false);
+    u64_field(b, "current_blocks", st->current_blocks, false);
+    u64_field(b, "peak_bytes", st->peak_bytes, false);
+    u64_field(b, "peak_blocks", st->peak_blocks, false);
+    u64_field(b, "total_bytes", st->total_bytes, false);
+    u64_field(b, "total_blocks", st->total_blocks, false);
+    u64_field(b, "frees", st->frees, false);
+    u64_field(b, "failed", st->failed, false);
+    u64_field(b, "errors", st->errors, true);
+    mt_buf_str(b, "},\n");
+}
+
+static void leaks(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "  \"leaks\": {\n    \"checked\": ");
+    mt_buf_str(b, r->leak_check ? "true" : "false");
+    mt_buf_str(b, ", ");
+    u64_field(b, "bytes", r->leaked_bytes, false);
+    u64_field(b, "blocks", r->leaked_blocks, false);
+    u64_field(b, "listed_in_text", r->list_sites, true);
+    mt_buf_str(b, ",\n    \"sites\": [");
+    for (size_t i = 0; i < r->nsites; i++) {
+        const mt_leak_site_t *s = &r->sites[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        u64_field(b, "bytes", s->bytes, false);
+        u64_field(b, "blocks", s->blocks, false);
+        place_fields(b, &s->where);
+        mt_buf_str(b, ", \"sequence_numbers\": [");
+        for (unsigned k = 0; k < s->nseqs; k++) {
+            if (k > 0)
+                mt_buf_str(b, ", ");
+            mt_buf_u64(b, s->seqs[k]);
+        }
+        mt_buf_str(b, "]}");
+    }
+    mt_buf_str(b, r->nsites > 0 ? "\n    ],\n" : "],\n");
+    mt_buf_str(b, "    \"suppressed\": {");
+    apart(b, &r->suppressed);
+    mt_buf_str(b, ", \"rules\": [");
+    for (size_t i = 0; i < r->nrules; i++) {
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        str_field(b, "rule", r->rules[i].rule, false);
+        apart(b, &r->rules[i].hits);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, r->nrules > 0 ? "\n    ]},\n" : "]},\n");
+    mt_buf_str(b, "    \"system\": {");
+    apart(b, &r->system);
+    mt_buf_str(b, "}\n  },\n");
+}
+
+static void errors(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "  \"errors\": {\n    ");
+    u64_field(b, "total", r->errors, false);
+    mt_buf_str(b, "\"by_kind\": {");
+    for (size_t k = 0; k < r->nerror_kinds; k++)
+        u64_field(b, r->error_kinds[k].name, r->error_kinds[k].count,
+                  k + 1 == r->nerror_kinds);
+    mt_buf_str(b, "},\n    \"list\": [");
+    for (size_t i = 0; i < r->nerror_list; i++) {
+        const mt_report_error_t *e = &r->error_list[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        str_field(b, "kind", e->kind, false);
+        key(b, "address");
+        address(b, e->addr);
+        mt_buf_str(b, ", ");
+        u64_field(b, "size", e->size, false);
+        u64_field(b, "sequence", e->seq, false);
+        u64_field(b, "thread", e->thread, false);
+        u64_field(b, "changed", e->changed, false);
+        u64_field(b, "extent", e->extent, false);
+        key(b, "pointer");
+        address(b, e->pointer);
+        mt_buf_str(b, ", ");
+        key(b, "offset");
+        mt_buf_i64(b, e->offset);
+        mt_buf_str(b, ", ");
+        str_field(b, "what", e->what, true);
+        mt_buf_str(b, ",\n       \"allocated_at\": ");
+        place(b, &e->alloc);
+        mt_buf_str(b, ",\n       \"released_at\": ");
+        place(b, &e->freed);
+        mt_buf_str(b, ",\n       \"found_at\": ");
+        place(b, &e->found);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, r->nerror_list > 0 ? "\n    ],\n" : "],\n");
+    mt_buf_str(b, "    ");
+    u64_field(b, "max_messages", r->max_messages, true);
+    mt_buf_str(b, ",\n    \"not_printed\": [");
+    for (size_t i = 0; i < r->nnot_printed; i++) {
+        const mt_not_printed_t *n = &r->not_printed[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        str_field(b, "kind", n->kind, false);
+        u64_field(b, "count", n->count, true);
+        mt_buf_str(b, ", \"found_at\": ");
+        place(b, &n->found);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, r->nnot_printed > 0 ? "\n    ]\n  },\n" : "]\n  },\n");
+}
+
+static void unwritten(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "  \"unwritten\": {\"checked\": ");
+    mt_buf_str(b, r->unwritten_check ? "true" : "false");
+    mt_buf_str(b, ", \"sites\": [");
+    for (size_t i = 0; i < r->nunwritten; i++) {
+        const mt_unwritten_t *u = &r->unwritten[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        u64_field(b, "blocks", u->blocks, false);
+        u64_field(b, "bytes", u->bytes, false);
+        u64_field(b, "unwritten", u->unwritten, false);
+        place_fields(b, &u->where);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, r->nunwritten > 0 ? "\n    ]},\n" : "]},\n");
+}
+
+static void sample(mt_buf_t *b, const mt_sample_t *s)
+{
+    mt_buf_char(b, '{');
+    u64_field(b, "event", s->event, false);
+    u64_field(b, "bytes", s->bytes, false);
+    u64_field(b, "blocks", s->blocks, false);
+    u64_field(b, "usec", s->usec, true);
+    mt_buf_char(b, '}');
+}
+
+static void timeline(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "  \"timeline\": {\n    \"peak\": ");
+    sample(b, &r->peak);
+    mt_buf_str(b, ",\n    \"samples\": [");
+    for (size_t i = 0; i < r->nsamples; i++) {
+        mt_buf_str(b, i == 0 ? "\n      " : ",\n      ");
+        sample(b, &r->samples[i]);
+    }
+    mt_buf_str(b, r->nsamples > 0 ? "\n    ]\n  },\n" : "]\n  },\n");
+}
+
+static void options(mt_buf_t *b, const mt_report_t *r)
+{
+    mt_buf_str(b, "  \"options\": {");
+    for (size_t i = 0; i < r->noptions; i++) {
+        const mt_option_value_t *o = &r->options[i];
+        mt_buf_str(b, i == 0 ? "\n    " : ",\n    ");
+        key(b, o->name);
+        if (o->type == 'b')
+            mt_buf_str(b, strcmp(o->value, "0") != 0 ? "true" : "false");
+        else if (o->type == 'n')
+            mt_buf_str(b, o->value[0] != '\0' ? o->value : "0");
+        else
+            mt_buf_json_str(b, o->value);
+    }
+    mt_buf_str(b, r->noptions > 0 ? "\n  }\n" : "}\n");
+}
+
+void mt_render_json(const mt_report_t *r, mt_buf_t *b)
+{
+    mt_buf_str(b, "{\n  \"format\": \"memtrack-report\", ");
+    u64_field(b, "version", MT_REPORT_FORMAT_VERSION, false);
+    str_field(b, "memtrack", r->version, true);
+    mt_buf_str(b, ",\n  ");
+    str_field(b, "program", r->program, false);
+    u64_field(b, "pid", r->pid, false);
+    str_field(b, "cwd", r->cwd, false);
+    str_field(b, "when", when_names[r->when], false);
+    u64_field(b, "since", r->since, true);
+    mt_buf_str(b, ",\n");
+    statistics(b, &r->stats);
+    leaks(b, r);
+    errors(b, r);
+    unwritten(b, r);
+    timeline(b, r);
+    options(b, r);
+    mt_buf_str(b, "}\n");
+    mt_buf_flush(b);
+}

@@ -1,0 +1,315 @@
+/* render_sarif.c - leaks and errors as SARIF 2.1.0, so code-scanning services show each
+ * one at its source line.
+ *
+ * One result per leak site (rule "leak/KIND", level warning) and per logged error (rule
+ * "error/KIND", level error). A result's location is a source line when the site has
+ * one: relative paths are resolved against SRCROOT, the directory the program ran in
+ * (originalUriBaseIds). An error is shown where it was found when that is a source line,
+ * else where its block was allocated; its other sites are related locations. Sites known
+ * only by address get a logical location (function) and their module as the artifact.
+ * Rules are listed once each, in the order results first use them.
+ */
+#include <string.h>
+
+#include "errors/format.h"
+
+#define MAX_RULES 128
+
+typedef struct rule {
+    bool error;       /* error/KIND, else leak/KIND */
+    const char *kind; /* an allocation kind or an error kind */
+} rule_t;
+
+typedef struct rules {
+    rule_t list[MAX_RULES];
+    size_t count;
+} rules_t;
+
+/* The rule id's last part: the kind with "[]" spelled "-array" and blanks as '-'. */
+static void buf_rule_kind(mt_buf_t *b, const char *kind)
+{
+    for (const char *p = kind != NULL ? kind : "unknown"; *p != '\0'; p++) {
+        if (p[0] == '[' && p[1] == ']') {
+            mt_buf_str(b, "-array");
+            p++;
+        } else if (*p == ' ' || *p == '/' || *p == '"' || *p == '\\') {
+            mt_buf_char(b, '-');
+        } else {
+            mt_buf_char(b, *p);
+        }
+    }
+}
+
+static void buf_rule_id(mt_buf_t *b, const rule_t *r)
+{
+    mt_buf_str(b, r->error ? "error/" : "leak/");
+    buf_rule_kind(b, r->kind);
+}
+
+static bool same_kind(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The rule's index, added when new; MAX_RULES when the table is full. */
+static size_t rule_index(rules_t *rs, bool error, const char *kind)
+{
+    for (size_t i = 0; i < rs->count; i++)
+        if (rs->list[i].error == error && same_kind(rs->list[i].kind, kind))
+            return i;
+    if (rs->count == MAX_RULES)
+        return MAX_RULES;
+    rs->list[rs->count].error = error;
+    rs->list[rs->count].kind = kind;
+    return rs->count++;
+}
+
+/* Writes the text of a small buffer as one JSON string. */
+static void json_text(mt_buf_t *b, mt_buf_t *text)
+{
+    size_t n = text->len < sizeof text->data - 1 ? text->len : sizeof text->data - 1;
+    text->data[n] = '\0';
+    mt_buf_json_str(b, text->data);
+}
+
+static void artifact(mt_buf_t *b, const char *path)
+{
+    mt_buf_str(b, "\"artifactLocation\": {\"uri\": \"");
+    if (path[0] == '/') {
+        mt_buf_str(b, "file://");
+        mt_buf_uri_path(b, path);
+        mt_buf_str(b, "\"}");
+    } else {
+        mt_buf_uri_path(b, path);
+        mt_buf_str(b, "\", \"uriBaseId\": \"SRCROOT\"}");
+    }
+}
+
+/* A SARIF location object for p; message_text may be NULL. */
+static void location(mt_buf_t *b, const mt_place_t *p, const char *message_text, int id)
+{
+    mt_buf_char(b, '{');
+    if (id >= 0) {
+        mt_buf_str(b, "\"id\": ");
+        mt_buf_u64(b, (uint64_t)id);
+        mt_buf_str(b, ", ");
+    }
+    if (p->file != NULL) {
+        mt_buf_str(b, "\"physicalLocation\": {");
+        artifact(b, p->file);
+        if (p->line > 0) {
+            mt_buf_str(b, ", \"region\": {\"startLine\": ");
+            mt_buf_u64(b, (uint64_t)p->line);
+            mt_buf_char(b, '}');
+        }
+        mt_buf_str(b, "}");
+    } else if (p->module != NULL) {
+        mt_buf_str(b, "\"physicalLocation\": {");
+        artifact(b, p->module);
+        mt_buf_str(b, ", \"address\": {\"absoluteAddress\": ");
+        mt_buf_u64(b, p->pc);
+        mt_buf_str(b, "}}");
+    }
+    if (p->func != NULL) {
+        mt_buf_str(b, p->file != NULL || p->module != NULL ? ", " : "");
+        mt_buf_str(b, "\"logicalLocations\": [{\"name\": ");
+        mt_buf_json_str(b, p->func);
+        mt_buf_str(b, ", \"kind\": \"function\"}]");
+    }
+    if (message_text != NULL) {
+        mt_buf_str(b, p->file != NULL || p->module != NULL || p->func != NULL ? ", " : "");
+        mt_buf_str(b, "\"message\": {\"text\": ");
+        mt_buf_json_str(b, message_text);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_char(b, '}');
+}
+
+static bool has_location(const mt_place_t *p)
+{
+    return p->file != NULL || p->module != NULL || p->func != NULL;
+}
+
+static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const char *kind)
+{
+    size_t index = rule_index(rs, error, kind);
+    rule_t r = {error, kind};
+    mt_buf_str(b, *first ? "\n        {" : ",\n        {");
+    *first = false;
+    mt_buf_str(b, "\"ruleId\": \"");
+    buf_rule_id(b, &r);
+    mt_buf_str(b, "\", ");
+    if (index < MAX_RULES) {
+        mt_buf_str(b, "\"ruleIndex\": ");
+        mt_buf_u64(b, index);
+        mt_buf_str(b, ", ");
+    }
+    mt_buf_str(b, error ? "\"level\": \"error\", " : "\"level\": \"warning\", ");
+}
+
+/* A stable identity for code-scanning services: kind, file and function, not the line,
+ * so a leak keeps its identity when lines above it move. */
+static void fingerprint(mt_buf_t *b, const char *what, const mt_place_t *p)
+{
+    mt_buf_t f;
+    mt_buf_init(&f, -1);
+    mt_buf_str(&f, what);
+    mt_buf_char(&f, ':');
+    mt_buf_str(&f, p->kind != NULL ? p->kind : "");
+    mt_buf_char(&f, ':');
+    mt_buf_str(&f, p->file != NULL ? p->file : p->module != NULL ? p->module : "");
+    mt_buf_char(&f, ':');
+    mt_buf_str(&f, p->func != NULL ? p->func : "");
+    mt_buf_str(b, ", \"partialFingerprints\": {\"memtrackSite/v1\": ");
+    json_text(b, &f);
+    mt_buf_char(b, '}');
+}
+
+static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t *s,
+                        bool *first, rules_t *rs)
+{
+    mt_buf_t m;
+    result_head(b, first, rs, false, s->where.kind);
+    mt_buf_init(&m, -1);
+    mt_buf_count(&m, s->bytes, "byte", "bytes");
+    mt_buf_str(&m, " in ");
+    mt_buf_count(&m, s->blocks, "block", "blocks");
+    mt_buf_str(&m, " allocated by ");
+    mt_buf_str(&m, s->where.kind != NULL ? s->where.kind : "?");
+    if (s->where.owner != NULL) {
+        mt_buf_str(&m, " from \"");
+        mt_buf_str(&m, s->where.owner);
+        mt_buf_char(&m, '"');
+    }
+    mt_buf_str(&m, " at ");
+    mt_buf_place(&m, &s->where);
+    mt_buf_str(&m, r->when == MT_WHEN_EXIT ? s->blocks == 1 ? " is never released"
+                                                            : " are never released"
+                                           : " still live");
+    if (s->nseqs > 0) {
+        mt_buf_str(&m, " (block");
+        mt_buf_str(&m, s->nseqs > 1 ? "s" : "");
+        for (unsigned i = 0; i < s->nseqs; i++) {
+            mt_buf_str(&m, i == 0 ? " #" : ", #");
+            mt_buf_u64(&m, s->seqs[i]);
+        }
+        if (s->blocks > s->nseqs) {
+            mt_buf_str(&m, " and ");
+            mt_buf_u64(&m, s->blocks - s->nseqs);
+            mt_buf_str(&m, " more");
+        }
+        mt_buf_char(&m, ')');
+    }
+    mt_buf_str(b, "\"message\": {\"text\": ");
+    json_text(b, &m);
+    mt_buf_str(b, "}, \"locations\": [");
+    if (has_location(&s->where))
+        location(b, &s->where, NULL, -1);
+    mt_buf_char(b, ']');
+    fingerprint(b, "leak", &s->where);
+    mt_buf_str(b, ", \"properties\": {\"bytes\": ");
+    mt_buf_u64(b, s->bytes);
+    mt_buf_str(b, ", \"blocks\": ");
+    mt_buf_u64(b, s->blocks);
+    mt_buf_str(b, "}}");
+}
+
+static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs)
+{
+    mt_buf_t m;
+    result_head(b, first, rs, true, e->kind);
+    mt_buf_init(&m, -1);
+    mt_buf_error_summary(&m, e);
+    mt_buf_str(b, "\"message\": {\"text\": ");
+    json_text(b, &m);
+    mt_buf_str(b, "}, \"locations\": [");
+    /* Where it was found, when that is a line of the program; else the allocation. */
+    bool found_first = e->found.file != NULL;
+    const mt_place_t *primary = found_first ? &e->found : &e->alloc;
+    if (has_location(primary))
+        location(b, primary, NULL, -1);
+    mt_buf_str(b, "], \"relatedLocations\": [");
+    int id = 1;
+    if (found_first && has_location(&e->alloc)) {
+        location(b, &e->alloc, "the block was allocated here", id++);
+    }
+    if (e->freed.kind != NULL && has_location(&e->freed)) {
+        mt_buf_str(b, id > 1 ? ", " : "");
+        location(b, &e->freed, "the block was released here", id++);
+    }
+    if (!found_first && has_location(&e->found)) {
+        mt_buf_str(b, id > 1 ? ", " : "");
+        location(b, &e->found, "the error was found here", id++);
+    }
+    mt_buf_char(b, ']');
+    fingerprint(b, e->kind, &e->alloc);
+    mt_buf_str(b, ", \"properties\": {\"sequence\": ");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, ", \"size\": ");
+    mt_buf_u64(b, e->size);
+    mt_buf_str(b, "}}");
+}
+
+static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
+{
+    for (size_t i = 0; i < rs->count; i++) {
+        const rule_t *r = &rs->list[i];
+        mt_buf_t m;
+        mt_buf_init(&m, -1);
+        if (r->error) {
+            mt_buf_str(&m, "Heap error: ");
+            mt_buf_str(&m, r->kind);
+        } else {
+            mt_buf_str(&m, "Memory allocated by ");
+            mt_buf_str(&m, r->kind != NULL ? r->kind : "an unknown call");
+            mt_buf_str(&m, " and never released");
+        }
+        mt_buf_str(b, i == 0 ? "\n          {" : ",\n          {");
+        mt_buf_str(b, "\"id\": \"");
+        buf_rule_id(b, r);
+        mt_buf_str(b, "\", \"shortDescription\": {\"text\": ");
+        json_text(b, &m);
+        mt_buf_str(b, "}, \"defaultConfiguration\": {\"level\": \"");
+        mt_buf_str(b, r->error ? "error" : "warning");
+        mt_buf_str(b, "\"}}");
+    }
+}
+
+void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
+{
+    rules_t rs;
+    bool first = true;
+    rs.count = 0;
+
+    /* The rules, in the order the results use them. */
+    for (size_t i = 0; i < r->nsites; i++)
+        (void)rule_index(&rs, false, r->sites[i].where.kind);
+    for (size_t i = 0; i < r->nerror_list; i++)
+        (void)rule_index(&rs, true, r->error_list[i].kind);
+
+    mt_buf_str(b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n");
+    mt_buf_str(b, "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
+    mt_buf_str(b, "      \"tool\": {\"driver\": {\"name\": \"memtrack\", \"version\": ");
+    mt_buf_json_str(b, r->version);
+    mt_buf_str(b, ", \"rules\": [");
+    rule_descriptions(b, &rs);
+    mt_buf_str(b, rs.count > 0 ? "\n      ]}},\n" : "]}},\n");
+    if (r->cwd != NULL) {
+        mt_buf_str(b, "      \"originalUriBaseIds\": {\"SRCROOT\": {\"uri\": \"file://");
+        mt_buf_uri_path(b, r->cwd);
+        mt_buf_str(b, r->cwd[0] != '\0' && r->cwd[strlen(r->cwd) - 1] == '/' ? "\"}},\n"
+                                                                             : "/\"}},\n");
+    }
+    mt_buf_str(b, "      \"invocations\": [{\"executionSuccessful\": true, "
+                  "\"properties\": {\"program\": ");
+    mt_buf_json_str(b, r->program);
+    mt_buf_str(b, ", \"pid\": ");
+    mt_buf_u64(b, r->pid);
+    mt_buf_str(b, "}}],\n      \"results\": [");
+    for (size_t i = 0; i < r->nsites; i++)
+        leak_result(b, r, &r->sites[i], &first, &rs);
+    for (size_t i = 0; i < r->nerror_list; i++)
+        error_result(b, &r->error_list[i], &first, &rs);
+    mt_buf_str(b, first ? "]\n    }\n  ]\n}\n" : "\n      ]\n    }\n  ]\n}\n");
+    mt_buf_flush(b);
+}

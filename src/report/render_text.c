@@ -1,0 +1,310 @@
+/* render_text.c - the report as lines of text, "memtrack: " first on each.
+ *
+ * The form people see at the end of a run. It lists the largest sites only (option
+ * report_sites) and counts errors by kind, since each error was printed when found; the
+ * memtrack-report tool can ask for the error list too, for a saved report.
+ */
+#include <string.h>
+
+#include "errors/format.h"
+
+static unsigned digits_of(uint64_t v)
+{
+    unsigned d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+static void pad_to(mt_buf_t *b, uint64_t v, unsigned width)
+{
+    for (unsigned d = digits_of(v); d < width; d++)
+        mt_buf_char(b, ' ');
+    mt_buf_u64(b, v);
+}
+
+static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width)
+{
+    mt_buf_line(b);
+    mt_buf_str(b, "  ");
+    pad_to(b, s->bytes, width);
+    mt_buf_str(b, s->bytes == 1 ? " byte in " : " bytes in ");
+    mt_buf_count(b, s->blocks, "block", "blocks");
+    mt_buf_str(b, " at ");
+    mt_buf_place(b, &s->where);
+    mt_buf_str(b, " by ");
+    mt_buf_str(b, s->where.kind != NULL ? s->where.kind : "?");
+    if (s->where.owner != NULL) {
+        mt_buf_str(b, " \"");
+        mt_buf_str(b, s->where.owner);
+        mt_buf_char(b, '"');
+    }
+    mt_buf_str(b, ": ");
+    for (unsigned i = 0; i < s->nseqs; i++) {
+        if (i > 0)
+            mt_buf_str(b, ", ");
+        mt_buf_char(b, '#');
+        mt_buf_u64(b, s->seqs[i]);
+    }
+    if (s->blocks > s->nseqs) {
+        mt_buf_str(b, s->nseqs > 0 ? " and " : "");
+        mt_buf_u64(b, s->blocks - s->nseqs);
+        mt_buf_str(b, " more");
+    }
+    mt_buf_char(b, '\n');
+}
+
+static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
+{
+    mt_buf_line(b);
+    mt_buf_str(b, "errors: ");
+    for (size_t k = 0; k < r->nerror_kinds; k++) {
+        mt_buf_str(b, k == 0 ? "" : ", ");
+        mt_buf_str(b, r->error_kinds[k].name);
+        mt_buf_char(b, ' ');
+        mt_buf_u64(b, r->error_kinds[k].count);
+    }
+    mt_buf_char(b, '\n');
+}
+
+/* What found an error: "free at a.c:9 in f()", "memtrack_check() at ...", "the exit-time
+ * check", "the crash report", "the periodic check at ...". */
+static void print_error_list(const mt_report_t *r, mt_buf_t *b)
+{
+    for (size_t i = 0; i < r->nerror_list; i++) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  ");
+        mt_buf_error_summary(b, &r->error_list[i]);
+        mt_buf_char(b, '\n');
+    }
+    if (r->nerror_list < r->errors) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  ... and ");
+        mt_buf_count(b, r->errors - r->nerror_list, "more error", "more errors");
+        mt_buf_str(b, " not logged\n");
+    }
+}
+
+/* What the option max_messages kept quiet, one line per kind of error and place. */
+static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
+{
+    for (size_t i = 0; i < r->nnot_printed; i++) {
+        const mt_not_printed_t *n = &r->not_printed[i];
+        mt_buf_line(b);
+        mt_buf_str(b, "  ");
+        mt_buf_u64(b, n->count);
+        mt_buf_str(b, " more ");
+        mt_buf_str(b, n->kind);
+        mt_buf_str(b, n->count == 1 ? " error" : " errors");
+        mt_buf_str(b, " found by ");
+        mt_buf_found_by(b, &n->found);
+        mt_buf_str(b, n->count == 1 ? " was not printed (max_messages="
+                                    : " were not printed (max_messages=");
+        mt_buf_u64(b, r->max_messages);
+        mt_buf_str(b, ")\n");
+    }
+}
+
+/* "12.5%", rounded down so that 99.96% does not show as 100%. */
+static void print_percent(mt_buf_t *b, uint64_t part, uint64_t whole)
+{
+    uint64_t tenths = whole == 0 ? 0 : (uint64_t)((unsigned __int128)part * 1000 / whole);
+    mt_buf_u64(b, tenths / 10);
+    mt_buf_char(b, '.');
+    mt_buf_u64(b, tenths % 10);
+    mt_buf_char(b, '%');
+}
+
+/* Option unwritten: the share of freed bytes never written, by allocation site. */
+static void print_unwritten(const mt_report_t *r, mt_buf_t *b)
+{
+    if (r->nunwritten == 0)
+        return;
+    mt_buf_line(b);
+    mt_buf_str(b, "bytes never written before free, by site (option unwritten):\n");
+    for (size_t i = 0; i < r->nunwritten; i++) {
+        const mt_unwritten_t *u = &r->unwritten[i];
+        mt_buf_line(b);
+        mt_buf_str(b, "  ");
+        print_percent(b, u->unwritten, u->bytes);
+        mt_buf_str(b, " (");
+        mt_buf_u64(b, u->unwritten);
+        mt_buf_str(b, " of ");
+        mt_buf_count(b, u->bytes, "byte", "bytes");
+        mt_buf_str(b, " in ");
+        mt_buf_count(b, u->blocks, "block", "blocks");
+        mt_buf_str(b, ") at ");
+        mt_buf_place(b, &u->where);
+        mt_buf_str(b, " by ");
+        mt_buf_str(b, u->where.kind != NULL ? u->where.kind : "?");
+        mt_buf_char(b, '\n');
+    }
+}
+
+static void print_apart(mt_buf_t *b, const mt_apart_t *a, const char *why)
+{
+    if (a->blocks == 0)
+        return;
+    mt_buf_line(b);
+    mt_buf_str(b, "  not listed: ");
+    mt_buf_count(b, a->bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, a->blocks, "block", "blocks");
+    mt_buf_str(b, " from ");
+    mt_buf_count(b, a->sites, "site", "sites");
+    mt_buf_str(b, why);
+    mt_buf_char(b, '\n');
+}
+
+static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
+{
+    if (r->nsites == 0)
+        return;
+    size_t shown = r->nsites < r->list_sites ? r->nsites : r->list_sites;
+    unsigned width = digits_of(r->sites[0].bytes);
+    mt_buf_line(b);
+    mt_buf_str(b, at_exit ? "leaks by site, largest first:\n"
+                          : "live blocks by site, largest first:\n");
+    for (size_t i = 0; i < shown; i++)
+        print_leak_site(b, &r->sites[i], width);
+    if (shown < r->nsites) {
+        uint64_t bytes = 0, blocks = 0;
+        for (size_t i = shown; i < r->nsites; i++) {
+            bytes += r->sites[i].bytes;
+            blocks += r->sites[i].blocks;
+        }
+        mt_buf_line(b);
+        mt_buf_str(b, "  ... and ");
+        mt_buf_count(b, r->nsites - shown, "more site", "more sites");
+        mt_buf_str(b, ": ");
+        mt_buf_count(b, bytes, "byte", "bytes");
+        mt_buf_str(b, " in ");
+        mt_buf_count(b, blocks, "block", "blocks");
+        mt_buf_str(b, " (option report_sites)\n");
+    }
+}
+
+static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
+{
+    print_apart(b, &r->suppressed, " (suppressed)");
+    for (size_t i = 0; i < r->nrules; i++) {
+        const mt_rule_hits_t *h = &r->rules[i];
+        if (h->hits.blocks == 0)
+            continue;
+        mt_buf_line(b);
+        mt_buf_str(b, "    ");
+        mt_buf_count(b, h->hits.blocks, "block", "blocks");
+        mt_buf_str(b, " by rule ");
+        mt_buf_str(b, h->rule);
+        mt_buf_char(b, '\n');
+    }
+    print_apart(b, &r->system, " made inside system libraries (option system_leaks)");
+}
+
+/* Blocks made since a checkpoint: a short report of those sites only. */
+static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
+{
+    if (r->leaked_blocks == 0) {
+        if (flags & MT_TEXT_SILENT_WHEN_CLEAN)
+            return;
+        mt_buf_line(b);
+        mt_buf_str(b, "no blocks made since checkpoint #");
+        mt_buf_u64(b, r->since);
+        mt_buf_str(b, " are live\n");
+        print_counted_apart(r, b);
+        return;
+    }
+    mt_buf_line(b);
+    mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, r->leaked_blocks, "block", "blocks");
+    mt_buf_str(b, " made since checkpoint #");
+    mt_buf_u64(b, r->since);
+    mt_buf_str(b, " still live in ");
+    mt_buf_str(b, r->program);
+    mt_buf_str(b, " (pid ");
+    mt_buf_u64(b, r->pid);
+    mt_buf_str(b, ")\n");
+    print_sites(r, b, false);
+    print_counted_apart(r, b);
+}
+
+void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
+{
+    const memtrack_stats_t *st = &r->stats;
+    bool at_exit = r->when == MT_WHEN_EXIT;
+
+    if (r->when == MT_WHEN_SINCE) {
+        render_since(r, b, flags);
+        mt_buf_flush(b);
+        return;
+    }
+    if (!mt_report_found(r)) {
+        if (flags & MT_TEXT_SILENT_WHEN_CLEAN) {
+            print_unwritten(r, b); /* asked for with option unwritten: shown anyway */
+            mt_buf_flush(b);
+            return; /* a clean run prints nothing else, as LeakSanitizer does */
+        }
+        mt_buf_line(b);
+        mt_buf_str(b, at_exit ? "no leaks, no errors (" : "no live blocks, no errors (");
+        mt_buf_count(b, st->total_blocks, "allocation", "allocations");
+        mt_buf_str(b, ", peak ");
+        mt_buf_count(b, st->peak_bytes, "byte", "bytes");
+        mt_buf_str(b, " in ");
+        mt_buf_count(b, st->peak_blocks, "block", "blocks");
+        mt_buf_str(b, ")\n");
+        print_counted_apart(r, b);
+        print_unwritten(r, b);
+        mt_buf_flush(b);
+        return;
+    }
+
+    mt_buf_line(b);
+    mt_buf_str(b, at_exit ? "report for " : "live blocks of ");
+    mt_buf_str(b, r->program);
+    mt_buf_str(b, " (pid ");
+    mt_buf_u64(b, r->pid);
+    mt_buf_str(b, ")\n");
+
+    mt_buf_line(b);
+    if (r->leak_check) {
+        mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
+        mt_buf_str(b, at_exit ? " leaked in " : " live in ");
+        mt_buf_count(b, r->leaked_blocks, "block", "blocks");
+        mt_buf_str(b, " from ");
+        mt_buf_count(b, r->nsites, "site", "sites");
+        mt_buf_str(b, "; ");
+    }
+    mt_buf_count(b, r->errors, "error", "errors");
+    mt_buf_str(b, " found\n");
+
+    mt_buf_line(b);
+    mt_buf_str(b, "peak ");
+    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, st->peak_blocks, "block", "blocks");
+    mt_buf_str(b, "; ");
+    mt_buf_count(b, st->total_blocks, "allocation", "allocations");
+    mt_buf_str(b, " (");
+    mt_buf_count(b, st->total_bytes, "byte", "bytes");
+    mt_buf_str(b, "), ");
+    mt_buf_count(b, st->frees, "free", "frees");
+    mt_buf_str(b, ", ");
+    mt_buf_u64(b, st->failed);
+    mt_buf_str(b, " failed\n");
+
+    if (r->errors != 0) {
+        print_error_counts(r, b);
+        print_not_printed(r, b);
+        if (flags & MT_TEXT_LIST_ERRORS)
+            print_error_list(r, b);
+    }
+    if (r->leak_check) {
+        print_sites(r, b, at_exit);
+        print_counted_apart(r, b);
+    }
+    print_unwritten(r, b);
+    mt_buf_flush(b);
+}

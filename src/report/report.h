@@ -1,0 +1,28 @@
+/* report.h - builds the report model (model.h) and writes the reports.
+ */
+#ifndef MT_REPORT_H
+#define MT_REPORT_H
+
+#include "base/platform.h"
+#include "report/model.h"
+
+/* Builds the model of the live blocks allocated at or after sequence number `since`
+ * (1: all), the error log, the timeline and the options. Never allocates through the
+ * tracker: the arrays live in one mapping, released by mt_report_free. */
+bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since);
+void mt_report_free(mt_report_t *r);
+void mt_report_at_exit(void);
+/* Around fork, so a child never inherits a report being built. */
+void mt_report_lock(void);
+void mt_report_unlock(void);
+
+/* Loads the rules when the option changed; returns how many there are. */
+size_t mt_suppress_count(void);
+const char *mt_suppress_rule(size_t i);
+/* The first rule that matches p, or -1. */
+long mt_suppress_match(const mt_place_t *p);
+
+/* Renders the live blocks for the crash report (api/crash.c); false when it could not. */
+bool mt_report_crash_text(int fd);
+
+#endif /* MT_REPORT_H */

@@ -1,0 +1,274 @@
+/* suppress.c - suppression rules: leaks the user knows about and wants left out.
+ *
+ * Option `suppressions=PATH` names a text file, one rule a line:
+ *
+ *   # a comment; blank lines are ignored
+ *   file:GLOB            leaks made in a source file ("cache.c", "*.pb.c")
+ *   function:GLOB        leaks made in a function ("font_cache_*")
+ *   site:GLOB:LINE       leaks made at one line of a file ("src/cache.c:42")
+ *   module:GLOB          leaks made in a library, for sites known by address ("libfoo.so*")
+ *
+ * GLOB matches the whole name; `*` stands for any run of characters, `?` for one. A file
+ * or module glob without '/' is matched against the last part of the path only. Leaks
+ * that match a rule are left out of the report and counted apart, rule by rule.
+ *
+ * The file is read when a report is built (and again when the option changes), into
+ * memory mapped from the kernel: nothing here allocates through the tracker.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "base/buf.h"
+#include "base/options.h"
+#include "base/platform.h"
+#include "report/model.h"
+
+#define MAX_RULES 4096u
+#define MAX_FILE (1u << 20)
+
+typedef enum { RULE_FILE, RULE_FUNCTION, RULE_SITE, RULE_MODULE } rule_type_t;
+
+typedef struct rule {
+    rule_type_t type;
+    const char *text;    /* the rule as written, for the report */
+    const char *pattern; /* the glob */
+    long line;           /* site rules */
+} rule_t;
+
+static struct {
+    char path[MT_OPTION_STRING_MAX]; /* the file loaded, "" for none */
+    char *text;                      /* its bytes, two copies: as written, and split */
+    rule_t *rules;
+    size_t count;
+    size_t text_size, rules_size;
+} loaded;
+
+static void warn_line(const char *path, size_t line, const char *what, const char *detail)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, 2);
+    mt_buf_line(&b);
+    mt_buf_str(&b, "warning: suppressions ");
+    mt_buf_str(&b, path);
+    if (line > 0) {
+        mt_buf_char(&b, ':');
+        mt_buf_u64(&b, line);
+    }
+    mt_buf_str(&b, ": ");
+    mt_buf_str(&b, what);
+    mt_buf_str(&b, detail);
+    mt_buf_char(&b, '\n');
+    mt_buf_flush(&b);
+}
+
+static void unload(void)
+{
+    mt_pages_free(loaded.text, loaded.text_size);
+    mt_pages_free(loaded.rules, loaded.rules_size);
+    memset(&loaded, 0, sizeof loaded);
+}
+
+/* Reads the whole file into pages; returns its length or -1. */
+static long read_file(const char *path, char **out, size_t *mapped)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0 || size > (off_t)MAX_FILE || lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        errno = EFBIG;
+        return -1;
+    }
+    /* Two copies and their terminators: the rules as written, and the patterns. */
+    *mapped = (((size_t)size + 1) * 2 + 4095) & ~(size_t)4095;
+    *out = mt_pages_alloc(*mapped);
+    if (*out == NULL) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t got = 0;
+    while (got < (size_t)size) {
+        ssize_t n = read(fd, *out + got, (size_t)size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    return (long)got;
+}
+
+/* Parses one line (NUL-terminated, in the pattern copy) into r; false with *why set. */
+static bool parse_rule(char *line, rule_t *r, const char **why)
+{
+    static const struct {
+        const char *prefix;
+        rule_type_t type;
+    } types[] = {{"file:", RULE_FILE}, {"function:", RULE_FUNCTION},
+                 {"site:", RULE_SITE}, {"module:", RULE_MODULE}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        size_t n = strlen(types[i].prefix);
+        if (strncmp(line, types[i].prefix, n) != 0)
+            continue;
+        r->type = types[i].type;
+        r->pattern = line + n;
+        r->line = 0;
+        if (r->pattern[0] == '\0') {
+            *why = "empty pattern";
+            return false;
+        }
+        if (r->type == RULE_SITE) {
+            char *colon = strrchr(line + n, ':');
+            long v = 0;
+            if (colon == NULL || colon[1] == '\0') {
+                *why = "a site rule is site:FILE:LINE";
+                return false;
+            }
+            for (const char *d = colon + 1; *d != '\0'; d++) {
+                if (*d < '0' || *d > '9' || v > 100000000) {
+                    *why = "a site rule is site:FILE:LINE";
+                    return false;
+                }
+                v = v * 10 + (*d - '0');
+            }
+            *colon = '\0';
+            r->line = v;
+        }
+        return true;
+    }
+    *why = "expected file:, function:, site: or module: before the pattern";
+    return false;
+}
+
+/* Loads the file the option names, once per path. */
+static void load(void)
+{
+    const char *path = mt_opt.suppressions != NULL ? mt_opt.suppressions : "";
+    if (strcmp(path, loaded.path) == 0)
+        return;
+    unload();
+    size_t plen = strlen(path);
+    memcpy(loaded.path, path, plen + 1);
+    if (plen == 0)
+        return;
+
+    char *text;
+    size_t mapped;
+    long len = read_file(path, &text, &mapped);
+    if (len < 0) {
+        warn_line(path, 0, "cannot read it: ", strerror(errno));
+        return;
+    }
+    loaded.text = text;
+    loaded.text_size = mapped;
+    loaded.rules_size = (MAX_RULES * sizeof(rule_t) + 4095) & ~(size_t)4095;
+    loaded.rules = mt_pages_alloc(loaded.rules_size);
+    if (loaded.rules == NULL) {
+        warn_line(path, 0, "out of memory", "");
+        return;
+    }
+    /* The first copy keeps each rule as written; the second is cut up into patterns. */
+    char *copy = text + len + 1;
+    memcpy(copy, text, (size_t)len);
+    size_t lineno = 0;
+    for (long start = 0; start < len;) {
+        long end = start;
+        while (end < len && text[end] != '\n')
+            end++;
+        lineno++;
+        /* Trim blanks and a carriage return at both ends. */
+        long a = start, z = end;
+        while (a < z && (text[a] == ' ' || text[a] == '\t'))
+            a++;
+        while (z > a && (text[z - 1] == ' ' || text[z - 1] == '\t' || text[z - 1] == '\r'))
+            z--;
+        text[z] = '\0';
+        copy[z] = '\0';
+        if (z > a && text[a] != '#') {
+            rule_t r;
+            const char *why = NULL;
+            if (loaded.count == MAX_RULES) {
+                warn_line(path, lineno, "too many rules; the rest are ignored", "");
+                break;
+            }
+            if (parse_rule(copy + a, &r, &why)) {
+                r.text = text + a;
+                loaded.rules[loaded.count++] = r;
+            } else {
+                warn_line(path, lineno, why, "; rule ignored");
+            }
+        }
+        start = end + 1;
+    }
+}
+
+/* Glob match of the whole name: '*' any run, '?' any one character. */
+static bool glob_match(const char *pat, const char *s)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*s != '\0') {
+        if (*pat == '*') {
+            star = pat++;
+            resume = s;
+        } else if (*pat == '?' || *pat == *s) {
+            pat++;
+            s++;
+        } else if (star != NULL) {
+            pat = star + 1;
+            s = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (*pat == '*')
+        pat++;
+    return *pat == '\0';
+}
+
+/* A pattern without '/' names the last part of a path. */
+static bool path_match(const char *pat, const char *path)
+{
+    if (path == NULL)
+        return false;
+    if (strchr(pat, '/') == NULL) {
+        const char *slash = strrchr(path, '/');
+        if (slash != NULL)
+            path = slash + 1;
+    }
+    return glob_match(pat, path);
+}
+
+size_t mt_suppress_count(void)
+{
+    load();
+    return loaded.count;
+}
+
+const char *mt_suppress_rule(size_t i)
+{
+    return i < loaded.count ? loaded.rules[i].text : NULL;
+}
+
+long mt_suppress_match(const mt_place_t *p)
+{
+    for (size_t i = 0; i < loaded.count; i++) {
+        const rule_t *r = &loaded.rules[i];
+        bool hit = false;
+        switch (r->type) {
+        case RULE_FILE: hit = path_match(r->pattern, p->file); break;
+        case RULE_FUNCTION: hit = p->func != NULL && glob_match(r->pattern, p->func); break;
+        case RULE_SITE: hit = p->line == r->line && path_match(r->pattern, p->file); break;
+        case RULE_MODULE: hit = path_match(r->pattern, p->module); break;
+        }
+        if (hit)
+            return (long)i;
+    }
+    return -1;
+}
