@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "base/options.h"
-#include "base/output.h"
 
 mt_options_t mt_opt;
 atomic_bool mt_options_frozen;
+atomic_uint mt_output_generation;
 
 /* String options keep their text here, so the environment may change afterwards. */
 #define MT_OPTION_STORAGE(name, type, def, help) static char name##_text[MT_OPTION_STRING_MAX];
@@ -212,7 +212,7 @@ static bool apply_entry(const char *e, size_t n, const char *source)
         return false;
     }
     if (strcmp(o->name, "report") == 0 || strcmp(o->name, "quiet") == 0)
-        mt_out_reopen();
+        atomic_fetch_add(&mt_output_generation, 1); /* output.c opens the new stream */
     return true;
 }
 

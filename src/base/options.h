@@ -80,5 +80,7 @@ mt_option_type_t mt_option_type(size_t i);
 void mt_buf_option_value(mt_buf_t *b, size_t i);
 /* Set once the first block is made: options that shape blocks can no longer change. */
 extern atomic_bool mt_options_frozen;
+/* Raised each time option report or quiet changes: the output opens its stream anew. */
+extern atomic_uint mt_output_generation;
 
 #endif /* MT_OPTIONS_H */

@@ -19,6 +19,7 @@
 /* ---- the report stream ------------------------------------------------------------ */
 
 static int out_fd = -2; /* -2: not opened yet */
+static unsigned out_generation; /* mt_output_generation when out_fd was opened */
 static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* Expands "%p" to the pid into dst; returns false when it does not fit. */
@@ -81,12 +82,19 @@ static int open_report_stream(void)
 int mt_out_fd(void)
 {
     int fd = __atomic_load_n(&out_fd, __ATOMIC_ACQUIRE);
-    if (MT_UNLIKELY(fd == -2)) {
+    unsigned generation = atomic_load_explicit(&mt_output_generation, memory_order_acquire);
+    if (MT_UNLIKELY(fd == -2 || generation != out_generation)) {
         /* In the crash handler: the lock may be held for good; stderr will do. */
         if (mt_in_crash && pthread_mutex_trylock(&out_mutex) != 0)
             return mt_opt.quiet ? -1 : STDERR_FILENO;
         if (!mt_in_crash)
             pthread_mutex_lock(&out_mutex);
+        if (generation != out_generation) { /* the options changed where output goes */
+            if (out_fd > 2)
+                close(out_fd);
+            __atomic_store_n(&out_fd, -2, __ATOMIC_RELEASE);
+            out_generation = generation;
+        }
         if (out_fd == -2)
             __atomic_store_n(&out_fd, open_report_stream(), __ATOMIC_RELEASE);
         fd = out_fd;
@@ -104,16 +112,6 @@ void mt_out_lock(void)
 
 void mt_out_unlock(void)
 {
-    pthread_mutex_unlock(&out_mutex);
-}
-
-/* The options changed where output goes: open the new stream on next use. */
-void mt_out_reopen(void)
-{
-    pthread_mutex_lock(&out_mutex);
-    if (out_fd > 2)
-        close(out_fd);
-    out_fd = -2;
     pthread_mutex_unlock(&out_mutex);
 }
 

@@ -9,7 +9,6 @@ int mt_out_fd(void);
 void mt_out_lock(void);
 void mt_out_unlock(void);
 void mt_out_after_fork_child(void);
-void mt_out_reopen(void);
 /* Expands "%p" in path to the pid into dst; false when it does not fit. */
 bool mt_expand_path(const char *path, char *dst, size_t cap);
 

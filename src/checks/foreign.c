@@ -35,12 +35,6 @@
 #include "checks/guard.h"
 #include "records/site.h"
 
-const char *const mt_pointer_class_names[MT_POINTER_COUNT] = {
-#define MT_POINTER_NAME(name, text) text,
-    MT_POINTER_CLASS_LIST(MT_POINTER_NAME)
-#undef MT_POINTER_NAME
-};
-
 /* ---- reading memory that may not be there ---------------------------------------------- */
 
 static int probe_pipe[2] = {-1, -1};

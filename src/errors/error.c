@@ -17,6 +17,12 @@
 
 void (*mt_error_observer)(const mt_error_t *e);
 
+const char *const mt_pointer_class_names[MT_POINTER_COUNT] = {
+#define MT_POINTER_NAME(name, text) text,
+    MT_POINTER_CLASS_LIST(MT_POINTER_NAME)
+#undef MT_POINTER_NAME
+};
+
 const char *const mt_error_names[MT_ERROR_COUNT] = {
 #define MT_ERROR_NAME(name, text) text,
     MT_ERROR_LIST(MT_ERROR_NAME)
