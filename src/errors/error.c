@@ -17,17 +17,6 @@
 
 void (*mt_error_observer)(const mt_error_t *e);
 
-const char *const mt_pointer_class_names[MT_POINTER_COUNT] = {
-#define MT_POINTER_NAME(name, text) text,
-    MT_POINTER_CLASS_LIST(MT_POINTER_NAME)
-#undef MT_POINTER_NAME
-};
-
-const char *const mt_error_names[MT_ERROR_COUNT] = {
-#define MT_ERROR_NAME(name, text) text,
-    MT_ERROR_LIST(MT_ERROR_NAME)
-#undef MT_ERROR_NAME
-};
 
 #define CAP_SLOTS 4096u /* (kind, site) pairs whose messages are counted */
 

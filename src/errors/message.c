@@ -12,6 +12,19 @@
 #include "records/place.h"
 #include "records/site.h"
 
+/* The words for each kind of error and each kind of bad pointer. */
+const char *const mt_pointer_class_names[MT_POINTER_COUNT] = {
+#define MT_POINTER_NAME(name, text) text,
+    MT_POINTER_CLASS_LIST(MT_POINTER_NAME)
+#undef MT_POINTER_NAME
+};
+
+const char *const mt_error_names[MT_ERROR_COUNT] = {
+#define MT_ERROR_NAME(name, text) text,
+    MT_ERROR_LIST(MT_ERROR_NAME)
+#undef MT_ERROR_NAME
+};
+
 /* Writes "file:line in func()", or for a site known only by address and without line
  * information "0x... in symbol+0x.. (module)": the place a report shows. */
 void mt_buf_site(mt_buf_t *b, uint32_t id)

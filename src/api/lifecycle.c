@@ -1,0 +1,73 @@
+/* lifecycle.c - the process's life around the tracker: at load time the fork handlers and
+ * the crash handler are installed; around fork every lock is taken, in the lock order, so
+ * the child never inherits one held; at exit the report is written.
+ *
+ * The report runs in libmemtrack's destructor, after the program's atexit handlers and
+ * static destructors (report/report.c). This file is the one place that orders the whole
+ * library, so it calls up to the report layer (the exit report and its lock): nothing
+ * calls into it.
+ */
+#include "api/api.h"
+#include "api/owned.h"
+#include "base/memory.h"
+#include "base/output.h"
+#include "base/symbolize.h"
+#include "records/timeline.h"
+#include "report/report.h"
+
+static void fork_prepare(void)
+{
+    mt_report_lock();
+    mt_owners_lock_all();
+    mt_table_lock_all();
+    mt_sites_lock_all();
+    mt_errors_lock_all();
+    mt_timeline_lock();
+    mt_out_lock();
+    mt_symbols_lock_all();
+    mt_mem_lock_all(); /* last: the tracker allocates for itself under its other locks */
+}
+
+static void fork_parent(void)
+{
+    mt_mem_unlock_all();
+    mt_symbols_unlock_all();
+    mt_out_unlock();
+    mt_timeline_unlock();
+    mt_errors_unlock_all();
+    mt_sites_unlock_all();
+    mt_table_unlock_all();
+    mt_owners_unlock_all();
+    mt_report_unlock();
+}
+
+static void fork_child(void)
+{
+    mt_mem_unlock_all();
+    mt_symbols_unlock_all();
+    mt_out_unlock();
+    mt_out_after_fork_child();
+    mt_timeline_unlock();
+    mt_errors_unlock_all();
+    mt_sites_unlock_all();
+    mt_table_unlock_all();
+    mt_owners_unlock_all();
+    mt_report_unlock();
+}
+
+/* At load time: start, then install what guards the rest of the process's life. */
+__attribute__((constructor(101))) static void mt_constructor(void)
+{
+    mt_init();
+    mt_busy++;
+    (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+    mt_crash_install();
+    mt_busy--;
+}
+
+/* Runs after the program's atexit handlers and static destructors: see report.c. */
+__attribute__((destructor(101))) static void mt_destructor(void)
+{
+    mt_report_at_exit();
+}
+
