@@ -1,4 +1,4 @@
-/* arena.c - arenas: allocation is a pointer bump, release is all at once (seed 003).
+/* arena.c - arenas: allocation is a pointer bump, release is all at once (an arena reset per game level).
  *
  * Untracked (created by code built without MEMORY_CONTROL_ON), an arena is one block of
  * `capacity` bytes and an offset: alloc aligns the offset and adds the size, a mark is the

@@ -28,7 +28,7 @@
  * into any other memory changes nothing.
  *
  * `delete p` becomes `memtrack_cxx_delete_site(file, line, func), false ? (void)0 :
- * delete p`, the paper's form: the site waits, per thread, for the operator delete this
+ * delete p`, the original design's form: the site waits, per thread, for the operator delete this
  * expression calls, which the compiler emits in the same function, after the destructor.
  * So a waiting site is taken only by an operator delete called from that very frame:
  * the members a destructor deletes first come from deeper frames and leave it alone (a

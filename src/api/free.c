@@ -108,11 +108,8 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
         if (held != NULL) {
             mt_quarantine_fill_and_publish(held, &copy);
         } else {
-            if (mt_opt.unwritten && mt_fill_new &&
-                mt_site_get(copy.site)->kind != MT_KIND_CALLOC)
-                mt_unwritten_add(copy.site, copy.size,
-                                 mt_count_byte((unsigned char *)mt_block_addr(&copy), copy.size,
-                                               MT_ALLOC_FILL_BYTE));
+            if (mt_unwritten_counts(&copy))
+                mt_unwritten_count_block(&copy);
             mt_libc_free(mt_block_raw(mt_block_addr(&copy), copy.meta));
         }
         mt_stats_free(copy.size);

@@ -1,5 +1,6 @@
-/* memory.c - the tracker's own memory: records, hash tables, sites, owner names, pool and
- * arena bookkeeping.
+/* memory.c - the tracker's own memory: records, hash tables, sites, owner names, the error
+ * log's pending messages and the symbol cache. (Pools and arenas keep their own bookkeeping
+ * in memory from the C library underneath: mt_libc_*.)
  *
  * None of it comes from the C library's heap. There it would sit next to the program's
  * blocks, where an overrun past a guard, or a stale pointer the program frees twice, could
@@ -141,13 +142,6 @@ void *mt_mem_calloc(size_t count, size_t size)
     return p;
 }
 
-static size_t usable_size(const header_t *h)
-{
-    if (h->cls == BIG_CLASS)
-        return (size_t)h->map_size - page_size() - HEADER;
-    return ((size_t)1 << (h->cls + MIN_SHIFT)) - HEADER;
-}
-
 void mt_mem_free(void *ptr)
 {
     if (ptr == NULL)
@@ -167,21 +161,6 @@ void mt_mem_free(void *ptr)
     mt_unlock(&mem.lock);
 }
 
-void *mt_mem_realloc(void *ptr, size_t size)
-{
-    if (ptr == NULL)
-        return mt_mem_alloc(size);
-    header_t *h = (header_t *)((unsigned char *)ptr - HEADER);
-    size_t old = usable_size(h);
-    if (size <= old && h->cls != BIG_CLASS)
-        return ptr;
-    void *fresh = mt_mem_alloc(size);
-    if (fresh == NULL)
-        return NULL;
-    memcpy(fresh, ptr, old < size ? old : size);
-    mt_mem_free(ptr);
-    return fresh;
-}
 
 void mt_mem_lock_all(void)
 {

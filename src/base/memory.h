@@ -9,7 +9,6 @@
 void *mt_mem_alloc(size_t size);
 void mt_mem_free(void *ptr);
 void *mt_mem_calloc(size_t count, size_t size);
-void *mt_mem_realloc(void *ptr, size_t size);
 void mt_mem_lock_all(void);
 void mt_mem_unlock_all(void);
 

@@ -34,7 +34,7 @@
       "with track_all: also list blocks made inside system libraries")                   \
     X(symbolize, BOOL, "1",                                                              \
       "turn code addresses into file:line from the debug information (libdw)")           \
-    /* issue 3: catching heap corruption (quarantine.c, foreign.c, crash.c) */           \
+    /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                    \
     X(quarantine, SIZE, "1m",                                                            \
       "bytes of freed blocks each heap shard keeps before giving them back; 0: none")    \
     X(fill_new, BOOL, "1", "fill new blocks (not calloc) with 0xCD")                     \

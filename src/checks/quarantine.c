@@ -24,11 +24,9 @@
  */
 #include <string.h>
 
-#include "base/options.h"
 #include "checks/guard.h"
 #include "checks/quarantine.h"
 #include "checks/unwritten.h"
-#include "records/site.h"
 
 size_t mt_quarantine_cost(size_t size, unsigned align_shift)
 {
@@ -101,18 +99,15 @@ void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
 {
     unsigned char *user = (unsigned char *)mt_block_addr(copy);
     if (mt_fill_freed) {
-        if (mt_opt.unwritten && mt_fill_new &&
-            mt_site_get(copy->site)->kind != MT_KIND_CALLOC) {
+        if (mt_unwritten_counts(copy)) { /* the fill and the count in one pass */
             size_t unwritten = mt_fill_counting(user, copy->size, MT_FREE_FILL_BYTE,
                                                 MT_ALLOC_FILL_BYTE);
             mt_unwritten_add(copy->site, copy->size, unwritten);
         } else {
             memset(user, MT_FREE_FILL_BYTE, copy->size);
         }
-    } else if (mt_opt.unwritten && mt_fill_new &&
-               mt_site_get(copy->site)->kind != MT_KIND_CALLOC) {
-        mt_unwritten_add(copy->site, copy->size,
-                         mt_count_byte(user, copy->size, MT_ALLOC_FILL_BYTE));
+    } else if (mt_unwritten_counts(copy)) {
+        mt_unwritten_count_block(copy);
     }
     /* Release: whoever sees the flag clear (under the shard lock) sees the fill too. While
      * the block is pending only this thread writes its meta, so a plain store will do: the

@@ -11,6 +11,8 @@
  */
 #include <string.h>
 
+#include "base/options.h"
+#include "checks/guard.h"
 #include "checks/unwritten.h"
 #include "records/site.h"
 
@@ -40,6 +42,18 @@ static counters_t *counters_of(uint32_t site, bool create)
             mt_pages_free(fresh, CHUNK_SITES * sizeof(counters_t));
     }
     return chunk != NULL ? &chunk[site & (CHUNK_SITES - 1)] : NULL;
+}
+
+bool mt_unwritten_counts(const mt_block_t *b)
+{
+    return mt_opt.unwritten && mt_fill_new && mt_site_get(b->site)->kind != MT_KIND_CALLOC;
+}
+
+void mt_unwritten_count_block(const mt_block_t *b)
+{
+    mt_unwritten_add(b->site, b->size,
+                     mt_count_byte((const unsigned char *)mt_block_addr(b), b->size,
+                                   MT_ALLOC_FILL_BYTE));
 }
 
 void mt_unwritten_add(uint32_t site, size_t bytes, size_t unwritten)

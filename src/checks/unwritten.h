@@ -3,7 +3,7 @@
 #ifndef MT_UNWRITTEN_H
 #define MT_UNWRITTEN_H
 
-#include "base/platform.h"
+#include "records/table.h"
 
 typedef struct mt_unwritten_site {
     uint32_t site;
@@ -12,6 +12,11 @@ typedef struct mt_unwritten_site {
     uint64_t unwritten; /* of which still held the new-block fill when freed */
 } mt_unwritten_site_t;
 void mt_unwritten_add(uint32_t site, size_t bytes, size_t unwritten);
+/* Whether a freed block (a record copy) is counted: option unwritten, new blocks filled,
+ * not made by calloc. */
+bool mt_unwritten_counts(const mt_block_t *b);
+/* Counts the bytes of b still holding the new-block fill, for its allocation site. */
+void mt_unwritten_count_block(const mt_block_t *b);
 /* Sites with counted bytes, most unwritten bytes first; returns how many (at most max). */
 size_t mt_unwritten_collect(mt_unwritten_site_t *out, size_t max);
 

@@ -23,7 +23,7 @@
     X(UNREGISTER_UNKNOWN, "unregister of an unknown block")                              \
     X(UNREGISTER_OWNER, "unregister by another owner")                                   \
     MT_ERROR_LIST_CXX(X)                                                                 \
-    /* issue 3: freed blocks and pointers the tracker never made */                      \
+    /* freed blocks and pointers the tracker never made */                               \
     X(DOUBLE_FREE, "double free")         /* also realloc of a freed block */            \
     X(WRITE_AFTER_FREE, "write after free")                                              \
     X(INVALID_FREE, "invalid free")       /* free or realloc of a pointer: see what */
@@ -59,7 +59,6 @@ typedef struct mt_error {
     int64_t offset;      /* pool and arena errors: where, from the block's start; write
                             after free: the first changed byte; invalid free inside a
                             block: the pointer minus the block's start */
-    /* issue 3 */
     uintptr_t pointer;   /* invalid free: the pointer the program passed */
     unsigned what;       /* invalid free: what the pointer is (mt_pointer_class_t) */
 } mt_error_t;

@@ -1,6 +1,7 @@
 /* table.c - live blocks in a doubly linked hash keyed on the address the user sees.
  *
- * This is the paper's table built on uthash: each shard starts with 1024 buckets and the
+ * This is the table of the hash-based debug memory manager memtrack grew from (Zhou, Wu
+ * and Wan, 2006: see src/README.md), built on uthash: each shard starts with 1024 buckets and the
  * paper's index, (address >> 4) & 1023. The hash value handed to uthash is the whole
  * (address >> 4), not just its low 10 bits, so uthash can double the buckets as the table
  * fills and chains stay short at ten million blocks (a 10-bit hash would leave uthash
@@ -16,7 +17,8 @@
  * The key is the user address itself, stored in the handle's key pointer and compared as
  * a number (never dereferenced), so a record is uthash's handle plus 24 bytes.
  *
- * Records live here, outside the user's memory, in slabs taken from the C library: an
+ * Records live here, outside the user's memory, in slabs from the tracker's own mappings
+ * (base/memory.c): an
  * overrun of a user block cannot reach them. Sixteen shards, chosen by the 64 MiB region
  * of the address, each have their own lock, records and table.
  *
@@ -104,7 +106,7 @@ _Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
 static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
 {
     if (buckets <= MT_TABLE_INITIAL_BUCKETS)
-        return hashv & (buckets - 1); /* the paper's index */
+        return hashv & (buckets - 1); /* the original design's index */
     unsigned log2 = (unsigned)__builtin_ctz(buckets);
     return (unsigned)((hashv * 0x9E3779B1u) >> (32 - log2));
 }

@@ -99,7 +99,7 @@ size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
 {
     size_t n = 0;
     memset(peak, 0, sizeof *peak);
-    if (mt_in_crash) { /* the crash report (issue 3): the lock is only tried */
+    if (mt_in_crash) { /* the crash report: the lock is only tried */
         if (pthread_mutex_trylock(&timeline.lock) != 0)
             return 0;
     } else {

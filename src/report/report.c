@@ -281,7 +281,7 @@ static void build_errors(mt_report_t *r, mt_error_t *raw)
     }
 }
 
-/* issue 3: messages the cap kept quiet, and bytes never written by site. */
+/* Messages the cap kept quiet, and bytes never written by site. */
 #define NOT_PRINTED_MAX 64u
 #define UNWRITTEN_MAX 64u
 
@@ -476,7 +476,7 @@ MT_EXPORT void memtrack_report(void)
     mt_busy--;
 }
 
-/* issue 3: the live blocks as the crash handler prints them (crash.c). Nothing waits: a
+/* The live blocks as the crash handler prints them (api/crash.c). Nothing waits: a
  * report being built by another thread, or one the crashed thread held, means none. */
 bool mt_report_crash_text(int fd)
 {
