@@ -40,9 +40,8 @@ void mt_check_release(const mt_block_t *b, uint32_t release_site)
 {
     if (MT_LIKELY(!mt_release_mismatched(b->site, release_site)))
         return;
-    mt_error_t e = {.kind = MT_ERROR_MISMATCH, .addr = mt_block_addr(b), .size = b->size,
-                    .seq = MT_META_SEQ(b->meta), .thread = MT_META_THREAD(b->meta),
-                    .alloc_site = b->site, .found_site = release_site};
+    mt_error_t e;
+    mt_error_init(&e, MT_ERROR_MISMATCH, b, release_site);
     mt_error_report(&e);
 }
 
@@ -53,8 +52,8 @@ void mt_check_delete_size(const mt_block_t *b, uint32_t release_site, size_t siz
 {
     if (MT_LIKELY(size == b->size) || mt_release_mismatched(b->site, release_site))
         return;
-    mt_error_t e = {.kind = MT_ERROR_DELETE_SIZE, .addr = mt_block_addr(b), .size = b->size,
-                    .seq = MT_META_SEQ(b->meta), .thread = MT_META_THREAD(b->meta),
-                    .alloc_site = b->site, .found_site = release_site, .extent = size};
+    mt_error_t e;
+    mt_error_init(&e, MT_ERROR_DELETE_SIZE, b, release_site);
+    e.extent = size;
     mt_error_report(&e);
 }

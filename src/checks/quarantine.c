@@ -58,23 +58,24 @@ static bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_er
                                      MT_FREE_FILL_BYTE, &first, &last);
     if (MT_LIKELY(changed == 0))
         return false;
-    memset(e, 0, sizeof *e);
-    e->kind = MT_ERROR_WRITE_AFTER_FREE;
+    mt_error_init(e, MT_ERROR_WRITE_AFTER_FREE, NULL, site);
     e->addr = mt_block_addr(b);
     e->size = b->size;
-    e->seq = MT_META_SEQ(meta);
+    e->seq = MT_META_SEQ(meta); /* meta as loaded once: b's may change under us */
     e->thread = MT_META_THREAD(meta);
     e->alloc_site = b->site;
     e->free_site = b->free_site;
-    e->found_site = site;
     e->changed = changed;
     e->offset = (int64_t)first;
     e->extent = last + 1;
     return true;
 }
 
-size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
-                                  mt_error_t *errs, size_t max)
+/* The one eviction loop: releases the oldest non-pending blocks while the shard holds more
+ * than `budget`, describing blocks written after free in errs; stops when errs is full.
+ * *released adds the bytes given back. Returns how many errors it found. */
+static size_t evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error_t *errs,
+                           size_t max, size_t *released)
 {
     size_t found = 0;
     while (s->quarantine_bytes > budget && found < max) {
@@ -86,6 +87,7 @@ size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
             break; /* its thread is still filling it; a later free evicts it */
         mt_quarantine_remove_oldest_locked(s);
         s->quarantine_bytes -= mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
+        *released += b->size;
         if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
             check_freed(b, meta, site, &errs[found]))
             found++;
@@ -93,6 +95,13 @@ size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
         mt_record_recycle_locked(s, b);
     }
     return found;
+}
+
+size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
+                                  mt_error_t *errs, size_t max)
+{
+    size_t released = 0;
+    return evict_locked(s, budget, site, errs, max, &released);
 }
 
 void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
@@ -157,23 +166,15 @@ size_t mt_quarantine_drain(uint32_t site)
     mt_busy++;
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
-        mt_lock(&s->lock);
-        mt_block_t *b;
-        while ((b = mt_quarantine_oldest_locked(s)) != NULL) {
-            mt_error_t e;
-            uint64_t meta = mt_meta_load(b);
-            if (meta & MT_META_FLAG_PENDING)
-                break; /* its thread is still filling it */
-            mt_quarantine_remove_oldest_locked(s);
-            s->quarantine_bytes -= mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
-            released += b->size;
-            /* Reported under the shard lock: out of memory is rare enough not to mind. */
-            if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) && check_freed(b, meta, site, &e))
-                mt_error_report(&e);
-            mt_libc_free(mt_block_raw(mt_block_addr(b), meta));
-            mt_record_recycle_locked(s, b);
-        }
-        mt_unlock(&s->lock);
+        size_t found;
+        do { /* everything goes, reported a batch at a time once the lock is released */
+            mt_error_t errs[MT_EVICT_REPORTS];
+            mt_lock(&s->lock);
+            found = evict_locked(s, 0, site, errs, MT_EVICT_REPORTS, &released);
+            mt_unlock(&s->lock);
+            for (size_t k = 0; k < found; k++)
+                mt_error_report(&errs[k]);
+        } while (found == MT_EVICT_REPORTS);
     }
     mt_busy--;
     return released;
@@ -184,15 +185,8 @@ size_t mt_quarantine_drain(uint32_t site)
 void mt_error_double_free(const mt_block_t *copy, uint32_t site)
 {
     mt_error_t e;
-    memset(&e, 0, sizeof e);
-    e.kind = MT_ERROR_DOUBLE_FREE;
-    e.addr = mt_block_addr(copy);
-    e.size = copy->size;
-    e.seq = MT_META_SEQ(copy->meta);
-    e.thread = MT_META_THREAD(copy->meta);
-    e.alloc_site = copy->site;
+    mt_error_init(&e, MT_ERROR_DOUBLE_FREE, copy, site);
     e.free_site = copy->free_site;
-    e.found_site = site;
     e.pointer = mt_block_addr(copy);
     mt_error_report(&e);
 }
