@@ -105,7 +105,7 @@ uninstall:
 # build/memtrack-report reads a JSON report back into the library's report model and
 # renders it with the library's own renderers (src/buf.c, src/render_*.c).
 TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/base/buf.c \
-	src/errors/format.c src/report/model.c $(wildcard src/report/render_*.c)
+	src/base/options.c 	src/errors/format.c src/report/model.c $(wildcard src/report/render_*.c)
 
 all: $(B)/memtrack-report
 

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/options.h"
-#include "errors/format.h" /* MT_OPTION_LIST: the one options table */
+#include "base/options.h" /* the one options table */
+#include "errors/format.h"
 #include "json.h"
 #include "report_read.h"
 
@@ -122,25 +122,13 @@ static void render_text_listing_errors(const mt_report_t *r, mt_buf_t *b)
 
 static int print_options(void)
 {
-    static const struct {
-        const char *name, *type, *def, *help;
-    } options[] = {
-#define OPTION_ROW(name, type, def, help) {#name, #type, def, help},
-        MT_OPTION_LIST(OPTION_ROW)
-#undef OPTION_ROW
-    };
     printf("memtrack options, set as MEMTRACK_OPTIONS=key=value:key=value (or ',' between),\n"
            "with memtrack run --options 'key=value:...', or memtrack_set_option() in code:\n\n");
-    printf("  %-14s %-7s %-8s %s\n", "OPTION", "TYPE", "DEFAULT", "MEANING");
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
-        const char *type = strcmp(options[i].type, "BOOL") == 0     ? "0|1"
-                           : strcmp(options[i].type, "INT") == 0    ? "number"
-                           : strcmp(options[i].type, "SIZE") == 0   ? "bytes"
-                           : strcmp(options[i].type, "COUNT") == 0  ? "count"
-                                                                     : "text";
-        printf("  %-14s %-7s %-8s %s\n", options[i].name, type,
-               options[i].def[0] != '\0' ? options[i].def : "-", options[i].help);
-    }
+    fflush(stdout);
+    mt_buf_t b;
+    mt_buf_init(&b, STDOUT_FILENO);
+    mt_options_write_table(&b, false);
+    mt_buf_flush(&b);
     printf("\nbytes take a k, m or g suffix (4k, 1m); text options are used as written.\n");
     return 0;
 }

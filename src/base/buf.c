@@ -116,6 +116,19 @@ void mt_buf_from_start(mt_buf_t *b, int64_t offset)
     }
 }
 
+void mt_warning_begin(mt_buf_t *b)
+{
+    mt_buf_init(b, STDERR_FILENO);
+    mt_buf_line(b);
+    mt_buf_str(b, "warning: ");
+}
+
+void mt_warning_end(mt_buf_t *b)
+{
+    mt_buf_char(b, '\n');
+    mt_buf_flush(b);
+}
+
 void mt_buf_line(mt_buf_t *b)
 {
     /* Keep whole lines together when two processes share a terminal. */

@@ -30,6 +30,10 @@ void mt_buf_from_start(mt_buf_t *b, int64_t offset);
 void mt_buf_flush(mt_buf_t *b);
 /* Start a report line: flushes a finished line when the buffer is nearly full. */
 void mt_buf_line(mt_buf_t *b);
+/* A warning: "memtrack: warning: " on stderr, then the caller's words, then the end of
+ * the line (and the write). Every warning of the library is printed this way. */
+void mt_warning_begin(mt_buf_t *b);
+void mt_warning_end(mt_buf_t *b);
 void mt_write_all(int fd, const char *s, size_t n);
 /* A JSON string literal with its quotes, or null for NULL. */
 void mt_buf_json_str(mt_buf_t *b, const char *s);

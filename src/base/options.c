@@ -64,9 +64,7 @@ static void warn(const char *source, const char *what, const char *text, size_t 
                  const char *rest, const option_desc_t *o)
 {
     mt_buf_t b;
-    mt_buf_init(&b, STDERR_FILENO);
-    mt_buf_line(&b);
-    mt_buf_str(&b, "warning: ");
+    mt_warning_begin(&b);
     mt_buf_str(&b, source);
     mt_buf_str(&b, ": ");
     mt_buf_str(&b, what);
@@ -80,8 +78,7 @@ static void warn(const char *source, const char *what, const char *text, size_t 
         mt_buf_str(&b, " stays ");
         buf_value(&b, o);
     }
-    mt_buf_char(&b, '\n');
-    mt_buf_flush(&b);
+    mt_warning_end(&b);
 }
 
 static bool parse_u64(const char *s, size_t n, bool allow_suffix, uint64_t *out)
@@ -263,26 +260,47 @@ void mt_options_init(void)
     pthread_once(&options_once, options_read);
 }
 
-void mt_options_print_help(void)
+/* One cell of the table, padded to width (and one space), as printf's "%-*s " does. */
+static void cell(mt_buf_t *b, const char *text, size_t width)
+{
+    size_t n = strlen(text);
+    mt_buf_str(b, text);
+    for (; n < width; n++)
+        mt_buf_char(b, ' ');
+    mt_buf_char(b, ' ');
+}
+
+static void table_row(mt_buf_t *b, bool prefixed, const char *name, const char *type,
+                      const char *def, const char *help)
+{
+    if (prefixed)
+        mt_buf_line(b);
+    mt_buf_str(b, "  ");
+    cell(b, name, 14);
+    cell(b, type, 7);
+    cell(b, def, 8);
+    mt_buf_str(b, help);
+    mt_buf_char(b, '\n');
+}
+
+void mt_options_write_table(mt_buf_t *b, bool prefixed)
 {
     static const char *const type_names[] = {"0|1", "number", "bytes", "count", "text"};
+    table_row(b, prefixed, "OPTION", "TYPE", "DEFAULT", "MEANING");
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const option_desc_t *o = &options[i];
+        table_row(b, prefixed, o->name, type_names[o->type], o->def[0] != '\0' ? o->def : "-",
+                  o->help);
+    }
+}
+
+void mt_options_print_help(void)
+{
     mt_buf_t b;
     mt_buf_init(&b, STDERR_FILENO);
     mt_buf_line(&b);
     mt_buf_str(&b, "options (MEMTRACK_OPTIONS=key=value:key=value):\n");
-    for (size_t i = 0; i < OPTION_COUNT; i++) {
-        const option_desc_t *o = &options[i];
-        mt_buf_line(&b);
-        mt_buf_str(&b, "  ");
-        mt_buf_str(&b, o->name);
-        mt_buf_char(&b, '=');
-        mt_buf_str(&b, type_names[o->type]);
-        mt_buf_str(&b, " (default ");
-        mt_buf_str(&b, o->def);
-        mt_buf_str(&b, "): ");
-        mt_buf_str(&b, o->help);
-        mt_buf_char(&b, '\n');
-    }
+    mt_options_write_table(&b, true);
     mt_buf_flush(&b);
 }
 

@@ -73,6 +73,9 @@ void mt_options_init(void);
 /* Parse "k=v:k=v" from `source` (a name used in warnings); returns bad entry count. */
 int mt_options_parse(const char *text, const char *source);
 void mt_options_print_help(void);
+/* The options table, a line each (name, type, default, meaning), for help=1 and for
+ * `memtrack --options`; prefixed: each line starts with "memtrack: ". */
+void mt_options_write_table(mt_buf_t *b, bool prefixed);
 /* The options in effect, for the report: count, name, type and value. */
 size_t mt_option_count(void);
 const char *mt_option_name(size_t i);

@@ -66,14 +66,13 @@ static int open_report_stream(void)
         fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
         mt_buf_t b;
-        mt_buf_init(&b, STDERR_FILENO);
-        mt_buf_line(&b);
-        mt_buf_str(&b, "warning: cannot open report file '");
+        mt_warning_begin(&b);
+        mt_buf_str(&b, "cannot open report file '");
         mt_buf_str(&b, path);
         mt_buf_str(&b, "': ");
         mt_buf_str(&b, strerror(errno));
-        mt_buf_str(&b, "; reporting to stderr\n");
-        mt_buf_flush(&b);
+        mt_buf_str(&b, "; reporting to stderr");
+        mt_warning_end(&b);
         return STDERR_FILENO;
     }
     return fd;

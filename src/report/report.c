@@ -414,16 +414,14 @@ __attribute__((constructor(102))) static void remember_pid(void)
 static void warn_file(const char *what, const char *path, int err)
 {
     mt_buf_t b;
-    mt_buf_init(&b, STDERR_FILENO);
-    mt_buf_line(&b);
-    mt_buf_str(&b, "warning: cannot write the ");
+    mt_warning_begin(&b);
+    mt_buf_str(&b, "cannot write the ");
     mt_buf_str(&b, what);
     mt_buf_str(&b, " report to '");
     mt_buf_str(&b, path);
     mt_buf_str(&b, "': ");
     mt_buf_str(&b, strerror(err));
-    mt_buf_char(&b, '\n');
-    mt_buf_flush(&b);
+    mt_warning_end(&b);
 }
 
 /* Renders r into the file the option names, if any. */

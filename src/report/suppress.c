@@ -50,9 +50,8 @@ static struct {
 static void warn_line(const char *path, size_t line, const char *what, const char *detail)
 {
     mt_buf_t b;
-    mt_buf_init(&b, 2);
-    mt_buf_line(&b);
-    mt_buf_str(&b, "warning: suppressions ");
+    mt_warning_begin(&b);
+    mt_buf_str(&b, "suppressions ");
     mt_buf_str(&b, path);
     if (line > 0) {
         mt_buf_char(&b, ':');
@@ -61,8 +60,7 @@ static void warn_line(const char *path, size_t line, const char *what, const cha
     mt_buf_str(&b, ": ");
     mt_buf_str(&b, what);
     mt_buf_str(&b, detail);
-    mt_buf_char(&b, '\n');
-    mt_buf_flush(&b);
+    mt_warning_end(&b);
 }
 
 static void unload(void)

@@ -27,8 +27,9 @@ sed -n 's/^  \([a-z_]*\) *\(0|1\|number\|bytes\|count\|text\) *\([^ ]*\) .*/\1 \
     sed 's/ -$/ /' | sort >options.cmd
 printf 'int main(void){return 0;}\n' >empty.c
 cc empty.c -o empty -Wl,--no-as-needed -L"$TOP/build" -lmemtrack -Wl,-rpath,"$TOP/build"
-MEMTRACK_OPTIONS=help=1 ./empty 2>&1 >/dev/null |
-    sed -n 's/^memtrack:   \([a-z_]*\)=[^ ]* (default \(.*\)): .*/\1 \2/p' | sort >options.lib
+MEMTRACK_OPTIONS=help=1 ./empty 2>&1 >/dev/null | sed -n 's/^memtrack: //p' |
+    sed -n 's/^  \([a-z_]*\) *\(0|1\|number\|bytes\|count\|text\) *\([^ ]*\) .*/\1 \3/p' |
+    sed 's/ -$/ /' | sort >options.lib
 [ -s options.lib ]
 diff -u options.lib options.cmd
 
