@@ -39,8 +39,14 @@ static inline bool mt_trylock(mt_lock_t *l)
     mt_locks_held += taken;
     return taken;
 }
+/* True while some thread holds l: what the _locked functions assert. */
+static inline bool mt_lock_held(mt_lock_t *l)
+{
+    return atomic_load_explicit(&l->taken, memory_order_relaxed) != 0;
+}
 static inline void mt_unlock(mt_lock_t *l)
 {
+    MT_ASSERT(mt_locks_held > 0 && mt_lock_held(l));
     atomic_store_explicit(&l->taken, 0, memory_order_release);
     if (--mt_locks_held == 0 && MT_UNLIKELY(mt_messages_pending != 0))
         mt_print_pending();

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -77,4 +78,22 @@ extern char *program_invocation_name;
 const char *mt_program_name(void)
 {
     return program_invocation_name != NULL ? program_invocation_name : "?";
+}
+
+void mt_assert_failed(const char *what, const char *file, int line)
+{
+    char digits[16];
+    size_t i = sizeof digits;
+    unsigned v = line > 0 ? (unsigned)line : 0;
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0 && i > 0);
+    const char *parts[] = {"memtrack: internal error (a bug in memtrack): ", what, " at ", file,
+                           ":"};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+        (void)!write(STDERR_FILENO, parts[k], strlen(parts[k]));
+    (void)!write(STDERR_FILENO, digits + i, sizeof digits - i);
+    (void)!write(STDERR_FILENO, "\n", 1);
+    abort();
 }

@@ -23,6 +23,16 @@
 /* A type through which any object may be read (the table's view of a record). */
 #define MT_MAY_ALIAS __attribute__((__may_alias__))
 
+/* Internal invariants, checked in debug and sanitizer builds (-DMT_DEBUG: make sanitize,
+ * make DEBUG=1) and compiled out otherwise. A broken one is a bug in memtrack, not in the
+ * program: it says which and where, and aborts. */
+#ifdef MT_DEBUG
+#define MT_ASSERT(cond) ((cond) ? (void)0 : mt_assert_failed(#cond, __FILE__, __LINE__))
+#else
+#define MT_ASSERT(cond) ((void)0)
+#endif
+__attribute__((noreturn)) void mt_assert_failed(const char *what, const char *file, int line);
+
 /* The alignment malloc gives on this platform; user pointers keep it. */
 #define MT_MIN_ALIGN 16u
 

@@ -86,7 +86,9 @@ static size_t evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error
         if (meta & MT_META_FLAG_PENDING)
             break; /* its thread is still filling it; a later free evicts it */
         mt_quarantine_remove_oldest_locked(s);
-        s->quarantine_bytes -= mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
+        size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
+        MT_ASSERT(s->quarantine_bytes >= cost); /* the byte count never goes negative */
+        s->quarantine_bytes -= cost;
         *released += b->size;
         if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
             check_freed(b, meta, site, &errs[found]))

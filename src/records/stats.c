@@ -310,6 +310,8 @@ void mt_stats_read(memtrack_stats_t *out)
          s != NULL; s = s->next)
         add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, s);
     add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, &fallback_slot);
+    /* exact between calls while one thread tracks: never below zero */
+    MT_ASSERT(atomic_load(&counters.shared) || (bytes >= 0 && blocks >= 0));
     out->current_bytes = clamp(bytes);
     out->current_blocks = clamp(blocks);
     /* The peak is never below what is live now. */

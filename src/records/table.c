@@ -125,6 +125,7 @@ unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     mt_block_t *b = s->free_records;
     if (MT_LIKELY(b != NULL)) {
         s->free_records = (mt_block_t *)rec(b)->hh.next;
@@ -145,6 +146,7 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
 
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     rec(b)->hh.next = s->free_records;
     s->free_records = b;
 }
@@ -187,6 +189,9 @@ static void hash_delete(void **head, mt_block_t *b)
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
+    /* a record is in exactly one hash: live or quarantined */
+    MT_ASSERT(s->quarantine == NULL || hash_find(s->quarantine, mt_block_addr(b)) == NULL);
     return hash_add(&s->live, b);
 }
 
@@ -212,11 +217,13 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     return hash_find(s->live, addr);
 }
 
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     hash_delete(&s->live, b);
 }
 
@@ -251,11 +258,14 @@ void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
 
 bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(hash_find(s->live, mt_block_addr(b)) == NULL);
     return hash_add(&s->quarantine, b);
 }
 
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     if (s->quarantine == NULL)
         return NULL;
     return hash_find(s->quarantine, addr);
@@ -263,11 +273,13 @@ mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
 
 mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     return s->quarantine; /* uthash's head is the first added still there */
 }
 
 void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
 {
+    MT_ASSERT(mt_lock_held(&s->lock));
     hash_delete(&s->quarantine, s->quarantine);
 }
 
