@@ -1,0 +1,299 @@
+/* pool_tracked.c - the tracked side of pools (created by code built with MEMORY_CONTROL_ON).
+ *
+ * Tracked, a slot is laid out as guard.c draws a malloc'd block, so the tracker's checks
+ * (memtrack_check(), exit) read pool objects as any other block:
+ *
+ *   slot                                                                   slot + stride
+ *   |<-- front guard 0xFD -->|<---- object_size ---->|<-- back guard 0xFD -->| padding |
+ *
+ * Released slots wait in a ring, oldest reused first, outside the slots: a write through
+ * a stale pointer cannot corrupt the pool, and the released slot, filled with 0xDD, is
+ * checked when it is handed out again (and at clear, destroy, memtrack_pool_check() and
+ * exit), as late as possible. Per-slot notes (sequence number, sites) name the object
+ * that lived there in messages.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/pool.h"
+
+#define SITE_OF(kind)                                                                    \
+    mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name)
+
+static unsigned char *slot_of_object(const memtrack_pool_t *p, const void *object)
+{
+    return (unsigned char *)object - p->t->front;
+}
+
+/* Reports a write after release to a released slot whose pattern changed, and fills it
+ * again so the damage is reported once. */
+static void report_released(memtrack_pool_t *p, unsigned char *slot, uint32_t found_site)
+{
+    size_t first = 0;
+    size_t changed = mt_pattern_check(slot, p->stride, MT_FREE_FILL_BYTE, &first);
+    slab_t *s = slab_of(p, (uintptr_t)slot);
+    const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
+    mt_error_t e = {.kind = MT_ERROR_POOL_WRITE_AFTER_RELEASE,
+                    .addr = (uintptr_t)(slot + p->t->front), .size = p->object_size,
+                    .seq = note->seq, .alloc_site = note->alloc_site,
+                    .free_site = note->free_site, .found_site = found_site,
+                    .changed = changed, .offset = (int64_t)first - (int64_t)p->t->front};
+    mt_error_report(&e);
+    memset(slot, MT_FREE_FILL_BYTE, p->stride);
+}
+
+static bool released_intact(const memtrack_pool_t *p, const unsigned char *slot)
+{
+    size_t first;
+    return mt_pattern_check(slot, p->stride, MT_FREE_FILL_BYTE, &first) == 0;
+}
+
+/* Checks that a released slot still holds the pattern; returns 1 (reported) if not. */
+static int check_released(memtrack_pool_t *p, unsigned char *slot, uint32_t found_site)
+{
+    if (MT_LIKELY(released_intact(p, slot)))
+        return 0;
+    report_released(p, slot, found_site);
+    return 1;
+}
+
+static int check_ring(memtrack_pool_t *p, uint32_t found_site)
+{
+    int problems = 0;
+    for (size_t k = 0; k < p->t->count; k++)
+        problems += check_released(p, p->t->ring[(p->t->head + k) % p->t->ring_size],
+                                   found_site);
+    return problems;
+}
+
+int mt_pool_owner_check(mt_owner_t *o, uint32_t found_site)
+{
+    pool_tracking_t *t = (pool_tracking_t *)o; /* owner is its first member */
+    return check_ring(t->pool, found_site);
+}
+
+bool mt_pool_owner_contains(mt_owner_t *o, uintptr_t addr)
+{
+    return slab_of(((pool_tracking_t *)o)->pool, addr) != NULL;
+}
+
+void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
+                            void *pc)
+{
+    pool_tracking_t *t = p->t;
+    unsigned char *slot;
+    bool reused = false;
+    /* Never-used slots first: a released one then waits as long as it can. */
+    if (p->fresh < p->fresh_end) {
+        slot = p->fresh;
+        p->fresh += p->stride;
+    } else if (t->count > 0) {
+        slot = t->ring[t->head];
+        t->head = (t->head + 1) % t->ring_size;
+        t->count--;
+        reused = true;
+    } else if ((slot = mt_pool_fresh_slot_slow(p)) == NULL) {
+        mt_stats_failed();
+        return NULL;
+    }
+    if (reused && MT_UNLIKELY(!released_intact(p, slot)))
+        report_released(p, slot, SITE_OF(POOL_ALLOC));
+    uint32_t site = SITE_OF(POOL);
+    unsigned char *object = slot + t->front;
+    mt_guard_fill(object, p->object_size, t->front, t->back);
+    memset(object, MT_ALLOC_FILL_BYTE, p->object_size);
+    slab_t *s;
+    size_t i;
+    mark_live(p, slot, &s, &i);
+    slot_note_t *note = &s->notes[i];
+    note->seq = 0;
+    note->alloc_site = site;
+    note->free_site = MT_SITE_NONE;
+    (void)mt_owned_insert(object, p->object_size, p->align, site, &note->seq);
+    return object;
+}
+
+/* Reports a release of a pointer that is not a live object of the pool. */
+static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint32_t site)
+{
+    mt_error_t e = {.kind = MT_ERROR_POOL_FOREIGN_RELEASE, .addr = (uintptr_t)object,
+                    .found_site = site};
+    mt_block_t b;
+    if (s == NULL) { /* outside the pool: say whose it is, if anyone's */
+        if (mt_block_peek(object, &b))
+            mt_error_from_block(&e, &b);
+        mt_error_report(&e);
+        return;
+    }
+    uintptr_t off = (uintptr_t)object - (uintptr_t)s->base;
+    size_t i = (size_t)(off / p->stride);
+    const slot_note_t *note = &s->notes[i];
+    if (!slot_live(s, i)) {
+        mt_error_report(&e); /* inside a released slot */
+        return;
+    }
+    e.kind = MT_ERROR_POOL_INTERIOR_RELEASE;
+    e.addr = (uintptr_t)(s->base + i * p->stride + p->t->front);
+    e.size = p->object_size;
+    e.seq = note->seq;
+    e.alloc_site = note->alloc_site;
+    e.offset = (int64_t)(off - i * p->stride) - (int64_t)p->t->front;
+    mt_error_report(&e);
+}
+
+void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
+                          const char *func, void *pc)
+{
+    pool_tracking_t *t = p->t;
+    uint32_t site = SITE_OF(POOL_FREE);
+    slab_t *s = slab_of(p, (uintptr_t)object);
+    size_t i = SIZE_MAX;
+    if (s != NULL && (uintptr_t)object - (uintptr_t)s->base >= t->front)
+        i = slot_at(p, s, (uintptr_t)object - (uintptr_t)s->base - t->front);
+    if (i == SIZE_MAX) {
+        bad_release(p, object, s, site);
+        return;
+    }
+    slot_note_t *note = &s->notes[i];
+    if (!slot_live(s, i)) {
+        mt_error_t e = {.kind = MT_ERROR_POOL_DOUBLE_RELEASE, .addr = (uintptr_t)object,
+                        .size = p->object_size, .seq = note->seq,
+                        .alloc_site = note->alloc_site, .free_site = note->free_site,
+                        .found_site = site};
+        mt_error_report(&e);
+        return;
+    }
+    mt_block_t b;
+    (void)mt_owned_remove(object, site, &b); /* checks the guards */
+    clear_live(s, i);
+    p->live--;
+    note->free_site = site;
+    unsigned char *slot = slot_of_object(p, object);
+    memset(slot, MT_FREE_FILL_BYTE, p->stride);
+    t->ring[(t->head + t->count) % t->ring_size] = slot;
+    t->count++;
+}
+
+/* ---- clear, destroy and check ---------------------------------------------------------- */
+
+/* Releases one live slot of a tracked pool (clear, destroy). */
+static void release_tracked_slot(memtrack_pool_t *p, unsigned char *slot, void *ctx)
+{
+    uint32_t site = *(const uint32_t *)ctx;
+    slab_t *s = slab_of(p, (uintptr_t)slot);
+    size_t i = slot_at(p, s, (uintptr_t)(slot - s->base));
+    mt_block_t b;
+    (void)mt_owned_remove(slot + p->t->front, site, &b);
+    clear_live(s, i);
+    p->live--;
+    s->notes[i].free_site = site;
+    memset(slot, MT_FREE_FILL_BYTE, p->stride);
+    p->t->ring[(p->t->head + p->t->count) % p->t->ring_size] = slot;
+    p->t->count++;
+}
+
+void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site)
+{
+    (void)check_ring(p, site);
+    mt_pool_each_live(p, release_tracked_slot, &site);
+}
+
+/* Destroy: live objects are reported by site. */
+typedef struct live_object {
+    uint32_t site;
+    uint64_t seq;
+} live_object_t;
+
+typedef struct destroy_ctx {
+    live_object_t *objects;
+    size_t n;
+    uint32_t site;
+} destroy_ctx_t;
+
+static void note_and_release(memtrack_pool_t *p, unsigned char *slot, void *ctx)
+{
+    destroy_ctx_t *c = ctx;
+    slab_t *s = slab_of(p, (uintptr_t)slot);
+    const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
+    if (c->objects != NULL) {
+        c->objects[c->n].site = note->alloc_site;
+        c->objects[c->n].seq = note->seq;
+        c->n++;
+    }
+    release_tracked_slot(p, slot, &c->site);
+}
+
+static int by_site_then_seq(const void *a, const void *b)
+{
+    const live_object_t *x = a, *y = b;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int by_first_seq(const void *a, const void *b)
+{
+    const mt_error_t *x = a, *y = b;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* One error per allocation site of the objects still live, oldest site first. */
+static void report_live_at_destroy(memtrack_pool_t *p, live_object_t *objects, size_t n,
+                                   uint32_t site)
+{
+    qsort(objects, n, sizeof *objects, by_site_then_seq);
+    mt_error_t *groups = mt_libc_malloc(n * sizeof *groups);
+    size_t ngroups = 0;
+    if (groups == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (ngroups > 0 && groups[ngroups - 1].alloc_site == objects[i].site) {
+            groups[ngroups - 1].changed++;
+            groups[ngroups - 1].size += p->object_size;
+            continue;
+        }
+        mt_error_t e = {.kind = MT_ERROR_POOL_LIVE_AT_DESTROY, .size = p->object_size,
+                        .seq = objects[i].seq, .alloc_site = objects[i].site,
+                        .found_site = site, .changed = 1};
+        groups[ngroups++] = e;
+    }
+    qsort(groups, ngroups, sizeof *groups, by_first_seq);
+    for (size_t g = 0; g < ngroups; g++)
+        mt_error_report(&groups[g]);
+    mt_libc_free(groups);
+}
+
+void mt_pool_tracked_destroy(memtrack_pool_t *p, uint32_t site)
+{
+    mt_owner_remove(&p->t->owner);
+    (void)check_ring(p, site);
+    if (p->live > 0) {
+        destroy_ctx_t c = {mt_libc_malloc(p->live * sizeof(live_object_t)), 0, site};
+        mt_pool_each_live(p, note_and_release, &c);
+        if (c.objects != NULL)
+            report_live_at_destroy(p, c.objects, c.n, site);
+        mt_libc_free(c.objects);
+    }
+    mt_libc_free(p->t->ring);
+    mt_libc_free(p->t);
+}
+
+typedef struct check_ctx {
+    uint32_t site;
+    int problems;
+} check_ctx_t;
+
+static void check_live(memtrack_pool_t *p, unsigned char *slot, void *ctx)
+{
+    check_ctx_t *c = ctx;
+    c->problems += mt_owned_check(slot + p->t->front, c->site);
+}
+
+int mt_pool_tracked_check(memtrack_pool_t *p, uint32_t site)
+{
+    check_ctx_t c = {site, 0};
+    if (p->t == NULL)
+        return 0;
+    mt_pool_each_live(p, check_live, &c);
+    return c.problems + check_ring(p, site);
+}
