@@ -1,12 +1,4 @@
-# memtrack - drop-in debug memory tracker for C and C++.
-#
-#   make            build/libmemtrack.a, build/libmemtrack.so, build/pkgconfig/memtrack.pc
-#   make demo       build and run a small program with real leaks and an overrun
-#   make test       unit tests (Criterion) and end-to-end programs
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make sanitize   the library's own tests under ASan+UBSan and ThreadSanitizer
-#   make bench      the benchmark tables of BENCHMARKS.md (QUICK=1: under a minute)
-#   make model-long  the model test for STEPS steps; make fuzz: libFuzzer (clang)
+# memtrack - drop-in debug memory tracker for C and C++.  `make help` lists the targets.
 #
 # Missing Debian packages are installed with apt-get when run as root; otherwise the
 # build stops with the exact command to run (tools/deps.sh).
@@ -21,22 +13,60 @@ LIBEXECDIR ?= $(PREFIX)/libexec
 CC ?= cc
 CXX ?= c++
 OPT ?= -O2 -g
+B = build
+# DEBUG=1: the library's internal invariants are checked (MT_ASSERT), as in make sanitize.
+DEBUG_FLAGS = $(if $(filter-out 0,$(DEBUG)),-DMT_DEBUG)
+
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 # The library defines malloc, free...: the compiler must not assume what they do.
 LIB_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -pthread \
 	-fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc \
-	-Iinclude -Isrc -MMD -MP $(SANITIZE_FLAGS) $(EXTRA_CFLAGS)
+	-Iinclude -Isrc -MMD -MP $(DEBUG_FLAGS) $(SANITIZE_FLAGS) $(EXTRA_CFLAGS)
+LIB_CXXFLAGS = -std=c++17 $(OPT) -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
+	-fno-threadsafe-statics -Iinclude -Isrc -MMD -MP $(SANITIZE_FLAGS) $(EXTRA_CXXFLAGS)
 LIB_LDLIBS = -ldl -pthread
+# Tests and tools built against the library (they may include its internal headers).
+TEST_CFLAGS = -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(DEBUG_FLAGS) $(SANITIZE_FLAGS)
 
-B = build
+# The library's sources live in one folder per layer (src/README.md).
 LIB_SRC = $(wildcard src/*/*.c)
 LIB_CXX_SRC = $(wildcard src/*/*.cpp)
-LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
+LIB_C_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+LIB_CXX_OBJ = $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
+LIB_OBJ = $(LIB_C_OBJ) $(LIB_CXX_OBJ)
 
-.PHONY: all deps demo test unit e2e install uninstall clean sanitize bench fault model model-long fuzz stress
+# The report tool reads a JSON report back into the library's model and renders it with
+# the library's own renderers.
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/base/buf.c \
+	src/base/options.c src/errors/format.c src/report/model.c $(wildcard src/report/render_*.c)
+
+VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/memtrack.h)
+
+.PHONY: all deps help demo test test-quick unit e2e e2e-quick fault model model-long stress \
+	browser test-command test-header test-report format format-check install \
+	install-command uninstall bench bench-core bench-pools sanitize fuzz clean
 .DEFAULT_GOAL := all
 
-all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/pkgconfig/memtrack.pc
+help:
+	@echo 'make              the library (build/libmemtrack.a, .so), the report tool, pkg-config file'
+	@echo 'make demo         build and run a small program with real leaks and an overrun'
+	@echo 'make test         every test suite (what CI runs), about two minutes'
+	@echo 'make test-quick   the everyday loop: unit, e2e programs, fault, model, stress, command'
+	@echo '                  and report scripts; not the compiler matrices (header group,'
+	@echo '                  cxx_matrix), the format check or the browser'
+	@echo 'make unit | e2e | fault | model | stress | browser | test-command | test-header |'
+	@echo '     test-report  one suite (test/README.md)'
+	@echo 'make format       clang-format the sources; make format-check: only check'
+	@echo 'make install      PREFIX=/usr/local DESTDIR= (make uninstall takes it back)'
+	@echo 'make bench        the benchmark tables of tools/bench/README.md (QUICK=1: under a minute)'
+	@echo 'make sanitize     the tests under ASan+UBSan, ThreadSanitizer and UBSan'
+	@echo 'make model-long   the model test for STEPS steps; make fuzz: libFuzzer (clang)'
+	@echo 'make clean        remove build/'
+	@echo 'DEBUG=1           check the library'"'"'s internal invariants (MT_ASSERT)'
+
+# ---- all: the library, the report tool, the pkg-config file -----------------------------
+
+all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/memtrack-report $(B)/pkgconfig/memtrack.pc
 
 deps:
 	@tools/deps.sh build
@@ -49,35 +79,35 @@ $(B)/obj/%.o: src/%.c $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+$(B)/obj/%.o: src/%.cpp $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
+
 # The C objects go into the archive as one relocatable object, so a static link takes the
 # whole tracker (the process allocator with the entry points, the exit report with the
-# lifecycle), as the shared library does; the C++ operators stay apart (see below).
-LIB_C_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
-LIB_CXX_OBJ = $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
-
+# lifecycle), as the shared library does. The C++ operators stay apart: a C program never
+# pulls them in.
 $(B)/libmemtrack.a: $(LIB_OBJ)
 	rm -f $@
 	$(LD) -r -o $(B)/memtrack-c.o $(LIB_C_OBJ)
 	ar rcs $@ $(B)/memtrack-c.o $(LIB_CXX_OBJ)
 
-$(B)/libmemtrack.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $^ $(LIB_LDLIBS) $(SANITIZE_FLAGS)
-	@$(CHECK_NO_CXX_RUNTIME)
-
-# ---- C++ operators (src/*.cpp) ---------------------------------------------------------
-# The operators live in both libraries, for C and C++ programs alike: the C++ runtime is
-# referenced weakly (see src/cxx.cpp), so libmemtrack.so does not need libstdc++ and a C
-# program links and starts without it. From libmemtrack.a, a C program never pulls the
-# operators' object in. The check below fails the build if a strong reference slips in.
-LIB_CXXFLAGS = -std=c++17 $(OPT) -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
-	-fno-threadsafe-statics -Isrc -MMD -MP $(SANITIZE_FLAGS) $(EXTRA_CXXFLAGS)
+# The operators reference the C++ runtime weakly (src/api/cxx.cpp), so libmemtrack.so
+# does not need libstdc++ and a C program links and starts without it; the check fails
+# the build if a strong reference slips in.
 CHECK_NO_CXX_RUNTIME = if nm -D --undefined-only $@ | grep -E ' U (_Z|__cxa_|__gxx_)'; then \
 	echo "$@: strong references to the C++ runtime (above): C programs could not use it" >&2; \
 	rm -f $@; exit 1; fi
 
-$(B)/obj/%.o: src/%.cpp $(B)/.deps-build
+$(B)/libmemtrack.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $^ $(LIB_LDLIBS) $(SANITIZE_FLAGS)
+	@$(CHECK_NO_CXX_RUNTIME)
+
+$(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) $(wildcard src/*/*.h) \
+		include/memtrack.h $(B)/.deps-build
 	@mkdir -p $(dir $@)
-	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
+	$(CC) -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -Itools $(SANITIZE_FLAGS) \
+	    $(TOOL_SRC) -o $@ -pthread
 
 # pkg-config files: one for the build tree (tests, trying it out), one for installing.
 $(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile
@@ -85,71 +115,9 @@ $(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/memtrack.h)
+-include $(LIB_OBJ:.o=.d)
 
-install: all
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
-	install -m 644 include/memtrack.h $(DESTDIR)$(INCLUDEDIR)/memtrack.h
-	install -m 644 $(B)/libmemtrack.a $(DESTDIR)$(LIBDIR)/libmemtrack.a
-	install -m 755 $(B)/libmemtrack.so $(DESTDIR)$(LIBDIR)/libmemtrack.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' tools/memtrack.pc.in \
-	    > $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
-
-uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
-	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
-	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
-
-# ---- the memtrack command and its report tool -------------------------------------
-# build/memtrack-report reads a JSON report back into the library's report model and
-# renders it with the library's own renderers (src/buf.c, src/render_*.c).
-TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/base/buf.c \
-	src/base/options.c 	src/errors/format.c src/report/model.c $(wildcard src/report/render_*.c)
-
-all: $(B)/memtrack-report
-
-$(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) $(wildcard src/*/*.h) \
-		include/memtrack.h $(B)/.deps-build
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -Itools $(SANITIZE_FLAGS) \
-	    $(TOOL_SRC) -o $@
-
-# The installed command finds the header, the library and the tool where they went.
-install: install-command
-install-command: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/memtrack
-	install -m 755 $(B)/memtrack-report $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
-	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' \
-	    -e 's|^MEMTRACK_INCLUDEDIR=.*|MEMTRACK_INCLUDEDIR="$(INCLUDEDIR)"|' \
-	    -e 's|^MEMTRACK_LIBDIR=.*|MEMTRACK_LIBDIR="$(LIBDIR)"|' \
-	    -e 's|^MEMTRACK_LIBEXECDIR=.*|MEMTRACK_LIBEXECDIR="$(LIBEXECDIR)/memtrack"|' \
-	    memtrack > $(DESTDIR)$(BINDIR)/memtrack
-	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
-
-.PHONY: install-command
-
-# ---- the HTML report in a real browser ---------------------------------------------
-# Debian's chromium driven by playwright-core, installed from test/browser's lock file
-# into build/browser (never committed). Part of make test; tools/deps.sh browser installs
-# chromium (and node/npm if missing).
-BROWSER_DIR = $(B)/browser
-PLAYWRIGHT = $(BROWSER_DIR)/node_modules/playwright-core/package.json
-
-$(PLAYWRIGHT): test/browser/package.json test/browser/package-lock.json
-	@tools/deps.sh browser
-	@mkdir -p $(BROWSER_DIR)
-	cp test/browser/package.json test/browser/package-lock.json $(BROWSER_DIR)/
-	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
-
-browser: all $(PLAYWRIGHT)
-	test/browser/run.sh
-
-test: browser
-.PHONY: browser
-
-# ---- demo --------------------------------------------------------------------------
+# ---- demo ---------------------------------------------------------------------------------
 
 demo: all
 	@mkdir -p $(B)/demo
@@ -158,7 +126,14 @@ demo: all
 	@echo "---- running build/demo/demo: its output, then memtrack's report ----"
 	@$(B)/demo/demo || true
 
-# ---- tests -------------------------------------------------------------------------
+# ---- test ---------------------------------------------------------------------------------
+# Every suite is described in test/README.md. FORMAT_CHECK=0 leaves out the format check
+# (a machine whose clang-format is not Debian's version 14 formats differently).
+
+FORMAT_CHECK ?= 1
+test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) unit e2e fault model stress \
+	test-command test-header test-report browser
+test-quick: unit e2e-quick fault model stress test-command test-report
 
 $(B)/.deps-test:
 	@tools/deps.sh test
@@ -169,8 +144,7 @@ UNIT_BIN = $(B)/test/unit-tests
 
 $(UNIT_BIN): $(UNIT_SRC) $(B)/libmemtrack.a $(B)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(SANITIZE_FLAGS) \
-	    $(UNIT_SRC) -o $@ $(B)/libmemtrack.a -lcriterion $(LIB_LDLIBS)
+	$(CC) $(TEST_CFLAGS) $(UNIT_SRC) -o $@ $(B)/libmemtrack.a -lcriterion $(LIB_LDLIBS)
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 1
@@ -178,12 +152,14 @@ unit: $(UNIT_BIN)
 e2e: all $(B)/.deps-test
 	test/e2e/run.sh
 
-test: unit e2e fault model stress
-
-# ---- issue 3: heap corruption (fault programs, model test, stress, sanitizers) -------
+e2e-quick: all $(B)/.deps-test
+	QUICK=1 test/e2e/run.sh
 
 fault: all $(B)/.deps-test
 	BUILD=$(CURDIR)/$(B) test/fault/run.sh
+
+test-command test-header test-report: all $(B)/.deps-test
+	test/lib/scripts.sh $(@:test-%=%)
 
 # The model test: random operations against a reference model of what must be reported.
 # `make model` runs a fixed number of steps (a few seeds and quarantine sizes); `make
@@ -194,8 +170,8 @@ STEPS ?= 5000000
 
 $(MODEL_BIN): $(MODEL_SRC) test/model/model_main.c test/model/model.h $(B)/libmemtrack.a
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(SANITIZE_FLAGS) \
-	    $(MODEL_SRC) test/model/model_main.c -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
+	$(CC) $(TEST_CFLAGS) $(MODEL_SRC) test/model/model_main.c -o $@ $(B)/libmemtrack.a \
+	    $(LIB_LDLIBS)
 
 model: $(MODEL_BIN)
 	$(MODEL_BIN) 200000 1 16384
@@ -212,15 +188,91 @@ STRESS_ITERATIONS ?= 20000
 
 $(STRESS_BIN): test/stress/stress.c $(B)/libmemtrack.a
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O1 -g $(WARN) -pthread -Iinclude -Isrc $(SANITIZE_FLAGS) \
-	    test/stress/stress.c -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
+	$(CC) $(TEST_CFLAGS) test/stress/stress.c -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
 
 stress: $(STRESS_BIN)
 	$(STRESS_BIN) $(STRESS_ITERATIONS)
 
-# Sanitizers, each in its own build directory (README, "Sanitizers"):
-#   ASan+UBSan: the library's unit tests, the model and the stress test, with the
-#     sanitizer's allocator under the tracker (it checks the tracker's own accesses);
+# The HTML report in a real browser: Debian's chromium driven by playwright-core, installed
+# from test/browser's lock file into build/browser (never committed).
+BROWSER_DIR = $(B)/browser
+PLAYWRIGHT = $(BROWSER_DIR)/node_modules/playwright-core/package.json
+
+$(PLAYWRIGHT): test/browser/package.json test/browser/package-lock.json
+	@tools/deps.sh browser
+	@mkdir -p $(BROWSER_DIR)
+	cp test/browser/package.json test/browser/package-lock.json $(BROWSER_DIR)/
+	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+browser: all $(PLAYWRIGHT)
+	test/browser/run.sh
+
+# The house style (.clang-format) on the library, the tools and the test harnesses. The
+# test programs whose reports name their own lines (e2e, fault, demo, browser, header,
+# project) keep their layout: moving a line would change the report they must print.
+FORMAT_FILES = $(wildcard include/*.h src/*/*.c src/*/*.h src/*/*.cpp tools/*.c tools/*.h \
+	tools/bench/*.c tools/bench/*.h test/unit/*.c test/model/*.c test/model/*.h \
+	test/stress/*.c)
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run -Werror $(FORMAT_FILES) && echo "format: $(words $(FORMAT_FILES)) files as .clang-format has them"
+
+# ---- install ------------------------------------------------------------------------------
+# The installed command finds the header, the library and the tool where they went.
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(LIBEXECDIR)/memtrack
+	install -m 644 include/memtrack.h $(DESTDIR)$(INCLUDEDIR)/memtrack.h
+	install -m 644 $(B)/libmemtrack.a $(DESTDIR)$(LIBDIR)/libmemtrack.a
+	install -m 755 $(B)/libmemtrack.so $(DESTDIR)$(LIBDIR)/libmemtrack.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' tools/memtrack.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
+	install -m 755 $(B)/memtrack-report $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
+	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' \
+	    -e 's|^MEMTRACK_INCLUDEDIR=.*|MEMTRACK_INCLUDEDIR="$(INCLUDEDIR)"|' \
+	    -e 's|^MEMTRACK_LIBDIR=.*|MEMTRACK_LIBDIR="$(LIBDIR)"|' \
+	    -e 's|^MEMTRACK_LIBEXECDIR=.*|MEMTRACK_LIBEXECDIR="$(LIBEXECDIR)/memtrack"|' \
+	    memtrack > $(DESTDIR)$(BINDIR)/memtrack
+	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
+
+install-command: install
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
+	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
+	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
+
+# ---- bench --------------------------------------------------------------------------------
+# make bench (several minutes; up to 10 million live blocks), make bench QUICK=1 (under a
+# minute): the churn, lookup, thread and memory tables (tools/bench/run.sh) and the pools
+# and arenas (tools/bench/pools.c), as tools/bench/README.md records them. Run without -j.
+
+$(B)/.deps-bench:
+	@tools/deps.sh bench
+	@mkdir -p $(B) && touch $@
+
+bench: bench-core bench-pools
+
+bench-core: all $(B)/.deps-bench
+	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
+
+$(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -Iinclude $< -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
+
+bench-pools: $(B)/bench/pools
+	$(B)/bench/pools $(if $(filter-out 0,$(QUICK)),--quick)
+
+# ---- sanitize, fuzz -----------------------------------------------------------------------
+# Each sanitizer in its own build directory, with the internal invariants checked:
+#   ASan+UBSan: the unit tests, the model and the stress test, with the sanitizer's
+#     allocator under the tracker (it checks the tracker's own accesses);
 #   TSan: the stress test and the model (Criterion cannot run under TSan);
 #   UBSan alone: the fault programs, with the library still providing malloc and free
 #     (the C++ operators are built without it: its checks there tie libmemtrack.so to
@@ -230,9 +282,10 @@ SAN_TSAN = -fsanitize=thread
 SAN_UBSAN = -fsanitize=undefined -fno-sanitize-recover=undefined
 
 sanitize:
-	$(MAKE) B=$(B)/asan SANITIZE_FLAGS="$(SAN_ASAN)" unit model stress
-	$(MAKE) B=$(B)/tsan SANITIZE_FLAGS="$(SAN_TSAN)" model stress
-	$(MAKE) B=$(B)/ubsan SANITIZE_FLAGS="$(SAN_UBSAN)" EXTRA_CXXFLAGS=-fno-sanitize=undefined fault
+	$(MAKE) B=$(B)/asan DEBUG=1 SANITIZE_FLAGS="$(SAN_ASAN)" unit model stress
+	$(MAKE) B=$(B)/tsan DEBUG=1 SANITIZE_FLAGS="$(SAN_TSAN)" model stress
+	$(MAKE) B=$(B)/ubsan DEBUG=1 SANITIZE_FLAGS="$(SAN_UBSAN)" \
+	    EXTRA_CXXFLAGS=-fno-sanitize=undefined fault
 
 FUZZ_SECONDS ?= 60
 FUZZ_BIN = $(B)/fuzz/model-fuzz
@@ -240,7 +293,7 @@ FUZZ_BIN = $(B)/fuzz/model-fuzz
 # The library's own sources are compiled into the fuzzer, so libFuzzer sees their branches.
 $(FUZZ_BIN): $(LIB_SRC) $(MODEL_SRC) test/model/fuzz.c test/model/model.h $(B)/.deps-test
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,undefined -Iinclude -Isrc -pthread \
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,undefined -DMT_DEBUG -Iinclude -Isrc -pthread \
 	    -fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc \
 	    $(LIB_SRC) $(MODEL_SRC) test/model/fuzz.c -o $@ $(LIB_LDLIBS)
 
@@ -248,42 +301,7 @@ fuzz: $(FUZZ_BIN)
 	@mkdir -p $(B)/fuzz/corpus
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz/corpus
 
-# ---- pools and arenas (issue 4) --------------------------------------------------------
-# make bench-pools           tools/bench/pools.c: pools and arenas against glibc's malloc,
-#                            the seeds' ways of finding a free slot, what tracking costs
-# make bench-pools QUICK=1   the same tables from shorter runs (a few seconds)
-# Their unit tests (test/unit/pool_*) and end-to-end tests (test/e2e/pool_*, arena_*) run
-# with the others in `make test`.
-
-.PHONY: bench-pools
-bench: bench-pools
-
-$(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -Iinclude $< -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
-
-bench-pools: $(B)/bench/pools
-	$(B)/bench/pools $(if $(filter-out 0,$(QUICK)),--quick)
-
-# ---- bench (issue 7) -----------------------------------------------------------------
-# make bench            the full benchmark (several minutes; up to 10 million live blocks)
-# make bench QUICK=1    the same tables at smaller sizes, under a minute
-# tools/bench/run.sh builds its programs in build/bench and prints the tables recorded in
-# BENCHMARKS.md. Other benchmarks hook in from their own section with one line,
-#   bench: bench-NAME
-# and run before or after this one; run `make bench` without -j (timings).
-
-$(B)/.deps-bench:
-	@tools/deps.sh bench
-	@mkdir -p $(B) && touch $@
-
-.PHONY: bench-core
-bench: bench-core
-
-bench-core: all $(B)/.deps-bench
-	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
+# ---- clean --------------------------------------------------------------------------------
 
 clean:
 	rm -rf $(B)
-
--include $(LIB_OBJ:.o=.d)

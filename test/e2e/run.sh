@@ -15,55 +15,47 @@
 #   test/e2e/run.sh [NAME...]   UPDATE=1 rewrites the expected files (review the diff!)
 #   CXX=clang++ CXXSTD=-std=c++11 E2E_OUT=DIR test/e2e/run.sh ...   another C++ compiler
 #   and standard (default -std=c++17), outputs in DIR (default build/e2e)
+#   QUICK=1 leaves out the compiler matrix (cxx_matrix.sh: every C++ program with g++ and
+#   clang++ at three standards), as make test-quick does
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/runner.sh
+. "$here/../lib/runner.sh"
+top=$TOP
 out=${E2E_OUT:-"$top/build/e2e"}
 mkdir -p "$out"
-CC=${CC:-cc}
-CXX=${CXX:-c++}
 CXXSTD=${CXXSTD:--std=c++17}
 
-normalize() {
-    sed -E -e 's/0x[0-9a-f]{6,}/0xADDR/g' -e 's/\(pid [0-9]+\)/(pid PID)/g' \
-        -e "s|$out/||g" -e 's/\+0x[0-9a-f]+/+0xOFF/g'
-}
-
-directive() { # directive NAME FILE -> value (empty if absent)
-    sed -n "s/^.*e2e-$1:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*\(\*\/\)\{0,1\}$/\1/p" "$2" \
-        | sed 's/[[:space:]]*\*\/$//' | head -1
-}
-
-pass=0; fail=0; failed=""
 tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=($(cd "$here" && ls *.c *.cpp *.sh 2>/dev/null | grep -v '^run.sh$' \
     | grep -v -- '-untracked\.c$' | sed 's/\.[^.]*$//' | sort -u))
+[ "${QUICK:-0}" = 1 ] && [ $# -eq 0 ] && tests=($(printf '%s\n' "${tests[@]}" | grep -v '^cxx_matrix$'))
 
 for name in "${tests[@]}"; do
     if [ -f "$here/$name.sh" ]; then # a script test checks itself
         if (cd "$here" && TOP="$top" OUT="$out" CC="$CC" CXX="$CXX" bash "$name.sh") >"$out/$name.log" 2>&1; then
-            pass=$((pass+1)); echo "ok   $name"
+            passed "$name"
         else
-            fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name"; tail -40 "$out/$name.log"
+            failed "$name"; tail -40 "$out/$name.log"
         fi
         continue
     fi
     src="$name.c"
     [ -f "$here/$src" ] || src="$name.cpp"
-    options=$(directive options "$here/$src")
-    want_exit=$(directive exit "$here/$src"); want_exit=${want_exit:-0}
-    cflags=$(directive cflags "$here/$src"); cflags=${cflags:--include memtrack.h}
-    link=$(directive link "$here/$src")
-    untracked=$(directive untracked "$here/$src")
-    lang=$(directive lang "$here/$src")
-    env_extra=$(directive env "$here/$src")
+    options=$(directive e2e options "$here/$src")
+    want_exit=$(directive e2e exit "$here/$src"); want_exit=${want_exit:-0}
+    cflags=$(directive e2e cflags "$here/$src"); cflags=${cflags:--include memtrack.h}
+    link=$(directive e2e link "$here/$src")
+    untracked=$(directive e2e untracked "$here/$src")
+    lang=$(directive e2e lang "$here/$src")
+    env_extra=$(directive e2e env "$here/$src")
     compiler=$CC; std=-std=gnu11
     if [ "$lang" = "c++" ] || [ "${src##*.}" = cpp ]; then compiler=$CXX; std=$CXXSTD; fi
     bin="$out/$name"
     objs=()
     if [ -n "$untracked" ]; then # a shared library built WITHOUT memtrack
         (cd "$here" && $CC -std=gnu11 -g -O0 -fPIC -shared "$untracked" -o "$out/lib$name-untracked.so") \
-            2>"$out/$name.build" || { echo "FAIL $name (untracked build)"; cat "$out/$name.build"; fail=$((fail+1)); failed="$failed $name"; continue; }
+            2>"$out/$name.build" || { failed "$name" "$out/$name.build"; continue; }
         objs+=(-L"$out" -l"$name-untracked" -Wl,-rpath,"$out")
     fi
     if [ "$link" = static ]; then libs=("$top/build/libmemtrack.a" -ldl -pthread)
@@ -71,11 +63,11 @@ for name in "${tests[@]}"; do
     # shellcheck disable=SC2086
     if ! (cd "$here" && $compiler $std -g -O0 -Wall -DMEMORY_CONTROL_ON -I"$top/include" $cflags \
             "$src" "${objs[@]}" -o "$bin" "${libs[@]}") 2>"$out/$name.build"; then
-        echo "FAIL $name (build)"; cat "$out/$name.build"; fail=$((fail+1)); failed="$failed $name"; continue
+        failed "$name" "$out/$name.build"; continue
     fi
     (cd "$here" && env MEMTRACK_OPTIONS="$options" $env_extra "$bin" >"$out/$name.out" 2>"$out/$name.err")
     status=$?
-    normalize <"$out/$name.err" >"$out/$name.err.norm"
+    normalize "$out" <"$out/$name.err" >"$out/$name.err.norm"
     ok=1
     if [ "${UPDATE:-0}" = 1 ]; then
         cp "$out/$name.err.norm" "$here/$name.expected"
@@ -86,8 +78,6 @@ for name in "${tests[@]}"; do
     if [ "$status" != "$want_exit" ]; then
         echo "exit status $status, expected $want_exit" >>"$out/$name.diff"; ok=0
     fi
-    if [ $ok = 1 ]; then pass=$((pass+1)); echo "ok   $name"
-    else fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name"; cat "$out/$name.diff"; fi
+    if [ $ok = 1 ]; then passed "$name"; else failed "$name" "$out/$name.diff"; fi
 done
-echo "e2e: $pass passed, $fail failed${failed:+:$failed}"
-[ $fail = 0 ]
+summary e2e

@@ -16,21 +16,12 @@
 #   test/fault/run.sh [NAME...]    UPDATE=1 rewrites the expected files (review them!)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/runner.sh
+. "$here/../lib/runner.sh"
+top=$TOP
 build=${BUILD:-$top/build}
 out="$build/fault"
 mkdir -p "$out"
-CC=${CC:-cc}
-
-normalize() {
-    sed -E -e 's/0x[0-9a-f]{6,}/0xADDR/g' -e 's/\(pid [0-9]+\)/(pid PID)/g' \
-        -e "s|$out/||g" -e 's/\+0x[0-9a-f]+/+0xOFF/g'
-}
-
-directive() {
-    sed -n "s/^.*fault-$1:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p" "$2" \
-        | sed 's/[[:space:]]*\*\/$//' | head -1
-}
 
 # The expected output of the abort run: everything up to the end of the first error
 # message (its "ERROR:" line and the indented lines after it).
@@ -42,37 +33,35 @@ first_error() {
         END { }' "$1"
 }
 
-pass=0; fail=0; failed=""
 tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=($(cd "$here" && ls *.c | grep -v -- '-untracked\.c$' | sed 's/\.c$//'))
 
 for name in "${tests[@]}"; do
     src="$here/$name.c"
-    options=$(directive options "$src")
-    want_exit=$(directive exit "$src"); want_exit=${want_exit:-0}
-    abort=$(directive abort "$src")
-    untracked=$(directive untracked "$src")
-    cflags=$(directive cflags "$src")
+    options=$(directive fault options "$src")
+    want_exit=$(directive fault exit "$src"); want_exit=${want_exit:-0}
+    abort=$(directive fault abort "$src")
+    untracked=$(directive fault untracked "$src")
+    cflags=$(directive fault cflags "$src")
     bin="$out/$name"
     libs=()
     if [ -n "$untracked" ]; then
         (cd "$here" && $CC -std=gnu11 -g -O0 -fPIC -shared "$untracked" -o "$out/lib$name-untracked.so") \
-            2>"$out/$name.build" || { echo "FAIL $name (untracked build)"; cat "$out/$name.build"
-                                      fail=$((fail+1)); failed="$failed $name"; continue; }
+            2>"$out/$name.build" || { failed "$name" "$out/$name.build"; continue; }
         libs+=(-L"$out" -l"$name-untracked" -Wl,-rpath,"$out")
     fi
     # shellcheck disable=SC2086
     if ! (cd "$here" && $CC -std=gnu11 -g -O0 -Wall -DMEMORY_CONTROL_ON -I"$top/include" \
             -include memtrack.h $cflags "$name.c" "${libs[@]}" -o "$bin" \
             -L"$build" -lmemtrack -Wl,-rpath,"$build" -pthread) 2>"$out/$name.build"; then
-        echo "FAIL $name (build)"; cat "$out/$name.build"; fail=$((fail+1)); failed="$failed $name"; continue
+        failed "$name" "$out/$name.build"; continue
     fi
     ok=1
     : >"$out/$name.diff"
     # (the braces keep bash's own "Aborted" notice about a program killed by a signal away)
     { (cd "$here" && MEMTRACK_OPTIONS="$options" "$bin" >"$out/$name.out" 2>"$out/$name.err"); } 2>/dev/null
     status=$?
-    normalize <"$out/$name.err" >"$out/$name.err.norm"
+    normalize "$out" <"$out/$name.err" >"$out/$name.err.norm"
     [ "${UPDATE:-0}" = 1 ] && cp "$out/$name.err.norm" "$here/$name.expected"
     diff -u "$here/$name.expected" "$out/$name.err.norm" >>"$out/$name.diff" 2>&1 || ok=0
     if [ "$status" != "$want_exit" ]; then
@@ -84,7 +73,7 @@ for name in "${tests[@]}"; do
         status=$?
         { first_error "$here/$name.expected"
           echo "memtrack: abort_on_error=1: aborting at the first error"; } >"$out/$name.abort.want"
-        normalize <"$out/$name.abort.err" >"$out/$name.abort.norm"
+        normalize "$out" <"$out/$name.abort.err" >"$out/$name.abort.norm"
         if ! grep -q '^memtrack: ERROR: ' "$here/$name.expected"; then
             echo "abort run: $name.expected has no error message (use fault-abort: no)" >>"$out/$name.diff"; ok=0
         fi
@@ -93,8 +82,6 @@ for name in "${tests[@]}"; do
             echo "abort run: exit status $status, expected 134 (SIGABRT)" >>"$out/$name.diff"; ok=0
         fi
     fi
-    if [ $ok = 1 ]; then pass=$((pass+1)); echo "ok   $name"
-    else fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name"; cat "$out/$name.diff"; fi
+    if [ $ok = 1 ]; then passed "$name"; else failed "$name" "$out/$name.diff"; fi
 done
-echo "fault: $pass passed, $fail failed${failed:+:$failed}"
-[ $fail = 0 ]
+summary fault

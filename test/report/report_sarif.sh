@@ -3,11 +3,10 @@
 # file:// URIs), each with a rule listed once in the driver, errors with their other
 # sites as related locations. The same through `memtrack run --sarif`.
 set -eu
-M="$TOP/memtrack"
-d="$OUT/report_sarif"
-rm -rf "$d"
-mkdir -p "$d/src"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir report_sarif
+mkdir -p src
 cat >src/util.c <<'C'
 #include <stdlib.h>
 char *make_buffer(int n);

@@ -1,9 +1,9 @@
 # header_strict.sh - memtrack.h compiles silently under the strict flags real projects use:
 # every dialect, included first, last or force-included, tracking on and off.
 set -eu
-src=../header
-# shellcheck source=../header/strict_matrix.sh
-. ../header/strict_matrix.sh
+src=.
+# shellcheck source=./strict_matrix.sh
+. ./strict_matrix.sh
 strict_c $src/uses_everything.c
 strict_cxx $src/uses_everything.c "-DINCLUDE_FIRST" "-DINCLUDE_LAST" "-include memtrack.h"
 for cxx in g++ clang++; do # a C++ source using the standard library after the header

@@ -4,11 +4,9 @@
 # stacks' bookkeeping) is counted apart and never blamed on the program, so a clean
 # program that leans on libc runs clean; system_leaks=1 lists those too.
 set -eu
-M="$TOP/memtrack"
-d="$OUT/preload"
-rm -rf "$d"
-mkdir -p "$d"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir preload
 cat >leaky.c <<'C'
 #include <pthread.h>
 #include <stdio.h>

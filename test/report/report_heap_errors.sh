@@ -5,11 +5,9 @@
 # the JSON is the exit report the program printed, line for line.
 set -eu
 PY=/usr/bin/python3
-M="$TOP/memtrack"
-d="$OUT/report_heap_errors"
-rm -rf "$d"
-mkdir -p "$d"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir report_heap_errors
 cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>

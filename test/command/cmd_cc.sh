@@ -3,11 +3,9 @@
 # response files, preprocessed assembler, queries (--version), the real compiler from
 # MEMTRACK_CC, and a clear refusal of -static.
 set -eu
-M="$TOP/memtrack"
-d="$OUT/cmd_cc"
-rm -rf "$d"
-mkdir -p "$d"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir cmd_cc
 cat >leak.c <<'C'
 #include <stdlib.h>
 void *keep(int n);

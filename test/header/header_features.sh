@@ -8,7 +8,7 @@ for cc in gcc clang; do
         for std in -std=c99 -std=c11 -std=gnu11; do
             bin="$OUT/xopen_$cc$feature${std#-std=}"
             if ! out=$($cc $std -Werror -Wall -Wextra -DFEATURE=$feature -DMEMORY_CONTROL_ON \
-                    -include memtrack.h -I"$TOP/include" ../header/xopen_source.c -o "$bin" \
+                    -include memtrack.h -I"$TOP/include" ./xopen_source.c -o "$bin" \
                     -L"$TOP/build" -lmemtrack -Wl,-rpath,"$TOP/build" 2>&1) || [ -n "$out" ]; then
                 echo "NOT SILENT: $cc $std FEATURE=$feature"; echo "$out" | head; fails=$((fails + 1)); continue
             fi
@@ -22,7 +22,7 @@ done
 # fail by including <stdlib.h> first the same way.
 if echo '#include <stdlib.h>' | gcc -std=c99 -E - >/dev/null &&
     printf '#include <stdlib.h>\n' >"$OUT/first.h" &&
-    gcc -std=c99 -Werror -DFEATURE=1 -include "$OUT/first.h" -c ../header/xopen_source.c -o /dev/null 2>/dev/null; then
+    gcc -std=c99 -Werror -DFEATURE=1 -include "$OUT/first.h" -c ./xopen_source.c -o /dev/null 2>/dev/null; then
     echo "control case compiled: this test would not catch the problem"; fails=$((fails + 1))
 fi
 echo "header_features: $fails failures"

@@ -5,8 +5,8 @@ set -eu
 PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
 d="$OUT/cxx_reports"
 mkdir -p "$d"
-"$TOP/memtrack" c++ -g -O0 cxx_mismatch.cpp -o "$d/mismatch"
-"$TOP/memtrack" c++ -g -O0 cxx_leaks.cpp -o "$d/leaks"
+"$TOP/memtrack" c++ -g -O0 "$TOP/test/e2e/cxx_mismatch.cpp" -o "$d/mismatch"
+"$TOP/memtrack" c++ -g -O0 "$TOP/test/e2e/cxx_leaks.cpp" -o "$d/leaks"
 status=0
 "$TOP/memtrack" run --json "$d/mismatch.json" --sarif "$d/mismatch.sarif" "$d/mismatch" \
     >/dev/null 2>&1 || status=$?

@@ -5,11 +5,9 @@
 # ones the program wrote (one model).
 set -eu
 PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
-M="$TOP/memtrack"
-d="$OUT/report_json"
-rm -rf "$d"
-mkdir -p "$d"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir report_json
 cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>

@@ -2,11 +2,9 @@
 # more (new sites included), which leak less (fixed sites included), the totals; exit 1
 # when something leaks more or more errors were found, 0 otherwise.
 set -eu
-M="$TOP/memtrack"
-d="$OUT/report_diff"
-rm -rf "$d"
-mkdir -p "$d"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir report_diff
 cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>

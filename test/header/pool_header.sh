@@ -2,9 +2,9 @@
 # the strict flags of header_strict.sh (every dialect, tracking on and off, included first,
 # last or force-included), and the program runs the same tracked and untracked.
 set -eu
-src=../header/uses_pools.c
-# shellcheck source=../header/strict_matrix.sh
-. ../header/strict_matrix.sh
+src=./uses_pools.c
+# shellcheck source=./strict_matrix.sh
+. ./strict_matrix.sh
 strict_c $src
 strict_cxx $src
 # It runs: the same output tracked (C89) and untracked, and the tracked run is clean.

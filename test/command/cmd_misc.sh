@@ -2,11 +2,9 @@
 # the defaults help=1 prints), clear errors for bad usage, and the installed command: it
 # finds the installed header, library and report tool, not the source tree's.
 set -eu
-M="$TOP/memtrack"
-d="$OUT/cmd_misc"
-rm -rf "$d"
-mkdir -p "$d"
-cd "$d"
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+workdir cmd_misc
 
 "$M" --help >help.txt
 grep -q '^usage: memtrack cc ARGS' help.txt
