@@ -35,12 +35,12 @@
  * declaration it may ask for. See the README ("Feature-test macros") for the one visible
  * difference: strerror_r is the GNU variant.
  * ------------------------------------------------------------------------------------- */
-#if defined(MEMORY_CONTROL_ON) && !defined(__cplusplus) && !defined(_FEATURES_H)          \
-    && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE) && !defined(_BSD_SOURCE)        \
-    && !defined(_SVID_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_POSIX_C_SOURCE)     \
-    && !defined(_POSIX_SOURCE) && !defined(_ISOC99_SOURCE) && !defined(_ISOC11_SOURCE)    \
-    && !defined(_LARGEFILE64_SOURCE) && !defined(_FILE_OFFSET_BITS)                       \
-    && !defined(_TIME_BITS) && defined(__linux__)
+#if defined(MEMORY_CONTROL_ON) && !defined(__cplusplus) && !defined(_FEATURES_H) &&                \
+    !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE) && !defined(_BSD_SOURCE) &&                 \
+    !defined(_SVID_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_POSIX_C_SOURCE) &&              \
+    !defined(_POSIX_SOURCE) && !defined(_ISOC99_SOURCE) && !defined(_ISOC11_SOURCE) &&             \
+    !defined(_LARGEFILE64_SOURCE) && !defined(_FILE_OFFSET_BITS) && !defined(_TIME_BITS) &&        \
+    defined(__linux__)
 #define _GNU_SOURCE
 #define MEMTRACK_FEATURES_CHOSEN_
 #endif
@@ -136,16 +136,13 @@ size_t memtrack_report_since(unsigned long mark);
  * func may be NULL. Each behaves as the C library function of the same name.
  * ------------------------------------------------------------------------------------- */
 void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func);
-void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,
-                         const char *func);
-void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line,
-                          const char *func);
-void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, const char *file,
-                               int line, const char *func);
+void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line, const char *func);
+void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line, const char *func);
+void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, const char *file, int line,
+                               const char *func);
 void memtrack_free_at(void *ptr, const char *file, int line, const char *func);
 char *memtrack_strdup_at(const char *s, const char *file, int line, const char *func);
-char *memtrack_strndup_at(const char *s, size_t n, const char *file, int line,
-                          const char *func);
+char *memtrack_strndup_at(const char *s, size_t n, const char *file, int line, const char *func);
 void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const char *file, int line,
                                 const char *func);
 int memtrack_posix_memalign_at(void **out, size_t alignment, size_t size, const char *file,
@@ -157,14 +154,18 @@ void *memtrack_valloc_at(size_t size, const char *file, int line, const char *fu
 /* Used by the C++ opt-in macros (MEMTRACK_NEW_MACRO, MEMTRACK_DELETE_MACRO, at the end):
  * give the block this thread just made with new at ptr its file and line; name the file
  * and line of the delete expression about to run. */
-void memtrack_cxx_new_site(const volatile void *ptr, const char *file, int line,
-                           const char *func);
+void memtrack_cxx_new_site(const volatile void *ptr, const char *file, int line, const char *func);
 void memtrack_cxx_delete_site(const char *file, int line, const char *func);
 
 #else /* !MEMORY_CONTROL_ON: the introspection calls cost nothing. */
 
-static MEMTRACK_INLINE_ int memtrack_check(void) { return 0; }
-static MEMTRACK_INLINE_ void memtrack_report(void) {}
+static MEMTRACK_INLINE_ int memtrack_check(void)
+{
+    return 0;
+}
+static MEMTRACK_INLINE_ void memtrack_report(void)
+{
+}
 static MEMTRACK_INLINE_ void memtrack_stats(memtrack_stats_t *out)
 {
     out->current_bytes = 0;
@@ -188,7 +189,10 @@ static MEMTRACK_INLINE_ int memtrack_set_options(const char *options)
     (void)options;
     return 0;
 }
-static MEMTRACK_INLINE_ unsigned long memtrack_checkpoint(void) { return 0; }
+static MEMTRACK_INLINE_ unsigned long memtrack_checkpoint(void)
+{
+    return 0;
+}
 static MEMTRACK_INLINE_ size_t memtrack_report_since(unsigned long mark)
 {
     (void)mark;
@@ -233,8 +237,7 @@ void memtrack_pool_free(memtrack_pool_t *pool, void *object);
 void memtrack_pool_clear(memtrack_pool_t *pool);
 /* Call fn for each live object. fn may release the object it is given or any other;
  * objects allocated meanwhile may or may not be visited; fn must not destroy the pool. */
-void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx),
-                           void *ctx);
+void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx), void *ctx);
 /* Free the pool and its memory. Tracked: objects still live are reported, by site. */
 void memtrack_pool_destroy(memtrack_pool_t *pool);
 /* Live objects; objects the pool holds now (live or not); the object size it was made with. */
@@ -266,33 +269,26 @@ size_t memtrack_arena_used(const memtrack_arena_t *arena);
 size_t memtrack_arena_capacity(const memtrack_arena_t *arena);
 
 /* Entry points that take the caller's site; the macros below call them. */
-memtrack_pool_t *memtrack_pool_create_at(const char *name, size_t object_size,
-                                         size_t capacity, const char *file, int line,
-                                         const char *func);
+memtrack_pool_t *memtrack_pool_create_at(const char *name, size_t object_size, size_t capacity,
+                                         const char *file, int line, const char *func);
 memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, size_t object_size,
                                                  size_t alignment, size_t capacity,
                                                  const char *file, int line, const char *func);
-void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
-                             const char *func);
+void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file, int line,
                            const char *func);
-void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line,
-                            const char *func);
-void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line,
+void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity, const char *file,
+                                           int line, const char *func);
+void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file, int line,
                               const char *func);
-int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line,
-                           const char *func);
-memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity,
-                                           const char *file, int line, const char *func);
-void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
-                              int line, const char *func);
-void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
-                                      size_t alignment, const char *file, int line,
-                                      const char *func);
-void memtrack_arena_rewind_at(memtrack_arena_t *arena, size_t mark, const char *file,
-                              int line, const char *func);
-void memtrack_arena_reset_at(memtrack_arena_t *arena, const char *file, int line,
-                             const char *func);
+void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size, size_t alignment,
+                                      const char *file, int line, const char *func);
+void memtrack_arena_rewind_at(memtrack_arena_t *arena, size_t mark, const char *file, int line,
+                              const char *func);
+void memtrack_arena_reset_at(memtrack_arena_t *arena, const char *file, int line, const char *func);
 void memtrack_arena_destroy_at(memtrack_arena_t *arena, const char *file, int line,
                                const char *func);
 
@@ -306,10 +302,10 @@ void memtrack_arena_destroy_at(memtrack_arena_t *arena, const char *file, int li
 #if defined(MEMORY_CONTROL_ON) || defined(MEMTRACK_INTERNAL)
 void memtrack_register_alloc(const void *ptr, size_t size, const char *owner);
 void memtrack_register_free(const void *ptr, const char *owner);
-void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
-                                const char *file, int line, const char *func);
-void memtrack_register_free_at(const void *ptr, const char *owner, const char *file,
-                               int line, const char *func);
+void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner, const char *file,
+                                int line, const char *func);
+void memtrack_register_free_at(const void *ptr, const char *owner, const char *file, int line,
+                               const char *func);
 #else /* as the introspection calls: static inline no-ops, never emitted */
 static MEMTRACK_INLINE_ void memtrack_register_alloc(const void *ptr, size_t size,
                                                      const char *owner)
@@ -329,12 +325,13 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
 } /* extern "C" */
 #endif
 
-#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL)          \
-    && (defined(__GNUC__) || defined(__clang__))
+#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL) &&           \
+    (defined(__GNUC__) || defined(__clang__))
 /* A C++ program may never call new itself (the standard library's compiled code does it
  * for std::string, iostreams, locales): this reference keeps libmemtrack linked under
  * --as-needed, so its operator new and delete serve the whole process. */
-namespace memtrack_link_ {
+namespace memtrack_link_
+{
 static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrack_stats;
 } /* namespace memtrack_link_ */
 #endif
@@ -371,17 +368,18 @@ static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrac
 
 #ifdef __cplusplus
 /* std::malloc(n) expands to std::memtrack_malloc_at(...): make that name exist. */
-namespace std {
-using ::memtrack_malloc_at;
+namespace std
+{
+using ::memtrack_aligned_alloc_at;
 using ::memtrack_calloc_at;
+using ::memtrack_free_at;
+using ::memtrack_malloc_at;
+using ::memtrack_memalign_at;
+using ::memtrack_posix_memalign_at;
 using ::memtrack_realloc_at;
 using ::memtrack_reallocarray_at;
-using ::memtrack_free_at;
 using ::memtrack_strdup_at;
 using ::memtrack_strndup_at;
-using ::memtrack_aligned_alloc_at;
-using ::memtrack_posix_memalign_at;
-using ::memtrack_memalign_at;
 using ::memtrack_valloc_at;
 } /* namespace std */
 #endif
@@ -400,21 +398,18 @@ using ::memtrack_valloc_at;
 #undef valloc
 
 #define malloc(size) memtrack_malloc_at((size), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define calloc(count, size)                                                               \
-    memtrack_calloc_at((count), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define realloc(ptr, size)                                                                \
-    memtrack_realloc_at((ptr), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define reallocarray(ptr, count, size)                                                    \
+#define calloc(count, size) memtrack_calloc_at((count), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define realloc(ptr, size) memtrack_realloc_at((ptr), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define reallocarray(ptr, count, size)                                                             \
     memtrack_reallocarray_at((ptr), (count), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define free(ptr) memtrack_free_at((ptr), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define strdup(s) memtrack_strdup_at((s), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define strndup(s, n) memtrack_strndup_at((s), (n), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define aligned_alloc(alignment, size)                                                    \
+#define aligned_alloc(alignment, size)                                                             \
     memtrack_aligned_alloc_at((alignment), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define posix_memalign(out, alignment, size)                                              \
-    memtrack_posix_memalign_at((out), (alignment), (size), __FILE__, __LINE__,            \
-                               MEMTRACK_FUNC_)
-#define memalign(alignment, size)                                                         \
+#define posix_memalign(out, alignment, size)                                                       \
+    memtrack_posix_memalign_at((out), (alignment), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memalign(alignment, size)                                                                  \
     memtrack_memalign_at((alignment), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define valloc(size) memtrack_valloc_at((size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_check() memtrack_check_at(__FILE__, __LINE__, MEMTRACK_FUNC_)
@@ -423,35 +418,34 @@ using ::memtrack_valloc_at;
 
 /* The pool, arena and register calls record their caller's file and line, as malloc does. */
 #if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
-#define memtrack_pool_create(name, object_size, capacity)                                 \
-    memtrack_pool_create_at((name), (object_size), (capacity), __FILE__, __LINE__,        \
-                            MEMTRACK_FUNC_)
-#define memtrack_pool_create_aligned(name, object_size, alignment, capacity)              \
-    memtrack_pool_create_aligned_at((name), (object_size), (alignment), (capacity),       \
-                                    __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_create(name, object_size, capacity)                                          \
+    memtrack_pool_create_at((name), (object_size), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_create_aligned(name, object_size, alignment, capacity)                       \
+    memtrack_pool_create_aligned_at((name), (object_size), (alignment), (capacity), __FILE__,      \
+                                    __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_alloc(pool) memtrack_pool_alloc_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_pool_free(pool, object)                                                  \
+#define memtrack_pool_free(pool, object)                                                           \
     memtrack_pool_free_at((pool), (object), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_clear(pool) memtrack_pool_clear_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_pool_destroy(pool)                                                       \
+#define memtrack_pool_destroy(pool)                                                                \
     memtrack_pool_destroy_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_check(pool) memtrack_pool_check_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_arena_create(name, capacity)                                             \
+#define memtrack_arena_create(name, capacity)                                                      \
     memtrack_arena_create_at((name), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_arena_alloc(arena, size)                                                 \
+#define memtrack_arena_alloc(arena, size)                                                          \
     memtrack_arena_alloc_at((arena), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_arena_alloc_aligned(arena, size, alignment)                              \
-    memtrack_arena_alloc_aligned_at((arena), (size), (alignment), __FILE__, __LINE__,     \
+#define memtrack_arena_alloc_aligned(arena, size, alignment)                                       \
+    memtrack_arena_alloc_aligned_at((arena), (size), (alignment), __FILE__, __LINE__,              \
                                     MEMTRACK_FUNC_)
-#define memtrack_arena_rewind(arena, mark)                                                \
+#define memtrack_arena_rewind(arena, mark)                                                         \
     memtrack_arena_rewind_at((arena), (mark), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_arena_reset(arena)                                                       \
+#define memtrack_arena_reset(arena)                                                                \
     memtrack_arena_reset_at((arena), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_arena_destroy(arena)                                                     \
+#define memtrack_arena_destroy(arena)                                                              \
     memtrack_arena_destroy_at((arena), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_register_alloc(ptr, size, owner)                                         \
+#define memtrack_register_alloc(ptr, size, owner)                                                  \
     memtrack_register_alloc_at((ptr), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#define memtrack_register_free(ptr, owner)                                                \
+#define memtrack_register_free(ptr, owner)                                                         \
     memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS: pools and arenas */
 
@@ -477,11 +471,10 @@ using ::memtrack_valloc_at;
  * code that names the operators, use #pragma push_macro("new") / #undef new /
  * #pragma pop_macro("new"). Both macros do nothing without MEMORY_CONTROL_ON.
  * ------------------------------------------------------------------------------------- */
-#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS)    \
-    && !defined(MEMTRACK_INTERNAL)
+#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) &&          \
+    !defined(MEMTRACK_INTERNAL)
 
-#if (defined(MEMTRACK_NEW_MACRO) || defined(MEMTRACK_DELETE_MACRO))                         \
-    && !defined(MEMTRACK_CXX_SITES_)
+#if (defined(MEMTRACK_NEW_MACRO) || defined(MEMTRACK_DELETE_MACRO)) && !defined(MEMTRACK_CXX_SITES_)
 #define MEMTRACK_CXX_SITES_
 /* `memtrack_new_here_(...) ->* new T` is `new T`, then its block named; the result is the
  * new-expression's, and `*new T` (parsed as `(*tag) ->* new T`) is still `*(new T)`. */
@@ -528,7 +521,8 @@ template <class T> inline T &operator->*(const memtrack_new_deref_tag_ &deref, T
 
 #if defined(MEMTRACK_DELETE_MACRO) && !defined(MEMTRACK_DELETE_MACRO_ON_)
 #define MEMTRACK_DELETE_MACRO_ON_
-#define delete memtrack_cxx_delete_site(__FILE__, __LINE__, MEMTRACK_FUNC_), false ? (void)0 : delete
+#define delete                                                                                     \
+    memtrack_cxx_delete_site(__FILE__, __LINE__, MEMTRACK_FUNC_), false ? (void)0 : delete
 #endif
 
 #ifdef __clang__

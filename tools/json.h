@@ -11,7 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_type_t;
+typedef enum {
+    JSON_NULL,
+    JSON_BOOL,
+    JSON_NUMBER,
+    JSON_STRING,
+    JSON_ARRAY,
+    JSON_OBJECT
+} json_type_t;
 
 typedef struct json {
     json_type_t type;

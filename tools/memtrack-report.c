@@ -150,8 +150,7 @@ static const char *base_of(const char *path)
  * address (which move between runs), the same module, function and offset. */
 static bool same_site(const mt_place_t *a, const mt_place_t *b)
 {
-    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) ||
-        !same_str(a->func, b->func))
+    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) || !same_str(a->func, b->func))
         return false;
     if (a->file != NULL || b->file != NULL)
         return same_str(a->file, b->file) && a->line == b->line;
@@ -193,7 +192,9 @@ static void diff_line(mt_buf_t *b, const change_t *c)
     mt_buf_u64(b, c->old_site != NULL ? c->old_site->bytes : 0);
     mt_buf_str(b, " -> ");
     mt_buf_count(b, c->new_site != NULL ? c->new_site->bytes : 0, "byte", "bytes");
-    mt_buf_str(b, c->old_site == NULL ? ", new site)\n" : c->new_site == NULL ? ", gone)\n" : ")\n");
+    mt_buf_str(b, c->old_site == NULL   ? ", new site)\n"
+                  : c->new_site == NULL ? ", gone)\n"
+                                        : ")\n");
 }
 
 static int diff(const char *old_path, const char *new_path)

@@ -34,8 +34,8 @@ static void fail(reader_t *rd, const char *fmt, ...)
 static const json_t *need(reader_t *rd, const json_t *obj, const char *key, json_type_t type,
                           const char *where)
 {
-    static const char *const names[] = {"null", "true or false", "a number", "a string",
-                                        "an array", "an object"};
+    static const char *const names[] = {"null",     "true or false", "a number",
+                                        "a string", "an array",      "an object"};
     const json_t *v = json_get(obj, key);
     if (v == NULL) {
         fail(rd, "%s%s%s is missing", where, where[0] ? "." : "", key);
@@ -87,8 +87,7 @@ static bool boolean(reader_t *rd, const json_t *obj, const char *key, const char
 }
 
 /* A string, or NULL when the member is null. */
-static const char *opt_string(reader_t *rd, const json_t *obj, const char *key,
-                              const char *where)
+static const char *opt_string(reader_t *rd, const json_t *obj, const char *key, const char *where)
 {
     const json_t *v = json_get(obj, key);
     if (v == NULL) {
@@ -105,8 +104,7 @@ static const char *opt_string(reader_t *rd, const json_t *obj, const char *key,
 }
 
 /* An address member ("0x..." or null, which reads as 0). */
-static uint64_t address_member(reader_t *rd, const json_t *obj, const char *key,
-                               const char *where)
+static uint64_t address_member(reader_t *rd, const json_t *obj, const char *key, const char *where)
 {
     const char *s = opt_string(rd, obj, key, where);
     if (s == NULL)
@@ -213,8 +211,7 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
     if (sup != NULL) {
         read_apart(rd, sup, &r->suppressed, "leaks.suppressed");
         const json_t *rules = need(rd, sup, "rules", JSON_ARRAY, "leaks.suppressed");
-        if (rules != NULL &&
-            (r->rules = array_of(rd, rules->count, sizeof *r->rules)) != NULL) {
+        if (rules != NULL && (r->rules = array_of(rd, rules->count, sizeof *r->rules)) != NULL) {
             for (size_t i = 0; i < rules->count && !rd->failed; i++) {
                 snprintf(where, sizeof where, "leaks.suppressed.rules[%zu]", i);
                 const json_t *rule = need(rd, rules->items[i], "rule", JSON_STRING, where);
@@ -306,8 +303,7 @@ static void read_unwritten(reader_t *rd, const json_t *root, mt_report_t *r)
         return;
     r->unwritten_check = boolean(rd, u, "checked", "unwritten");
     const json_t *sites = need(rd, u, "sites", JSON_ARRAY, "unwritten");
-    if (sites == NULL ||
-        (r->unwritten = array_of(rd, sites->count, sizeof *r->unwritten)) == NULL)
+    if (sites == NULL || (r->unwritten = array_of(rd, sites->count, sizeof *r->unwritten)) == NULL)
         return;
     for (size_t i = 0; i < sites->count && !rd->failed; i++) {
         const json_t *s = sites->items[i];
@@ -396,7 +392,8 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
         return false;
     }
     const json_t *format = json_get(root, "format");
-    if (format == NULL || format->type != JSON_STRING || strcmp(format->text, "memtrack-report") != 0) {
+    if (format == NULL || format->type != JSON_STRING ||
+        strcmp(format->text, "memtrack-report") != 0) {
         fail(&rd, "not a memtrack report (no \"format\": \"memtrack-report\")");
         return false;
     }

@@ -67,7 +67,6 @@ MT_NOINLINE void mt_periodic_check(uint32_t site)
     (void)mt_check_all(found);
 }
 
-
 /* ---- allocating ---------------------------------------------------------------------- */
 
 static unsigned char *libc_block(size_t total, size_t align, bool zero)
@@ -83,7 +82,8 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 {
     if (MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
         return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
-                                    : zero ? mt_libc_calloc(1, size) : mt_libc_malloc(size);
+               : zero               ? mt_libc_calloc(1, size)
+                                    : mt_libc_malloc(size);
     mt_freeze_layout();
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
@@ -123,7 +123,6 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
     return user;
 }
 
-
 /* ---- entry points for code built with the header --------------------------------------- */
 
 #define SITE(kind) mt_site_id(file, line, func, MT_KIND_##kind, NULL)
@@ -142,8 +141,7 @@ MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, 
     return mt_alloc(total, 0, SITE(CALLOC), true);
 }
 
-MT_EXPORT char *memtrack_strdup_at(const char *s, const char *file, int line,
-                                   const char *func)
+MT_EXPORT char *memtrack_strdup_at(const char *s, const char *file, int line, const char *func)
 {
     size_t n = strlen(s) + 1;
     char *copy = mt_alloc(n, 0, SITE(STRDUP), false);
@@ -164,8 +162,8 @@ MT_EXPORT char *memtrack_strndup_at(const char *s, size_t n, const char *file, i
     return copy;
 }
 
-MT_EXPORT void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const char *file,
-                                          int line, const char *func)
+MT_EXPORT void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const char *file, int line,
+                                          const char *func)
 {
     if (!mt_power_of_two(alignment))
         return mt_fail(EINVAL);
@@ -188,8 +186,8 @@ MT_EXPORT int memtrack_posix_memalign_at(void **out, size_t alignment, size_t si
     return 0;
 }
 
-MT_EXPORT void *memtrack_memalign_at(size_t alignment, size_t size, const char *file,
-                                     int line, const char *func)
+MT_EXPORT void *memtrack_memalign_at(size_t alignment, size_t size, const char *file, int line,
+                                     const char *func)
 {
     return mt_alloc(size, mt_round_alignment(alignment), SITE(MEMALIGN), false);
 }

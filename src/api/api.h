@@ -32,10 +32,10 @@ void *mt_fail(int err);
 void mt_break_now(uint64_t seq, size_t size, uint32_t site);
 /* check_every=N: every Nth tracked allocation or free checks every block. */
 void mt_periodic_check(uint32_t site);
-#define MT_AFTER_OPERATION(site)                                                         \
-    do {                                                                                 \
-        if (MT_UNLIKELY(mt_opt.check_every != 0))                                        \
-            mt_periodic_check(site);                                                     \
+#define MT_AFTER_OPERATION(site)                                                                   \
+    do {                                                                                           \
+        if (MT_UNLIKELY(mt_opt.check_every != 0))                                                  \
+            mt_periodic_check(site);                                                               \
     } while (0)
 
 static inline bool mt_mul_overflows(size_t a, size_t b, size_t *out)

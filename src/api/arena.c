@@ -1,4 +1,5 @@
-/* arena.c - arenas: allocation is a pointer bump, release is all at once (an arena reset per game level).
+/* arena.c - arenas: allocation is a pointer bump, release is all at once (an arena reset per game
+ * level).
  *
  * Untracked (created by code built without MEMORY_CONTROL_ON), an arena is one block of
  * `capacity` bytes and an offset: alloc aligns the offset and adds the size, a mark is the
@@ -51,7 +52,7 @@ typedef struct arena_tracking {
     size_t nchunks, chunk;  /* chunks, and the one allocations come from; later ones are empty */
     arena_entry_t *entries; /* live allocations, oldest first */
     size_t nentries, entries_size;
-    uint32_t released_by;   /* the last reset or rewind, for messages */
+    uint32_t released_by; /* the last reset or rewind, for messages */
 } arena_tracking_t;
 
 struct memtrack_arena {
@@ -109,7 +110,8 @@ static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t fr
         return 0;
     mt_error_t e = {.kind = MT_ERROR_ARENA_WRITE_AFTER_RELEASE,
                     .addr = (uintptr_t)(c->base + from + first),
-                    .free_site = t->released_by, .found_site = found_site,
+                    .free_site = t->released_by,
+                    .found_site = found_site,
                     .changed = changed};
     mt_error_report(&e);
     memset(c->base + from, MT_FREE_FILL_BYTE, to - from);
@@ -121,8 +123,8 @@ static int check_all_released(arena_tracking_t *t, uint32_t found_site)
 {
     int problems = 0;
     for (size_t k = 0; k < t->nchunks; k++)
-        problems += check_released(t, &t->chunks[k], t->chunks[k].top, t->chunks[k].dirty,
-                                   found_site);
+        problems +=
+            check_released(t, &t->chunks[k], t->chunks[k].top, t->chunks[k].dirty, found_site);
     return problems;
 }
 
@@ -235,8 +237,10 @@ static void tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site)
 {
     arena_tracking_t *t = a->t;
     if (mark > a->offset) {
-        mt_error_t e = {.kind = MT_ERROR_ARENA_BAD_MARK, .found_site = site,
-                        .offset = (int64_t)mark, .extent = a->offset};
+        mt_error_t e = {.kind = MT_ERROR_ARENA_BAD_MARK,
+                        .found_site = site,
+                        .offset = (int64_t)mark,
+                        .extent = a->offset};
         mt_error_report(&e);
         return;
     }
@@ -245,8 +249,8 @@ static void tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site)
         keep--;
     if (keep > 0 && t->entries[keep - 1].end > mark) { /* the mark cuts an allocation */
         mt_block_t b;
-        mt_error_t e = {.kind = MT_ERROR_ARENA_BAD_MARK, .found_site = site,
-                        .offset = (int64_t)mark};
+        mt_error_t e = {
+            .kind = MT_ERROR_ARENA_BAD_MARK, .found_site = site, .offset = (int64_t)mark};
         if (mt_block_peek(t->entries[keep - 1].user, &b))
             mt_error_from_block(&e, &b);
         mt_error_report(&e);
@@ -325,8 +329,7 @@ MT_EXPORT memtrack_arena_t *memtrack_arena_create(const char *name, size_t capac
 }
 
 MT_EXPORT memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity,
-                                                     const char *file, int line,
-                                                     const char *func)
+                                                     const char *file, int line, const char *func)
 {
     return arena_create(name, capacity, true);
 }
@@ -350,8 +353,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
     return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL);
 }
 
-MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size,
-                                             size_t alignment)
+MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
 {
     if (arena == NULL || !power_of_two(alignment))
         return NULL;

@@ -30,17 +30,19 @@ __asm__(".weak __cxa_allocate_exception\n"
         ".weak __cxa_begin_catch\n"
         ".weak __cxa_end_catch\n"
         ".weak __gxx_personality_v0\n"
-        ".weak _ZTISt9bad_alloc\n"        /* typeinfo for std::bad_alloc */
-        ".weak _ZTVSt9bad_alloc\n"        /* vtable for std::bad_alloc */
-        ".weak _ZNSt9bad_allocD1Ev\n"     /* std::bad_alloc::~bad_alloc() */
-        ".weak _ZSt15get_new_handlerv\n"  /* std::get_new_handler() */
-        ".weak _ZSt9terminatev\n");        /* std::terminate(), which clang calls */
+        ".weak _ZTISt9bad_alloc\n"       /* typeinfo for std::bad_alloc */
+        ".weak _ZTVSt9bad_alloc\n"       /* vtable for std::bad_alloc */
+        ".weak _ZNSt9bad_allocD1Ev\n"    /* std::bad_alloc::~bad_alloc() */
+        ".weak _ZSt15get_new_handlerv\n" /* std::get_new_handler() */
+        ".weak _ZSt9terminatev\n");      /* std::terminate(), which clang calls */
 
-namespace std {
+namespace std
+{
 new_handler get_new_handler() noexcept __attribute__((weak));
 }
 
-namespace {
+namespace
+{
 
 /* True when a C++ runtime is loaded and bound: exceptions can be thrown and caught. */
 bool runtime_present()
@@ -193,8 +195,7 @@ MT_CXX_EXPORT void operator delete(void *ptr, std::size_t size, std::align_val_t
     mt_cxx_release(ptr, align_of(align), size, false, MT_CALLER, MT_FRAME);
 }
 
-MT_CXX_EXPORT void operator delete[](void *ptr, std::size_t size,
-                                     std::align_val_t align) noexcept
+MT_CXX_EXPORT void operator delete[](void *ptr, std::size_t size, std::align_val_t align) noexcept
 {
     mt_cxx_release(ptr, align_of(align), size, true, MT_CALLER, MT_FRAME);
 }

@@ -17,7 +17,6 @@
 
 /* ---- finding a pointer ---------------------------------------------------------------- */
 
-
 /* A copy of a quarantined record; its meta may change under us (the pending flag). */
 static void copy_freed(const mt_block_t *b, mt_block_t *out)
 {
@@ -45,7 +44,6 @@ mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
     mt_unlock(&s->lock);
     return found;
 }
-
 
 static uint32_t site_of(mt_free_site_t *f)
 {
@@ -232,7 +230,7 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
 }
 
 void *mt_realloc_live(void *ptr, const mt_block_t *old, size_t size, uint32_t site,
-                          bool from_tracked)
+                      bool from_tracked)
 {
     if (MT_UNLIKELY(old->meta & MT_META_FLAG_OWNED)) {
         mt_owned_misuse(old, site); /* its memory is not the C library's to move */
@@ -295,7 +293,6 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
     return from_tracked ? realloc_foreign(ptr, size, site) : mt_libc_realloc(ptr, size);
 }
 
-
 /* ---- entry points for code built with the header --------------------------------------- */
 
 #define SITE(kind) mt_site_id(file, line, func, MT_KIND_##kind, NULL)
@@ -306,8 +303,8 @@ MT_EXPORT void *memtrack_realloc_at(void *ptr, size_t size, const char *file, in
     return mt_realloc(ptr, size, SITE(REALLOC), true);
 }
 
-MT_EXPORT void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size,
-                                         const char *file, int line, const char *func)
+MT_EXPORT void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, const char *file,
+                                         int line, const char *func)
 {
     size_t total;
     if (mt_mul_overflows(count, size, &total))

@@ -70,4 +70,3 @@ __attribute__((destructor(101))) static void mt_destructor(void)
 {
     mt_report_at_exit();
 }
-

@@ -60,8 +60,7 @@ MT_EXPORT void *calloc(size_t count, size_t size)
 MT_EXPORT char *strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *copy = tracking_all() ? mt_alloc(n, 0, CALLER_SITE(STRDUP), false)
-                                : mt_libc_malloc(n);
+    char *copy = tracking_all() ? mt_alloc(n, 0, CALLER_SITE(STRDUP), false) : mt_libc_malloc(n);
     if (copy != NULL)
         memcpy(copy, s, n);
     return copy;
@@ -122,8 +121,7 @@ MT_EXPORT void *reallocarray(void *ptr, size_t count, size_t size)
         return mt_fail(ENOMEM);
     if (ptr == NULL && tracking_all())
         return mt_alloc(total, 0, CALLER_SITE(REALLOCARRAY), false);
-    return realloc_untracked_caller(ptr, total, __builtin_return_address(0),
-                                    MT_KIND_REALLOCARRAY);
+    return realloc_untracked_caller(ptr, total, __builtin_return_address(0), MT_KIND_REALLOCARRAY);
 }
 
 MT_EXPORT void *memalign(size_t alignment, size_t size)
@@ -149,9 +147,8 @@ MT_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
     if (!mt_power_of_two(alignment) || alignment % sizeof(void *) != 0)
         return EINVAL;
     int saved = errno;
-    void *p = tracking_all()
-                  ? mt_alloc(size, alignment, CALLER_SITE(POSIX_MEMALIGN), false)
-                  : mt_libc_memalign(alignment, size);
+    void *p = tracking_all() ? mt_alloc(size, alignment, CALLER_SITE(POSIX_MEMALIGN), false)
+                             : mt_libc_memalign(alignment, size);
     errno = saved;
     if (p == NULL)
         return ENOMEM;
@@ -187,7 +184,7 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
         switch (mt_peek_block(ptr, &b)) {
         case MT_FOUND_LIVE:
         case MT_FOUND_OWNED: return b.size; /* the guard starts right after the requested bytes */
-        case MT_FOUND_FREED: return 0;     /* freed: its header is our guard, not glibc's */
+        case MT_FOUND_FREED: return 0;      /* freed: its header is our guard, not glibc's */
         case MT_FOUND_NONE: break;
         }
     }

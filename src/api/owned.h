@@ -14,13 +14,11 @@
  * test/e2e/pool_nocalls.sh links their untracked paths with every one of them aborting.
  * ---------------------------------------------------------------------------------- */
 
-
 /* Starts tracking [user, user + size), laid out as guard.c draws it for `align` (guards
  * already filled by the caller). site must be of an owned kind. *seq gets the block's
  * sequence number. Returns false, tracking nothing, when the table is out of memory or
  * the caller runs inside the tracker (a signal handler). */
-bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
-                     uint64_t *seq);
+bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq);
 /* Stops tracking the owned block at user: checks its guards (damage is reported as found
  * at found_site) and takes its record out; *out gets a copy. False if there is none. */
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out);
@@ -37,8 +35,8 @@ void mt_owned_misuse(const mt_block_t *b, uint32_t found_site);
 const char *mt_owner_intern(const char *name);
 /* The site of a call into a pool or an arena: file and line when the macros gave them,
  * else the caller's address. */
-uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc,
-                       mt_kind_t kind, const char *owner);
+uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, mt_kind_t kind,
+                       const char *owner);
 
 /* Tracked pools and arenas, so the exit-time check can look at their released memory. */
 typedef struct mt_owner {

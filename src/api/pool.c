@@ -265,14 +265,13 @@ MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned(const char *name, size_t
 }
 
 MT_EXPORT memtrack_pool_t *memtrack_pool_create_at(const char *name, size_t object_size,
-                                                   size_t capacity, const char *file,
-                                                   int line, const char *func)
+                                                   size_t capacity, const char *file, int line,
+                                                   const char *func)
 {
     return pool_create(name, object_size, 0, capacity, true);
 }
 
-MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name,
-                                                           size_t object_size,
+MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, size_t object_size,
                                                            size_t alignment, size_t capacity,
                                                            const char *file, int line,
                                                            const char *func)
@@ -330,8 +329,8 @@ MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const 
 }
 
 /* Calls fn(pool, slot) for every live slot; fn may release any of them. */
-void mt_pool_each_live(memtrack_pool_t *p,
-                       void (*fn)(memtrack_pool_t *, unsigned char *, void *), void *ctx)
+void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigned char *, void *),
+                       void *ctx)
 {
     for (size_t k = 0; k < p->nslabs; k++) {
         size_t words = bitmap_words(p->slabs[k].slots);
@@ -398,8 +397,8 @@ MT_EXPORT void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, i
     if (pool == NULL)
         return;
     pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
-                                     : mt_owned_site(file, line, func, NULL,
-                                                     MT_KIND_POOL_CLEAR, pool->t->name));
+                                     : mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CLEAR,
+                                                     pool->t->name));
 }
 
 /* ---- destroy: live objects are reported by site ---------------------------------------- */
@@ -431,8 +430,8 @@ MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file,
     if (pool == NULL)
         return;
     pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
-                                       : mt_owned_site(file, line, func, NULL,
-                                                       MT_KIND_POOL_DESTROY, pool->t->name));
+                                       : mt_owned_site(file, line, func, NULL, MT_KIND_POOL_DESTROY,
+                                                       pool->t->name));
 }
 
 /* ---- queries and checks -------------------------------------------------------------- */
@@ -468,8 +467,8 @@ MT_EXPORT int memtrack_pool_check(memtrack_pool_t *pool)
 {
     if (pool == NULL || pool->t == NULL)
         return 0;
-    return mt_pool_tracked_check(pool, mt_site_pc_owner(__builtin_return_address(0), MT_KIND_POOL_CHECK,
-                                             pool->t->name));
+    return mt_pool_tracked_check(
+        pool, mt_site_pc_owner(__builtin_return_address(0), MT_KIND_POOL_CHECK, pool->t->name));
 }
 
 MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line,
@@ -477,6 +476,6 @@ MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, in
 {
     if (pool == NULL || pool->t == NULL)
         return 0;
-    return mt_pool_tracked_check(pool, mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CHECK,
-                                          pool->t->name));
+    return mt_pool_tracked_check(
+        pool, mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CHECK, pool->t->name));
 }

@@ -19,37 +19,37 @@ typedef struct slot_note {
 typedef struct slab {
     unsigned char *base; /* the first slot */
     size_t slots;
-    uint32_t first;      /* the pool-wide number of its first slot */
-    uint64_t *live;      /* bit i: slot i holds a live object */
-    slot_note_t *notes;  /* tracked pools only */
+    uint32_t first;     /* the pool-wide number of its first slot */
+    uint64_t *live;     /* bit i: slot i holds a live object */
+    slot_note_t *notes; /* tracked pools only */
 } slab_t;
 
 typedef struct pool_tracking {
-    mt_owner_t owner;    /* in register.c's list, for the exit-time check */
+    mt_owner_t owner; /* in register.c's list, for the exit-time check */
     memtrack_pool_t *pool;
-    const char *name;    /* interned */
-    size_t front, back;  /* guard bytes before and after each object */
-    void **ring;         /* released slots, oldest at ring[head] */
+    const char *name;   /* interned */
+    size_t front, back; /* guard bytes before and after each object */
+    void **ring;        /* released slots, oldest at ring[head] */
     size_t head, count, ring_size;
 } pool_tracking_t;
 
 struct memtrack_pool {
     /* the untracked fast path reads these */
-    uint32_t *stack;          /* untracked: numbers of released slots, newest on top */
+    uint32_t *stack; /* untracked: numbers of released slots, newest on top */
     size_t top;
-    unsigned char *fresh;     /* the next never-used slot of slabs[fresh_index] */
+    unsigned char *fresh; /* the next never-used slot of slabs[fresh_index] */
     unsigned char *fresh_end;
-    size_t stride;            /* bytes from one slot to the next */
-    unsigned stride_shift;    /* stride = odd << stride_shift */
-    uint64_t stride_inverse;  /* odd * stride_inverse == 1 (mod 2^64): exact division */
-    slab_t *slabs;            /* in creation order */
+    size_t stride;           /* bytes from one slot to the next */
+    unsigned stride_shift;   /* stride = odd << stride_shift */
+    uint64_t stride_inverse; /* odd * stride_inverse == 1 (mod 2^64): exact division */
+    slab_t *slabs;           /* in creation order */
     size_t nslabs;
     size_t live;
-    pool_tracking_t *t;       /* NULL: untracked */
+    pool_tracking_t *t; /* NULL: untracked */
     /* the rest */
     size_t fresh_index;
-    size_t *by_address;       /* slab indices sorted by base, for pools of several slabs */
-    size_t slabs_size;        /* room in slabs and by_address */
+    size_t *by_address; /* slab indices sorted by base, for pools of several slabs */
+    size_t slabs_size;  /* room in slabs and by_address */
     size_t capacity, object_size, align;
     size_t grow_by, max_objects;
 };
@@ -110,8 +110,8 @@ static inline void mark_live(memtrack_pool_t *p, const unsigned char *slot, slab
 /* A never-used slot, from the next untouched slab or a new one; NULL when full. */
 unsigned char *mt_pool_fresh_slot_slow(memtrack_pool_t *p);
 /* Calls fn(pool, slot) for every live slot; fn may release any of them. */
-void mt_pool_each_live(memtrack_pool_t *p,
-                       void (*fn)(memtrack_pool_t *, unsigned char *, void *), void *ctx);
+void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigned char *, void *),
+                       void *ctx);
 
 /* pool_tracked.c */
 void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,

@@ -17,8 +17,7 @@
 
 #include "api/pool.h"
 
-#define SITE_OF(kind)                                                                    \
-    mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name)
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name)
 
 static unsigned char *slot_of_object(const memtrack_pool_t *p, const void *object)
 {
@@ -34,10 +33,14 @@ static void report_released(memtrack_pool_t *p, unsigned char *slot, uint32_t fo
     slab_t *s = slab_of(p, (uintptr_t)slot);
     const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
     mt_error_t e = {.kind = MT_ERROR_POOL_WRITE_AFTER_RELEASE,
-                    .addr = (uintptr_t)(slot + p->t->front), .size = p->object_size,
-                    .seq = note->seq, .alloc_site = note->alloc_site,
-                    .free_site = note->free_site, .found_site = found_site,
-                    .changed = changed, .offset = (int64_t)first - (int64_t)p->t->front};
+                    .addr = (uintptr_t)(slot + p->t->front),
+                    .size = p->object_size,
+                    .seq = note->seq,
+                    .alloc_site = note->alloc_site,
+                    .free_site = note->free_site,
+                    .found_site = found_site,
+                    .changed = changed,
+                    .offset = (int64_t)first - (int64_t)p->t->front};
     mt_error_report(&e);
     memset(slot, MT_FREE_FILL_BYTE, p->stride);
 }
@@ -61,8 +64,7 @@ static int check_ring(memtrack_pool_t *p, uint32_t found_site)
 {
     int problems = 0;
     for (size_t k = 0; k < p->t->count; k++)
-        problems += check_released(p, p->t->ring[(p->t->head + k) % p->t->ring_size],
-                                   found_site);
+        problems += check_released(p, p->t->ring[(p->t->head + k) % p->t->ring_size], found_site);
     return problems;
 }
 
@@ -116,8 +118,8 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, cons
 /* Reports a release of a pointer that is not a live object of the pool. */
 static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint32_t site)
 {
-    mt_error_t e = {.kind = MT_ERROR_POOL_FOREIGN_RELEASE, .addr = (uintptr_t)object,
-                    .found_site = site};
+    mt_error_t e = {
+        .kind = MT_ERROR_POOL_FOREIGN_RELEASE, .addr = (uintptr_t)object, .found_site = site};
     mt_block_t b;
     if (s == NULL) { /* outside the pool: say whose it is, if anyone's */
         if (mt_block_peek(object, &b))
@@ -156,9 +158,12 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
     }
     slot_note_t *note = &s->notes[i];
     if (!slot_live(s, i)) {
-        mt_error_t e = {.kind = MT_ERROR_POOL_DOUBLE_RELEASE, .addr = (uintptr_t)object,
-                        .size = p->object_size, .seq = note->seq,
-                        .alloc_site = note->alloc_site, .free_site = note->free_site,
+        mt_error_t e = {.kind = MT_ERROR_POOL_DOUBLE_RELEASE,
+                        .addr = (uintptr_t)object,
+                        .size = p->object_size,
+                        .seq = note->seq,
+                        .alloc_site = note->alloc_site,
+                        .free_site = note->free_site,
                         .found_site = site};
         mt_error_report(&e);
         return;
@@ -252,9 +257,12 @@ static void report_live_at_destroy(memtrack_pool_t *p, live_object_t *objects, s
             groups[ngroups - 1].size += p->object_size;
             continue;
         }
-        mt_error_t e = {.kind = MT_ERROR_POOL_LIVE_AT_DESTROY, .size = p->object_size,
-                        .seq = objects[i].seq, .alloc_site = objects[i].site,
-                        .found_site = site, .changed = 1};
+        mt_error_t e = {.kind = MT_ERROR_POOL_LIVE_AT_DESTROY,
+                        .size = p->object_size,
+                        .seq = objects[i].seq,
+                        .alloc_site = objects[i].site,
+                        .found_site = site,
+                        .changed = 1};
         groups[ngroups++] = e;
     }
     qsort(groups, ngroups, sizeof *groups, by_first_seq);

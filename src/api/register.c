@@ -21,7 +21,7 @@
 
 static struct {
     pthread_mutex_t lock;
-    mt_owner_t *owners; /* tracked pools and arenas, newest first */
+    mt_owner_t *owners;  /* tracked pools and arenas, newest first */
     atomic_size_t count; /* of owners, read without the lock */
     struct name_node *names;
 } owners = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -55,8 +55,8 @@ const char *mt_owner_intern(const char *name)
     return n != NULL ? n->text : "?";
 }
 
-uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc,
-                       mt_kind_t kind, const char *owner)
+uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, mt_kind_t kind,
+                       const char *owner)
 {
     if (file != NULL)
         return mt_site_id(file, line, func, kind, owner);
@@ -65,16 +65,15 @@ uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc,
 
 /* ---- records ------------------------------------------------------------------------- */
 
-bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
-                     uint64_t *seq)
+bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq)
 {
     if (MT_UNLIKELY(mt_busy) || !mt_kind_owned(mt_site_get(site)->kind))
         return false;
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
     uint64_t n = mt_next_seq();
-    uint64_t meta = MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) |
-                    MT_META_FLAG_OWNED;
+    uint64_t meta =
+        MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) | MT_META_FLAG_OWNED;
     if (!mt_table_track((uintptr_t)user, size, meta, site))
         return false;
     mt_stats_alloc(size);
@@ -190,7 +189,8 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
     pthread_mutex_unlock(&owners.lock);
     if (kind == MT_KIND_NONE)
         return false;
-    mt_error_t e = {.kind = MT_ERROR_OWNED_FREE, .addr = (uintptr_t)ptr,
+    mt_error_t e = {.kind = MT_ERROR_OWNED_FREE,
+                    .addr = (uintptr_t)ptr,
                     .alloc_site = mt_site_id(NULL, 0, NULL, kind, name),
                     .found_site = found_site};
     mt_error_report(&e);
@@ -230,8 +230,8 @@ static void register_alloc(const void *ptr, size_t size, const char *owner, uint
         return;
     /* The table is keyed on the address: a block already there keeps it. */
     if (mt_block_peek(ptr, &old)) {
-        mt_error_t e = {.kind = MT_ERROR_REGISTER_CONFLICT, .found_site = found_site,
-                        .extent = size};
+        mt_error_t e = {
+            .kind = MT_ERROR_REGISTER_CONFLICT, .found_site = found_site, .extent = size};
         mt_error_from_block(&e, &old);
         mt_error_report(&e);
         return;
@@ -250,8 +250,8 @@ static void register_free(const void *ptr, uint32_t found_site)
     mt_block_t b;
     if (ptr == NULL)
         return;
-    mt_error_t e = {.kind = MT_ERROR_UNREGISTER_UNKNOWN, .addr = (uintptr_t)ptr,
-                    .found_site = found_site};
+    mt_error_t e = {
+        .kind = MT_ERROR_UNREGISTER_UNKNOWN, .addr = (uintptr_t)ptr, .found_site = found_site};
     if (!mt_block_peek(ptr, &b)) {
         mt_error_report(&e);
         return;
@@ -272,8 +272,7 @@ static void register_free(const void *ptr, uint32_t found_site)
 }
 
 #define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name)
-#define PC_SITE(kind, name)                                                              \
-    mt_site_pc_owner(__builtin_return_address(0), MT_KIND_##kind, name)
+#define PC_SITE(kind, name) mt_site_pc_owner(__builtin_return_address(0), MT_KIND_##kind, name)
 
 MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                           const char *file, int line, const char *func)
@@ -283,8 +282,8 @@ MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const ch
     register_alloc(ptr, size, name, AT_SITE(REGISTERED, name), AT_SITE(REGISTER, name));
 }
 
-MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner,
-                                         const char *file, int line, const char *func)
+MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, const char *file,
+                                         int line, const char *func)
 {
     mt_init();
     register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));

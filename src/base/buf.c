@@ -185,8 +185,8 @@ void mt_buf_html(mt_buf_t *b, const char *s)
 /* Characters a URI path keeps as they are (RFC 3986 unreserved, plus '/' and ':'). */
 static bool uri_keeps(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~' || c == '/' || c == ':';
 }
 
 void mt_buf_uri_path(mt_buf_t *b, const char *s)

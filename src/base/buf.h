@@ -25,7 +25,8 @@ void mt_buf_i64(mt_buf_t *b, int64_t v);
 void mt_buf_hex(mt_buf_t *b, uint64_t v);
 /* "1 block" / "3 blocks" */
 void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural);
-/* Where a pointer lies from a block's start: "4 bytes before its start", "8 bytes past its start". */
+/* Where a pointer lies from a block's start: "4 bytes before its start", "8 bytes past its start".
+ */
 void mt_buf_from_start(mt_buf_t *b, int64_t offset);
 void mt_buf_flush(mt_buf_t *b);
 /* Start a report line: flushes a finished line when the buffer is nearly full. */

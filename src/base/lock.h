@@ -14,7 +14,10 @@
 typedef struct mt_lock {
     atomic_int taken;
 } mt_lock_t;
-#define MT_LOCK_INIT {0}
+#define MT_LOCK_INIT                                                                               \
+    {                                                                                              \
+        0                                                                                          \
+    }
 void mt_lock_wait(mt_lock_t *l);
 
 /* How many mt_locks this thread holds. While it holds any, error messages are kept and

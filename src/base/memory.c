@@ -33,14 +33,14 @@
 #endif
 
 #define HEADER 16u
-#define MIN_SHIFT 5u   /* 32-byte blocks, header included */
-#define MAX_SHIFT 16u  /* 64 KiB blocks */
+#define MIN_SHIFT 5u  /* 32-byte blocks, header included */
+#define MAX_SHIFT 16u /* 64 KiB blocks */
 #define CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
 #define CHUNK_BYTES (256u * 1024u)
 #define BIG_CLASS 0xffffffffu
 
 typedef struct header {
-    uint32_t cls;      /* size class, or BIG_CLASS for a mapping of its own */
+    uint32_t cls; /* size class, or BIG_CLASS for a mapping of its own */
     uint32_t unused;
     uint64_t map_size; /* for BIG_CLASS: bytes mapped, guard page included */
 } header_t;
@@ -160,7 +160,6 @@ void mt_mem_free(void *ptr)
     mem.free[h->cls] = f;
     mt_unlock(&mem.lock);
 }
-
 
 void mt_mem_lock_all(void)
 {

@@ -32,7 +32,7 @@ typedef struct option_desc {
 } option_desc_t;
 
 static const option_desc_t options[] = {
-#define MT_OPTION_DESC(name, type, def, help)                                            \
+#define MT_OPTION_DESC(name, type, def, help)                                                      \
     {#name, MT_OPT_##type, def, help, &mt_opt.name, name##_text},
     MT_OPTION_LIST(MT_OPTION_DESC)
 #undef MT_OPTION_DESC
@@ -50,7 +50,7 @@ static bool option_is_frozen_kind(const option_desc_t *o)
 static void buf_value(mt_buf_t *b, const option_desc_t *o)
 {
     switch (o->type) {
-    case MT_OPT_BOOL: mt_buf_u64(b, (uint64_t)*(int *)o->field); break;
+    case MT_OPT_BOOL: mt_buf_u64(b, (uint64_t) * (int *)o->field); break;
     case MT_OPT_INT: mt_buf_i64(b, *(long *)o->field); break;
     case MT_OPT_SIZE:
     case MT_OPT_COUNT: mt_buf_u64(b, *(size_t *)o->field); break;
@@ -60,8 +60,8 @@ static void buf_value(mt_buf_t *b, const option_desc_t *o)
 
 /* "memtrack: warning: MEMTRACK_OPTIONS: <what> '<text>'<rest>" and, when o is given,
  * "; <name> stays <value>". */
-static void warn(const char *source, const char *what, const char *text, size_t n,
-                 const char *rest, const option_desc_t *o)
+static void warn(const char *source, const char *what, const char *text, size_t n, const char *rest,
+                 const option_desc_t *o)
 {
     mt_buf_t b;
     mt_warning_begin(&b);
@@ -98,9 +98,12 @@ static bool parse_u64(const char *s, size_t n, bool allow_suffix, uint64_t *out)
     if (i < n && allow_suffix) {
         unsigned shift = 0;
         switch (s[i]) {
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
+        case 'k':
+        case 'K': shift = 10; break;
+        case 'm':
+        case 'M': shift = 20; break;
+        case 'g':
+        case 'G': shift = 30; break;
         default: return false;
         }
         i++;

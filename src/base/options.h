@@ -6,50 +6,49 @@
 #include "base/buf.h"
 #include "base/platform.h"
 
-#define MT_OPTION_LIST(X)                                                                \
-    X(guard, SIZE, "16", "bytes of guard before and after each block; 0 turns guards off") \
-    X(report, STRING, "stderr",                                                          \
-      "where reports and messages go: stderr, stdout or a file path (%p is the pid)")    \
-    X(quiet, BOOL, "0", "print nothing: no report and no messages (exit status still tells)") \
-    X(verbose, BOOL, "0",                                                                \
-      "print a one-line summary for a clean run, and the options in effect at start")    \
-    X(exitcode, INT, "-1",                                                               \
-      "exit status when leaks or errors were found; -1 leaves the program's status")     \
-    X(leaks, BOOL, "1", "report leaks at exit (0: report errors only)")                  \
-    X(report_sites, COUNT, "30", "leak sites listed in the report; the rest are summed")  \
-    X(report_seqs, COUNT, "5", "sequence numbers listed per leak site")                   \
-    X(max_messages, COUNT, "20",                                                          \
-      "messages printed per kind of error and site; the rest are counted")               \
-    X(json, STRING, "", "at exit, write the report as JSON to this file (%p is the pid)")     \
-    X(sarif, STRING, "",                                                                  \
-      "at exit, write leaks and errors as SARIF 2.1.0 to this file (%p is the pid)")     \
-    X(html, STRING, "",                                                                   \
-      "at exit, write the report as one self-contained HTML page (%p is the pid)")       \
-    X(suppressions, STRING, "",                                                           \
-      "file of rules (file:, function:, site:, module:) whose leaks are left out")       \
-    X(timeline, BOOL, "1", "sample live bytes and blocks over the run for the report")   \
-    X(track_all, BOOL, "0",                                                               \
-      "also track blocks made by code built without memtrack, sited by return address")  \
-    X(system_leaks, BOOL, "0",                                                            \
-      "with track_all: also list blocks made inside system libraries")                   \
-    X(symbolize, BOOL, "1",                                                              \
-      "turn code addresses into file:line from the debug information (libdw)")           \
-    /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                    \
-    X(quarantine, SIZE, "1m",                                                            \
-      "bytes of freed blocks each heap shard keeps before giving them back; 0: none")    \
-    X(fill_new, BOOL, "1", "fill new blocks (not calloc) with 0xCD")                     \
-    X(fill_freed, BOOL, "1",                                                             \
-      "fill freed blocks with 0xDD and check them for writes after free")                \
-    X(unwritten, BOOL, "0",                                                              \
-      "report per site the share of freed bytes never written (needs fill_new)")         \
-    X(realloc_moves, BOOL, "1", "realloc always moves the block (0: resize in place when it fits)") \
-    X(abort_on_error, BOOL, "0", "abort (core dump, debugger) right after the first error") \
-    X(break_on, COUNT, "0", "raise SIGTRAP when allocation number N is made (0: never)")  \
-    X(check_every, COUNT, "0", "check every live block every N allocations and frees (0: never)") \
-    X(crash_report, BOOL, "1",                                                           \
-      "on SIGSEGV, SIGBUS or SIGABRT, print the heap's state before the default action") \
-    X(test_fail_storage, COUNT, "0",                                                     \
-      "testing only: the Nth and later allocations of record storage fail (0: never)")   \
+#define MT_OPTION_LIST(X)                                                                          \
+    X(guard, SIZE, "16", "bytes of guard before and after each block; 0 turns guards off")         \
+    X(report, STRING, "stderr",                                                                    \
+      "where reports and messages go: stderr, stdout or a file path (%p is the pid)")              \
+    X(quiet, BOOL, "0", "print nothing: no report and no messages (exit status still tells)")      \
+    X(verbose, BOOL, "0",                                                                          \
+      "print a one-line summary for a clean run, and the options in effect at start")              \
+    X(exitcode, INT, "-1",                                                                         \
+      "exit status when leaks or errors were found; -1 leaves the program's status")               \
+    X(leaks, BOOL, "1", "report leaks at exit (0: report errors only)")                            \
+    X(report_sites, COUNT, "30", "leak sites listed in the report; the rest are summed")           \
+    X(report_seqs, COUNT, "5", "sequence numbers listed per leak site")                            \
+    X(max_messages, COUNT, "20",                                                                   \
+      "messages printed per kind of error and site; the rest are counted")                         \
+    X(json, STRING, "", "at exit, write the report as JSON to this file (%p is the pid)")          \
+    X(sarif, STRING, "",                                                                           \
+      "at exit, write leaks and errors as SARIF 2.1.0 to this file (%p is the pid)")               \
+    X(html, STRING, "",                                                                            \
+      "at exit, write the report as one self-contained HTML page (%p is the pid)")                 \
+    X(suppressions, STRING, "",                                                                    \
+      "file of rules (file:, function:, site:, module:) whose leaks are left out")                 \
+    X(timeline, BOOL, "1", "sample live bytes and blocks over the run for the report")             \
+    X(track_all, BOOL, "0",                                                                        \
+      "also track blocks made by code built without memtrack, sited by return address")            \
+    X(system_leaks, BOOL, "0", "with track_all: also list blocks made inside system libraries")    \
+    X(symbolize, BOOL, "1",                                                                        \
+      "turn code addresses into file:line from the debug information (libdw)")                     \
+    /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                              \
+    X(quarantine, SIZE, "1m",                                                                      \
+      "bytes of freed blocks each heap shard keeps before giving them back; 0: none")              \
+    X(fill_new, BOOL, "1", "fill new blocks (not calloc) with 0xCD")                               \
+    X(fill_freed, BOOL, "1", "fill freed blocks with 0xDD and check them for writes after free")   \
+    X(unwritten, BOOL, "0",                                                                        \
+      "report per site the share of freed bytes never written (needs fill_new)")                   \
+    X(realloc_moves, BOOL, "1",                                                                    \
+      "realloc always moves the block (0: resize in place when it fits)")                          \
+    X(abort_on_error, BOOL, "0", "abort (core dump, debugger) right after the first error")        \
+    X(break_on, COUNT, "0", "raise SIGTRAP when allocation number N is made (0: never)")           \
+    X(check_every, COUNT, "0", "check every live block every N allocations and frees (0: never)")  \
+    X(crash_report, BOOL, "1",                                                                     \
+      "on SIGSEGV, SIGBUS or SIGABRT, print the heap's state before the default action")           \
+    X(test_fail_storage, COUNT, "0",                                                               \
+      "testing only: the Nth and later allocations of record storage fail (0: never)")             \
     X(help, BOOL, "0", "print every option with its default and meaning, then go on")
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;

@@ -18,7 +18,7 @@
 
 /* ---- the report stream ------------------------------------------------------------ */
 
-static int out_fd = -2; /* -2: not opened yet */
+static int out_fd = -2;         /* -2: not opened yet */
 static unsigned out_generation; /* mt_output_generation when out_fd was opened */
 static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
 
@@ -100,7 +100,7 @@ int mt_out_fd(void)
         pthread_mutex_unlock(&out_mutex);
     }
     if (fd == STDOUT_FILENO && !mt_in_crash) /* stdio is not async-signal-safe */
-        fflush(stdout); /* the program's buffered output comes first */
+        fflush(stdout);                      /* the program's buffered output comes first */
     return fd;
 }
 

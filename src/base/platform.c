@@ -26,8 +26,7 @@ unsigned mt_thread_number_slow(void)
 {
     mt_thread_number = atomic_fetch_add_explicit(&next_thread_number, 1, memory_order_relaxed);
     if (mt_thread_number == 0) /* wrapped after 4 billion threads: 0 means "unset" */
-        mt_thread_number = atomic_fetch_add_explicit(&next_thread_number, 1,
-                                                     memory_order_relaxed);
+        mt_thread_number = atomic_fetch_add_explicit(&next_thread_number, 1, memory_order_relaxed);
     return mt_thread_number;
 }
 

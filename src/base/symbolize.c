@@ -32,26 +32,26 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
 
 /* ---- libdw, opened on first use -------------------------------------------------------- */
 
-#define MT_DW_FUNCTIONS(X)                                                               \
-    X(dwfl_begin)                                                                        \
-    X(dwfl_report_begin_add)                                                             \
-    X(dwfl_linux_proc_report)                                                            \
-    X(dwfl_report_end)                                                                   \
-    X(dwfl_linux_proc_find_elf)                                                          \
-    X(dwfl_standard_find_debuginfo)                                                      \
-    X(dwfl_addrmodule)                                                                   \
-    X(dwfl_module_addrdie)                                                               \
-    X(dwfl_module_nextcu)                                                                \
-    X(dwfl_module_addrinfo)                                                              \
-    X(dwarf_haspc)                                                                       \
-    X(dwarf_getsrc_die)                                                                  \
-    X(dwarf_linesrc)                                                                     \
-    X(dwarf_lineno)                                                                      \
-    X(dwarf_attr)                                                                        \
-    X(dwarf_getscopes)                                                                   \
-    X(dwarf_tag)                                                                         \
-    X(dwarf_attr_integrate)                                                              \
-    X(dwarf_formstring)                                                                  \
+#define MT_DW_FUNCTIONS(X)                                                                         \
+    X(dwfl_begin)                                                                                  \
+    X(dwfl_report_begin_add)                                                                       \
+    X(dwfl_linux_proc_report)                                                                      \
+    X(dwfl_report_end)                                                                             \
+    X(dwfl_linux_proc_find_elf)                                                                    \
+    X(dwfl_standard_find_debuginfo)                                                                \
+    X(dwfl_addrmodule)                                                                             \
+    X(dwfl_module_addrdie)                                                                         \
+    X(dwfl_module_nextcu)                                                                          \
+    X(dwfl_module_addrinfo)                                                                        \
+    X(dwarf_haspc)                                                                                 \
+    X(dwarf_getsrc_die)                                                                            \
+    X(dwarf_linesrc)                                                                               \
+    X(dwarf_lineno)                                                                                \
+    X(dwarf_attr)                                                                                  \
+    X(dwarf_getscopes)                                                                             \
+    X(dwarf_tag)                                                                                   \
+    X(dwarf_attr_integrate)                                                                        \
+    X(dwarf_formstring)                                                                            \
     X(dwarf_diename)
 
 typedef struct cache_entry {
@@ -85,8 +85,8 @@ static void open_libdw_locked(void)
     void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL)
         return;
-#define MT_DW_RESOLVE(name)                                                              \
-    if ((*(void **)&symbols.name = dlsym(lib, #name)) == NULL)                          \
+#define MT_DW_RESOLVE(name)                                                                        \
+    if ((*(void **)&symbols.name = dlsym(lib, #name)) == NULL)                                     \
         return;
     MT_DW_FUNCTIONS(MT_DW_RESOLVE)
 #undef MT_DW_RESOLVE
@@ -211,7 +211,8 @@ static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
         return;
     Dwarf_Attribute attr;
     const char *dir = symbols.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
-                          ? symbols.dwarf_formstring(&attr) : NULL;
+                          ? symbols.dwarf_formstring(&attr)
+                          : NULL;
     size_t dn = dir != NULL ? strlen(dir) : 0;
     if (dn > 0 && strncmp(file, dir, dn) == 0 && file[dn] == '/')
         file += dn + 1;

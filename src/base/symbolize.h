@@ -6,8 +6,8 @@
 #include "base/platform.h"
 
 typedef struct mt_symbol {
-    const char *file;   /* relative to its compilation directory when inside it; NULL when
-                           there is no line information (no -g, no libdw) */
+    const char *file; /* relative to its compilation directory when inside it; NULL when
+                         there is no line information (no -g, no libdw) */
     int line;
     const char *func;   /* the function at file:line (an inlined one when the code was
                            inlined), else the symbol; NULL when unknown */

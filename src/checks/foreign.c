@@ -268,7 +268,6 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
 
 #else /* MT_SANITIZER_ALLOCATOR: the sanitizer's allocator is underneath and can tell. */
 
-
 /* ThreadSanitizer's ownership test is true for any address inside a block; its allocated
  * size is known only at a block's first 8 bytes, and blocks are 16-byte aligned: together
  * they mean "the start of a block", as AddressSanitizer's ownership test alone does. */
@@ -340,8 +339,7 @@ static bool on_own_stack(uintptr_t p)
     return on;
 }
 
-void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed,
-                         mt_error_t *e)
+void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed, mt_error_t *e)
 {
     uintptr_t p = (uintptr_t)ptr;
     Dl_info info;

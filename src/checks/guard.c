@@ -22,7 +22,6 @@
 #include "errors/error.h"
 #include "records/site.h"
 
-
 size_t mt_front_size(size_t guard, size_t align)
 {
     if (align < MT_MIN_ALIGN)
@@ -35,7 +34,6 @@ void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
     memset(user - front, MT_GUARD_BYTE, front);
     memset(user + size, MT_GUARD_BYTE, back);
 }
-
 
 bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
                     mt_guard_damage_t *under, mt_guard_damage_t *over)
@@ -99,8 +97,8 @@ void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_d
  * crosses from one byte to the next. */
 static unsigned count_in_word(uint64_t w, uint64_t rep)
 {
-    uint64_t x = w ^ rep;                          /* matching bytes are now zero */
-    uint64_t nonzero = ((x & LOW7) + LOW7) | x;    /* high bit set in each nonzero byte */
+    uint64_t x = w ^ rep;                       /* matching bytes are now zero */
+    uint64_t nonzero = ((x & LOW7) + LOW7) | x; /* high bit set in each nonzero byte */
     return 8u - (unsigned)__builtin_popcountll(nonzero & HIGH);
 }
 
@@ -208,8 +206,8 @@ bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_da
     if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED) &&
         mt_site_get(b->site)->kind == MT_KIND_REGISTERED)
         return false; /* a registrar's bytes, with no guards around */
-    if (MT_LIKELY(!mt_guard_check(user, b->size, mt_block_front_of(b), mt_guard_bytes, under,
-                                  over)))
+    if (MT_LIKELY(
+            !mt_guard_check(user, b->size, mt_block_front_of(b), mt_guard_bytes, under, over)))
         return false;
     mt_kind_t kind = mt_site_get(b->site)->kind; /* unknown if its site could not be made */
     if (under->changed != 0 && (kind == MT_KIND_NEW || kind == MT_KIND_NONE)) {

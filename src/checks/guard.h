@@ -25,8 +25,9 @@
 /* One name per fill byte. */
 #define MT_GUARD_BYTE 0xFDu      /* "fence": around every block */
 #define MT_ALLOC_FILL_BYTE 0xCDu /* "clean": new blocks, not calloc */
-#define MT_FREE_FILL_BYTE 0xDDu  /* "dead": freed blocks in quarantine, released pool
-                                    slots and arena bytes */
+#define MT_FREE_FILL_BYTE                                                                          \
+    0xDDu /* "dead": freed blocks in quarantine, released pool                                     \
+             slots and arena bytes */
 
 /* ---- the layout, fixed when the first block is made ------------------------------------ */
 extern size_t mt_guard_bytes; /* option guard, frozen */

@@ -99,8 +99,8 @@ static size_t evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error
     return found;
 }
 
-size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
-                                  mt_error_t *errs, size_t max)
+size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error_t *errs,
+                                  size_t max)
 {
     size_t released = 0;
     return evict_locked(s, budget, site, errs, max, &released);
@@ -111,8 +111,8 @@ void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
     unsigned char *user = (unsigned char *)mt_block_addr(copy);
     if (mt_fill_freed) {
         if (mt_unwritten_counts(copy)) { /* the fill and the count in one pass */
-            size_t unwritten = mt_fill_counting(user, copy->size, MT_FREE_FILL_BYTE,
-                                                MT_ALLOC_FILL_BYTE);
+            size_t unwritten =
+                mt_fill_counting(user, copy->size, MT_FREE_FILL_BYTE, MT_ALLOC_FILL_BYTE);
             mt_unwritten_add(copy->site, copy->size, unwritten);
         } else {
             memset(user, MT_FREE_FILL_BYTE, copy->size);

@@ -16,8 +16,8 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget);
  * found written after free are described in errs[0..max) for the caller to report once
  * the lock is released; returns how many. Stops early when errs is full. */
 #define MT_EVICT_REPORTS 8u
-size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site,
-                                  mt_error_t *errs, size_t max);
+size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error_t *errs,
+                                  size_t max);
 /* The freeing thread's part, outside the lock: fill the block (counting bytes never
  * written), then end its pending state so it may leave the quarantine. */
 void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy);

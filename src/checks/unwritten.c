@@ -51,9 +51,9 @@ bool mt_unwritten_counts(const mt_block_t *b)
 
 void mt_unwritten_count_block(const mt_block_t *b)
 {
-    mt_unwritten_add(b->site, b->size,
-                     mt_count_byte((const unsigned char *)mt_block_addr(b), b->size,
-                                   MT_ALLOC_FILL_BYTE));
+    mt_unwritten_add(
+        b->site, b->size,
+        mt_count_byte((const unsigned char *)mt_block_addr(b), b->size, MT_ALLOC_FILL_BYTE));
 }
 
 void mt_unwritten_add(uint32_t site, size_t bytes, size_t unwritten)

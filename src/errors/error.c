@@ -17,7 +17,6 @@
 
 void (*mt_error_observer)(const mt_error_t *e);
 
-
 #define CAP_SLOTS 4096u /* (kind, site) pairs whose messages are counted */
 
 typedef struct cap_slot {

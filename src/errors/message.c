@@ -101,8 +101,8 @@ static void print_found_line(mt_buf_t *b, const mt_error_t *e)
     mt_buf_str(b, "  found by ");
     mt_buf_found_by_site(b, e->found_site);
     /* A freed block is checked when it leaves the quarantine, during some later free. */
-    if (e->kind == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK &&
-        kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
+    if (e->kind == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK && kind != MT_KIND_PERIODIC &&
+        kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
         mt_buf_str(b, ", as the block left quarantine");
     mt_buf_char(b, '\n');
 }
@@ -136,7 +136,8 @@ static void print_module_of(mt_buf_t *b, uintptr_t p)
     const char *slash = strrchr(info.dli_fname, '/');
     mt_buf_str(b, " in ");
     mt_buf_str(b, info.dli_fname[0] == '\0' ? mt_program_name()
-                                            : slash != NULL ? slash + 1 : info.dli_fname);
+                  : slash != NULL           ? slash + 1
+                                            : info.dli_fname);
     if (info.dli_sname != NULL) {
         mt_buf_str(b, ", ");
         mt_buf_str(b, info.dli_sname);
@@ -182,8 +183,7 @@ static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
         mt_buf_hex(b, e->pointer);
         mt_buf_str(b, ", a block the C library already has back");
         break;
-    case MT_POINTER_COUNT:
-        break;
+    case MT_POINTER_COUNT: break;
     }
     mt_buf_str(b, by_realloc ? "; realloc returns NULL\n" : "; left alone\n");
 }
@@ -254,15 +254,9 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
     case MT_ERROR_OWNED_FREE:
     case MT_ERROR_REGISTER_CONFLICT:
     case MT_ERROR_UNREGISTER_UNKNOWN:
-    case MT_ERROR_UNREGISTER_OWNER:
-        print_owned_error(b, e);
-        return;
-    case MT_ERROR_MISMATCH:
-        print_mismatch(b, e);
-        break;
-    case MT_ERROR_DELETE_SIZE:
-        print_delete_size(b, e);
-        break;
+    case MT_ERROR_UNREGISTER_OWNER: print_owned_error(b, e); return;
+    case MT_ERROR_MISMATCH: print_mismatch(b, e); break;
+    case MT_ERROR_DELETE_SIZE: print_delete_size(b, e); break;
     case MT_ERROR_DOUBLE_FREE:
         mt_buf_str(b, found_by_realloc(e) ? "realloc of freed " : "double free of ");
         print_block_name(b, e);
@@ -303,8 +297,7 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
             print_freed_line(b, e);
         print_found_line(b, e);
         return;
-    case MT_ERROR_COUNT:
-        break;
+    case MT_ERROR_COUNT: break;
     }
     print_block_line(b, e);
     print_found_line(b, e);
@@ -321,16 +314,18 @@ static void print_owner_of(mt_buf_t *b, uint32_t site)
     const mt_site_t *s = mt_site_get(site);
     const char *noun = NULL;
     switch (s->kind) {
-    case MT_KIND_POOL: case MT_KIND_POOL_ALLOC: case MT_KIND_POOL_FREE:
-    case MT_KIND_POOL_CLEAR: case MT_KIND_POOL_DESTROY: case MT_KIND_POOL_CHECK:
-        noun = "pool ";
-        break;
-    case MT_KIND_ARENA: case MT_KIND_ARENA_ALLOC: case MT_KIND_ARENA_RESET:
-    case MT_KIND_ARENA_REWIND: case MT_KIND_ARENA_DESTROY:
-        noun = "arena ";
-        break;
-    default:
-        break;
+    case MT_KIND_POOL:
+    case MT_KIND_POOL_ALLOC:
+    case MT_KIND_POOL_FREE:
+    case MT_KIND_POOL_CLEAR:
+    case MT_KIND_POOL_DESTROY:
+    case MT_KIND_POOL_CHECK: noun = "pool "; break;
+    case MT_KIND_ARENA:
+    case MT_KIND_ARENA_ALLOC:
+    case MT_KIND_ARENA_RESET:
+    case MT_KIND_ARENA_REWIND:
+    case MT_KIND_ARENA_DESTROY: noun = "arena "; break;
+    default: break;
     }
     if (noun != NULL)
         mt_buf_str(b, noun);
@@ -501,7 +496,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         }
         print_owned_name(b, e);
         mt_buf_str(b, mt_site_get(e->alloc_site)->kind == MT_KIND_REGISTERED ? " registered by "
-                                                                            : " of ");
+                                                                             : " of ");
         print_owner_of(b, e->alloc_site);
         mt_buf_str(b, ", which owns its memory (left alone)\n");
         break;
@@ -542,8 +537,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         print_owner_of(b, e->alloc_site);
         mt_buf_str(b, " (left registered)\n");
         break;
-    default:
-        break;
+    default: break;
     }
     if (block_line)
         print_block_line(b, e);
@@ -551,4 +545,3 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         print_released_line(b, "  released", e->free_site);
     print_found_line(b, e);
 }
-

@@ -24,7 +24,7 @@
 
 /* Directories the system's own libraries live in. A library the user built and loads
  * from elsewhere is the user's code, and so is the program, wherever it is installed. */
-static const char *const system_dirs[] = {"/lib/", "/lib64/", "/lib32/", "/usr/lib/",
+static const char *const system_dirs[] = {"/lib/",       "/lib64/",     "/lib32/",      "/usr/lib/",
                                           "/usr/lib64/", "/usr/lib32/", "/usr/libexec/"};
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)

@@ -10,5 +10,4 @@
  * library, the loader, libmemtrack: see place.c), which only address-only sites can. */
 bool mt_place_of(uint32_t id, mt_place_t *out);
 
-
 #endif /* MT_PLACE_H */

@@ -48,7 +48,7 @@ static struct {
     pthread_mutex_t lock;
     mt_site_t *_Atomic chunks[MAX_CHUNKS];
     _Atomic uint32_t count; /* ids in use, including id 0 */
-    index_entry_t *index; /* index_size entries, a power of two */
+    index_entry_t *index;   /* index_size entries, a power of two */
     size_t index_size;
 } sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -103,8 +103,8 @@ static unsigned cache_slot(const site_key_t *k)
 
 static bool key_equal(const site_key_t *a, const site_key_t *b)
 {
-    return a->file == b->file && a->line == b->line && a->func == b->func &&
-           a->kind == b->kind && a->owner == b->owner && a->pc == b->pc;
+    return a->file == b->file && a->line == b->line && a->func == b->func && a->kind == b->kind &&
+           a->owner == b->owner && a->pc == b->pc;
 }
 
 /* ---- the global index ---------------------------------------------------------------- */
@@ -155,8 +155,7 @@ static const char *copy_string(const char *s)
 
 static mt_site_t *slot_of(uint32_t id)
 {
-    mt_site_t *chunk = atomic_load_explicit(&sites.chunks[id >> CHUNK_BITS],
-                                            memory_order_acquire);
+    mt_site_t *chunk = atomic_load_explicit(&sites.chunks[id >> CHUNK_BITS], memory_order_acquire);
     return chunk != NULL ? &chunk[id & (CHUNK_SITES - 1)] : NULL;
 }
 
@@ -219,8 +218,7 @@ static uint32_t site_lookup(const site_key_t *k)
     return id;
 }
 
-uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind,
-                    const char *owner)
+uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind, const char *owner)
 {
     site_key_t k;
     memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */

@@ -43,10 +43,10 @@ typedef struct stat_slot {
     /* The owner's own. */
     int64_t published_bytes, published_blocks; /* what the shared totals have of ours */
     uint64_t published_events;
-    unsigned unpublished;                      /* events since the last publish */
-    bool crowded;       /* the fallback slot several threads share: add atomically */
-    uint64_t seq_next, seq_end;                /* the current batch: [next, end) */
-    uint64_t seq_epoch;                        /* the batch epoch it was taken in */
+    unsigned unpublished;       /* events since the last publish */
+    bool crowded;               /* the fallback slot several threads share: add atomically */
+    uint64_t seq_next, seq_end; /* the current batch: [next, end) */
+    uint64_t seq_epoch;         /* the batch epoch it was taken in */
     /* The registry. */
     struct stat_slot *next; /* set before the slot is published, then constant */
     atomic_bool in_use;
@@ -59,11 +59,11 @@ static stat_slot_t first_slot, fallback_slot = {.crowded = true};
  * sums below are written at every publish. */
 static struct {
     _Alignas(64) stat_slot_t *_Atomic slots; /* every slot ever made, newest first */
-    atomic_bool shared;         /* two slots have been held at once */
-    _Atomic uint64_t seq_epoch; /* a checkpoint retired every batch taken before */
-    _Alignas(64) atomic_uint in_use; /* slots held now */
-    _Atomic int64_t bytes, blocks;   /* published sums (shared mode) */
-    _Atomic uint64_t events;         /* published allocations + frees (shared mode) */
+    atomic_bool shared;                      /* two slots have been held at once */
+    _Atomic uint64_t seq_epoch;              /* a checkpoint retired every batch taken before */
+    _Alignas(64) atomic_uint in_use;         /* slots held now */
+    _Atomic int64_t bytes, blocks;           /* published sums (shared mode) */
+    _Atomic uint64_t events;                 /* published allocations + frees (shared mode) */
     _Atomic uint64_t peak_bytes, peak_blocks;
     _Atomic uint64_t next_seq;
 } counters = {.slots = &first_slot};
@@ -96,8 +96,8 @@ static bool raise_peak(_Atomic uint64_t *peak, int64_t now)
 {
     uint64_t old = atomic_load_explicit(peak, memory_order_relaxed);
     while (now > 0 && (uint64_t)now > old) {
-        if (atomic_compare_exchange_weak_explicit(peak, &old, (uint64_t)now,
-                                                  memory_order_relaxed, memory_order_relaxed))
+        if (atomic_compare_exchange_weak_explicit(peak, &old, (uint64_t)now, memory_order_relaxed,
+                                                  memory_order_relaxed))
             return true;
     }
     return false;
@@ -105,8 +105,8 @@ static bool raise_peak(_Atomic uint64_t *peak, int64_t now)
 
 static bool timeline_due(uint64_t count)
 {
-    return MT_UNLIKELY((count & atomic_load_explicit(&mt_timeline_mask,
-                                                     memory_order_relaxed)) == 0);
+    return MT_UNLIKELY((count & atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) ==
+                       0);
 }
 
 /* Allocations and frees this slot has seen (the timeline's event count while solo). */
@@ -131,8 +131,7 @@ static void publish(stat_slot_t *s)
     uint64_t events = atomic_fetch_add_explicit(&counters.events, de, memory_order_relaxed) + de;
     s->unpublished = 0;
     int64_t all_bytes = atomic_fetch_add_explicit(&counters.bytes, db, memory_order_relaxed) + db;
-    int64_t all_blocks =
-        atomic_fetch_add_explicit(&counters.blocks, dk, memory_order_relaxed) + dk;
+    int64_t all_blocks = atomic_fetch_add_explicit(&counters.blocks, dk, memory_order_relaxed) + dk;
     if (raise_peak(&counters.peak_bytes, all_bytes))
         mt_timeline_peak((uint64_t)all_bytes, all_blocks > 0 ? (uint64_t)all_blocks : 0, events);
     (void)raise_peak(&counters.peak_blocks, all_blocks);
@@ -181,8 +180,7 @@ static MT_NOINLINE stat_slot_t *slot_get_slow(void)
         *s = (stat_slot_t){.in_use = true};
         s->next = atomic_load_explicit(&counters.slots, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&counters.slots, &s->next, s,
-                                                      memory_order_release,
-                                                      memory_order_relaxed)) {
+                                                      memory_order_release, memory_order_relaxed)) {
         }
     }
     if (atomic_fetch_add_explicit(&counters.in_use, 1, memory_order_relaxed) >= 1)
@@ -208,16 +206,14 @@ void mt_stats_alloc(size_t size)
     add_u(s, &s->total_bytes, size);
     add_u(s, &s->total_blocks, 1);
     if (MT_LIKELY(!atomic_load_explicit(&counters.shared, memory_order_relaxed))) {
-        if (bytes > 0 && (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes,
-                                                                memory_order_relaxed)) {
+        if (bytes > 0 &&
+            (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) {
             atomic_store_explicit(&s->solo_peak_bytes, (uint64_t)bytes, memory_order_relaxed);
-            mt_timeline_peak((uint64_t)bytes, blocks > 0 ? (uint64_t)blocks : 0,
-                             slot_events(s));
+            mt_timeline_peak((uint64_t)bytes, blocks > 0 ? (uint64_t)blocks : 0, slot_events(s));
         }
-        if (blocks > 0 && (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks,
-                                                                  memory_order_relaxed))
-            atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks,
-                                  memory_order_relaxed);
+        if (blocks > 0 &&
+            (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed))
+            atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks, memory_order_relaxed);
     } else if (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES) {
         publish(s);
     }
@@ -285,8 +281,8 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-static void add_slot(memtrack_stats_t *out, int64_t *bytes, int64_t *blocks,
-                     uint64_t *peak_bytes, uint64_t *peak_blocks, stat_slot_t *s)
+static void add_slot(memtrack_stats_t *out, int64_t *bytes, int64_t *blocks, uint64_t *peak_bytes,
+                     uint64_t *peak_blocks, stat_slot_t *s)
 {
     *bytes += atomic_load_explicit(&s->bytes, memory_order_relaxed);
     *blocks += atomic_load_explicit(&s->blocks, memory_order_relaxed);
@@ -294,10 +290,10 @@ static void add_slot(memtrack_stats_t *out, int64_t *bytes, int64_t *blocks,
     out->total_blocks += (size_t)atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
     out->frees += (size_t)atomic_load_explicit(&s->frees, memory_order_relaxed);
     out->failed += (size_t)atomic_load_explicit(&s->failed, memory_order_relaxed);
-    *peak_bytes = max_u64(*peak_bytes, atomic_load_explicit(&s->solo_peak_bytes,
-                                                            memory_order_relaxed));
-    *peak_blocks = max_u64(*peak_blocks, atomic_load_explicit(&s->solo_peak_blocks,
-                                                              memory_order_relaxed));
+    *peak_bytes =
+        max_u64(*peak_bytes, atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed));
+    *peak_blocks =
+        max_u64(*peak_blocks, atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed));
 }
 
 void mt_stats_read(memtrack_stats_t *out)
@@ -306,8 +302,8 @@ void mt_stats_read(memtrack_stats_t *out)
     uint64_t peak_bytes = atomic_load(&counters.peak_bytes);
     uint64_t peak_blocks = atomic_load(&counters.peak_blocks);
     out->total_bytes = out->total_blocks = out->frees = out->failed = 0;
-    for (stat_slot_t *s = atomic_load_explicit(&counters.slots, memory_order_acquire);
-         s != NULL; s = s->next)
+    for (stat_slot_t *s = atomic_load_explicit(&counters.slots, memory_order_acquire); s != NULL;
+         s = s->next)
         add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, s);
     add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, &fallback_slot);
     /* exact between calls while one thread tracks: never below zero */

@@ -92,10 +92,12 @@ static void *storage_alloc(size_t size)
 }
 
 mt_shard_t mt_shards[MT_SHARD_COUNT] = {
-#define SHARD_INIT {.lock = MT_LOCK_INIT}
-    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
-    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
-    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+#define SHARD_INIT                                                                                 \
+    {                                                                                              \
+        .lock = MT_LOCK_INIT                                                                       \
+    }
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
+    SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT, SHARD_INIT,
 #undef SHARD_INIT
 };
 
@@ -178,13 +180,14 @@ static void hash_delete(void **head, mt_block_t *b)
 }
 
 /* Calls fn for every record of a hash, in insertion order. */
-#define HASH_EACH(head, b, code)                                                          \
-    do {                                                                                 \
-        record_t *h_ = (head), *r_, *next_;                                               \
-        HASH_ITER(hh, h_, r_, next_) {                                                   \
-            mt_block_t *b = (mt_block_t *)(void *)r_;                                    \
-            code;                                                                        \
-        }                                                                                \
+#define HASH_EACH(head, b, code)                                                                   \
+    do {                                                                                           \
+        record_t *h_ = (head), *r_, *next_;                                                        \
+        HASH_ITER(hh, h_, r_, next_)                                                               \
+        {                                                                                          \
+            mt_block_t *b = (mt_block_t *)(void *)r_;                                              \
+            code;                                                                                  \
+        }                                                                                          \
     } while (0)
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)

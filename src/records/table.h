@@ -20,10 +20,10 @@ typedef struct mt_block {
     /* bucket chain and insertion-order list; link.key is the user address itself, which
      * saves a field. In the free list of records, the table links records through it. */
     mt_table_link_t link;
-    size_t size;       /* requested size */
-    uint64_t meta;     /* sequence number, thread, alignment, flags: see MT_META_* */
-    uint32_t site;     /* where it was allocated (or last reallocated) */
-    uint32_t free_site;/* where it was released (blocks in quarantine) */
+    size_t size;        /* requested size */
+    uint64_t meta;      /* sequence number, thread, alignment, flags: see MT_META_* */
+    uint32_t site;      /* where it was allocated (or last reallocated) */
+    uint32_t free_site; /* where it was released (blocks in quarantine) */
 } mt_block_t;
 
 /* The address the user sees, the block's key. */
@@ -41,14 +41,14 @@ static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
 #define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
 #define MT_META_THREAD(m) ((unsigned)(((m) >> MT_SEQ_BITS) & 0xffffu))
 #define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x1fu)) /* alignments to 2^31 */
-#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its damage was reported */
+#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62)                /* its damage was reported */
 #define MT_META_FLAG_OWNED (UINT64_C(1) << 63) /* a pool's, an arena's or a registrar's */
 /* In quarantine, still being checked and filled by the thread that freed it: nobody else
  * may check or release it yet. Cleared with an atomic store; read with mt_meta_load(). */
 #define MT_META_FLAG_PENDING (UINT64_C(1) << 61)
-#define MT_META_MAKE(seq, thread, align_shift)                                           \
-    (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                            \
-     ((uint64_t)((thread) & 0xffffu) << MT_SEQ_BITS) | ((uint64_t)((align_shift) & 0x1fu) << 56))
+#define MT_META_MAKE(seq, thread, align_shift)                                                     \
+    (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                                      \
+     ((uint64_t)((thread)&0xffffu) << MT_SEQ_BITS) | ((uint64_t)((align_shift)&0x1fu) << 56))
 
 /* Reads a record's meta, which the freeing thread may still change (MT_META_FLAG_PENDING). */
 static inline uint64_t mt_meta_load(const mt_block_t *b)
@@ -64,9 +64,9 @@ typedef struct mt_shard {
     void *live;               /* the hash of the live blocks (table.c); NULL when none */
     mt_block_t *free_records; /* records ready for reuse, linked through their link */
     size_t records_made;
-    void *quarantine;         /* the hash of the freed blocks held back (quarantine.c),
-                                 in the order they were freed: the oldest first */
-    size_t quarantine_bytes;  /* what they hold (mt_quarantine_cost of each) */
+    void *quarantine;                      /* the hash of the freed blocks held back (quarantine.c),
+                                              in the order they were freed: the oldest first */
+    size_t quarantine_bytes;               /* what they hold (mt_quarantine_cost of each) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
 extern mt_shard_t mt_shards[MT_SHARD_COUNT];

@@ -43,7 +43,7 @@ typedef struct mt_place {
 
 /* Blocks still live, grouped by the place that made them. */
 typedef struct mt_leak_site {
-    uint32_t site;     /* library: a representative site id; 0 in the tool */
+    uint32_t site; /* library: a representative site id; 0 in the tool */
     mt_place_t where;
     uint64_t bytes;
     uint64_t blocks;
@@ -137,14 +137,14 @@ typedef struct mt_report {
     size_t nrules;
     mt_apart_t system; /* made inside system libraries (track_all) */
 
-    size_t errors;                 /* errors found */
-    mt_name_count_t *error_kinds;  /* errors found by kind, kinds with none left out */
+    size_t errors;                /* errors found */
+    mt_name_count_t *error_kinds; /* errors found by kind, kinds with none left out */
     size_t nerror_kinds;
     mt_report_error_t *error_list; /* the first errors found, in order */
     size_t nerror_list;
     mt_not_printed_t *not_printed; /* most first */
     size_t nnot_printed;
-    uint64_t max_messages;         /* the cap they passed */
+    uint64_t max_messages; /* the cap they passed */
 
     bool unwritten_check;      /* option unwritten: bytes never written were counted */
     mt_unwritten_t *unwritten; /* sites with freed blocks, most unwritten bytes first */
@@ -152,7 +152,7 @@ typedef struct mt_report {
 
     mt_sample_t *samples; /* the timeline, by event */
     size_t nsamples;
-    mt_sample_t peak;     /* when live bytes were highest (event 0: not known) */
+    mt_sample_t peak; /* when live bytes were highest (event 0: not known) */
 
     mt_option_value_t *options;
     size_t noptions;

@@ -229,7 +229,7 @@ static uint64_t px(const plot_t *p, uint64_t event)
 static uint64_t py(const plot_t *p, uint64_t bytes)
 {
     const uint64_t h = PLOT_H - PLOT_TOP - PLOT_BOTTOM;
-    uint64_t up = bytes >= p->max_bytes ? h
+    uint64_t up = bytes >= p->max_bytes    ? h
                   : bytes > UINT64_MAX / h ? bytes / (p->max_bytes / h + 1)
                                            : bytes * h / p->max_bytes;
     return PLOT_TOP + h - up;

@@ -12,8 +12,8 @@
 
 #include "report/model.h"
 
-static const char *const when_names[] = {[MT_WHEN_EXIT] = "exit", [MT_WHEN_NOW] = "now",
-                                         [MT_WHEN_SINCE] = "since"};
+static const char *const when_names[] = {
+    [MT_WHEN_EXIT] = "exit", [MT_WHEN_NOW] = "now", [MT_WHEN_SINCE] = "since"};
 
 static void key(mt_buf_t *b, const char *name)
 {
@@ -144,8 +144,7 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
     u64_field(b, "total", r->errors, false);
     mt_buf_str(b, "\"by_kind\": {");
     for (size_t k = 0; k < r->nerror_kinds; k++)
-        u64_field(b, r->error_kinds[k].name, r->error_kinds[k].count,
-                  k + 1 == r->nerror_kinds);
+        u64_field(b, r->error_kinds[k].name, r->error_kinds[k].count, k + 1 == r->nerror_kinds);
     mt_buf_str(b, "},\n    \"list\": [");
     for (size_t i = 0; i < r->nerror_list; i++) {
         const mt_report_error_t *e = &r->error_list[i];

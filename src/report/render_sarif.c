@@ -165,8 +165,8 @@ static void fingerprint(mt_buf_t *b, const char *what, const mt_place_t *p)
     mt_buf_char(b, '}');
 }
 
-static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t *s,
-                        bool *first, rules_t *rs)
+static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t *s, bool *first,
+                        rules_t *rs)
 {
     mt_buf_t m;
     result_head(b, first, rs, false, s->where.kind);
@@ -183,9 +183,9 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     }
     mt_buf_str(&m, " at ");
     mt_buf_place(&m, &s->where);
-    mt_buf_str(&m, r->when == MT_WHEN_EXIT ? s->blocks == 1 ? " is never released"
-                                                            : " are never released"
-                                           : " still live");
+    mt_buf_str(&m, r->when == MT_WHEN_EXIT
+                       ? s->blocks == 1 ? " is never released" : " are never released"
+                       : " still live");
     if (s->nseqs > 0) {
         mt_buf_str(&m, " (block");
         mt_buf_str(&m, s->nseqs > 1 ? "s" : "");
@@ -297,8 +297,8 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
     if (r->cwd != NULL) {
         mt_buf_str(b, "      \"originalUriBaseIds\": {\"SRCROOT\": {\"uri\": \"file://");
         mt_buf_uri_path(b, r->cwd);
-        mt_buf_str(b, r->cwd[0] != '\0' && r->cwd[strlen(r->cwd) - 1] == '/' ? "\"}},\n"
-                                                                             : "/\"}},\n");
+        mt_buf_str(b,
+                   r->cwd[0] != '\0' && r->cwd[strlen(r->cwd) - 1] == '/' ? "\"}},\n" : "/\"}},\n");
     }
     mt_buf_str(b, "      \"invocations\": [{\"executionSuccessful\": true, "
                   "\"properties\": {\"program\": ");

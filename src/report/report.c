@@ -317,8 +317,11 @@ static void build_unwritten(mt_report_t *r, mt_unwritten_site_t *raw)
 
 static void build_options(mt_report_t *r, scratch_t *s)
 {
-    static const char types[] = {[MT_OPT_BOOL] = 'b', [MT_OPT_INT] = 'n', [MT_OPT_SIZE] = 'n',
-                                 [MT_OPT_COUNT] = 'n', [MT_OPT_STRING] = 's'};
+    static const char types[] = {[MT_OPT_BOOL] = 'b',
+                                 [MT_OPT_INT] = 'n',
+                                 [MT_OPT_SIZE] = 'n',
+                                 [MT_OPT_COUNT] = 'n',
+                                 [MT_OPT_STRING] = 's'};
     size_t n = mt_option_count();
     for (size_t i = 0; i < n; i++) {
         mt_buf_t b;
@@ -356,8 +359,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
              (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t) + nrules * sizeof(mt_rule_hits_t) +
              nopts * (sizeof(mt_option_value_t) + MT_OPTION_STRING_MAX + 16) + PATH_MAX +
              NOT_PRINTED_MAX * (sizeof(mt_capped_t) + sizeof(mt_not_printed_t)) +
-             UNWRITTEN_MAX * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) +
-             20 * 16;
+             UNWRITTEN_MAX * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) + 20 * 16;
     s.size = (s.size + 4095) & ~(size_t)4095;
     s.base = mt_pages_alloc(s.size);
     if (s.base == NULL)

@@ -109,8 +109,10 @@ static bool parse_rule(char *line, rule_t *r, const char **why)
     static const struct {
         const char *prefix;
         rule_type_t type;
-    } types[] = {{"file:", RULE_FILE}, {"function:", RULE_FUNCTION},
-                 {"site:", RULE_SITE}, {"module:", RULE_MODULE}};
+    } types[] = {{"file:", RULE_FILE},
+                 {"function:", RULE_FUNCTION},
+                 {"site:", RULE_SITE},
+                 {"module:", RULE_MODULE}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         size_t n = strlen(types[i].prefix);
         if (strncmp(line, types[i].prefix, n) != 0)

@@ -24,9 +24,9 @@
 #include "records/site.h"
 
 #define SLOTS 48
-#define RING 16384     /* freed blocks a shard's FIFO can hold in the model */
-#define GUARD 16       /* the model runs with memtrack's default guard */
-#define WAF_SPAN 64    /* writes after free land in a block's first 64 bytes */
+#define RING 16384  /* freed blocks a shard's FIFO can hold in the model */
+#define GUARD 16    /* the model runs with memtrack's default guard */
+#define WAF_SPAN 64 /* writes after free land in a block's first 64 bytes */
 #define MAX_ERRORS 65536
 
 static const char model_file[] = "model.c";
@@ -34,21 +34,30 @@ static const char model_func[] = "model";
 
 /* One line per operation kind: each is its own site. */
 enum {
-    L_MALLOC = 1, L_CALLOC, L_ALIGNED, L_REALLOC, L_FREE, L_DOUBLE_FREE, L_DOUBLE_REALLOC,
-    L_BAD_FREE, L_BAD_REALLOC, L_CHECK, L_HUGE
+    L_MALLOC = 1,
+    L_CALLOC,
+    L_ALIGNED,
+    L_REALLOC,
+    L_FREE,
+    L_DOUBLE_FREE,
+    L_DOUBLE_REALLOC,
+    L_BAD_FREE,
+    L_BAD_REALLOC,
+    L_CHECK,
+    L_HUGE
 };
 
 typedef struct block {
     unsigned char *p;
     size_t size;
-    unsigned shift;     /* log2 of its alignment */
+    unsigned shift; /* log2 of its alignment */
     uint64_t seq;
     uint32_t site, free_site;
-    uint32_t content;   /* seed of what the program wrote (0: calloc zeros untouched) */
-    uint32_t over;      /* bit i: the byte i after the end was changed */
-    uint32_t under;     /* bit i: the byte i + 1 before the start was changed */
-    uint64_t waf;       /* freed: bit i: byte i was written after free */
-    int reported;       /* its damage (guards while live, the fill once freed) was reported */
+    uint32_t content; /* seed of what the program wrote (0: calloc zeros untouched) */
+    uint32_t over;    /* bit i: the byte i after the end was changed */
+    uint32_t under;   /* bit i: the byte i + 1 before the start was changed */
+    uint64_t waf;     /* freed: bit i: byte i was written after free */
+    int reported;     /* its damage (guards while live, the fill once freed) was reported */
 } block_t;
 
 typedef struct fifo {
@@ -362,11 +371,11 @@ static int op_realloc(void)
     b->site = found;
     size_t kept = old.size < size ? old.size : size;
     for (size_t i = 0; i < size; i++) {
-        unsigned char want = i >= kept ? MT_ALLOC_FILL_BYTE
-                             : old.content != 0 ? content_byte(old.content, i) : 0;
+        unsigned char want = i >= kept          ? MT_ALLOC_FILL_BYTE
+                             : old.content != 0 ? content_byte(old.content, i)
+                                                : 0;
         if (b->p[i] != want) {
-            fprintf(stderr, "model: realloc'd block byte %zu is %#x, not %#x\n", i, b->p[i],
-                    want);
+            fprintf(stderr, "model: realloc'd block byte %zu is %#x, not %#x\n", i, b->p[i], want);
             return 1;
         }
     }
@@ -415,19 +424,19 @@ static int op_double_free(int by_realloc)
     mt_error_t *e;
     bool untracked = take(4) == 0 && UNTRACKED_DOOR; /* the process's free(), realloc() */
     if (by_realloc) {
-        e = expect(MT_ERROR_DOUBLE_FREE, untracked ? SITE_ANY_REALLOC
-                                                   : site(L_DOUBLE_REALLOC, MT_KIND_REALLOC));
+        e = expect(MT_ERROR_DOUBLE_FREE,
+                   untracked ? SITE_ANY_REALLOC : site(L_DOUBLE_REALLOC, MT_KIND_REALLOC));
         errno = 0;
         void *p = untracked ? realloc(b->p, 1 + take(100))
-                            : memtrack_realloc_at(b->p, 1 + take(100), model_file,
-                                                  L_DOUBLE_REALLOC, model_func);
+                            : memtrack_realloc_at(b->p, 1 + take(100), model_file, L_DOUBLE_REALLOC,
+                                                  model_func);
         if (p != NULL || errno != EINVAL) {
             fprintf(stderr, "model: realloc of a freed block gave %p, errno %d\n", p, errno);
             return 1;
         }
     } else {
-        e = expect(MT_ERROR_DOUBLE_FREE, untracked ? SITE_ANY_FREE
-                                                   : site(L_DOUBLE_FREE, MT_KIND_FREE));
+        e = expect(MT_ERROR_DOUBLE_FREE,
+                   untracked ? SITE_ANY_FREE : site(L_DOUBLE_FREE, MT_KIND_FREE));
         if (untracked)
             free(b->p);
         else
@@ -456,8 +465,8 @@ static unsigned char *inside(const block_t *b, int64_t *offset)
 static int op_bad_pointer(int by_realloc)
 {
     int line = by_realloc ? L_BAD_REALLOC : L_BAD_FREE;
-    mt_error_t *e = expect(MT_ERROR_INVALID_FREE,
-                           site(line, by_realloc ? MT_KIND_REALLOC : MT_KIND_FREE));
+    mt_error_t *e =
+        expect(MT_ERROR_INVALID_FREE, site(line, by_realloc ? MT_KIND_REALLOC : MT_KIND_FREE));
     volatile char stack_area[64];
     unsigned char *p;
     block_t *b;
@@ -577,8 +586,7 @@ static bool same_error(const mt_error_t *x, const mt_error_t *y)
                  x->thread == y->thread && x->alloc_site == y->alloc_site;
     switch (x->kind) {
     case MT_ERROR_OVERRUN:
-    case MT_ERROR_UNDERRUN:
-        return block && x->changed == y->changed && x->extent == y->extent;
+    case MT_ERROR_UNDERRUN: return block && x->changed == y->changed && x->extent == y->extent;
     case MT_ERROR_DOUBLE_FREE:
         return block && same_site(x->free_site, y->free_site) && x->pointer == y->pointer;
     case MT_ERROR_WRITE_AFTER_FREE:
@@ -590,8 +598,7 @@ static bool same_error(const mt_error_t *x, const mt_error_t *y)
         if (x->what == MT_POINTER_INSIDE_LIVE || x->what == MT_POINTER_INSIDE_FREED)
             return block && x->offset == y->offset && same_site(x->free_site, y->free_site);
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -601,8 +608,8 @@ static void print_error(const char *what, const mt_error_t *e)
             "  %s: %s block %#lx size %zu seq %llu alloc %u free %u found %u changed %zu "
             "extent %zu offset %lld what %u pointer %#lx\n",
             what, mt_error_names[e->kind], (unsigned long)e->addr, e->size,
-            (unsigned long long)e->seq, e->alloc_site, e->free_site, e->found_site,
-            e->changed, e->extent, (long long)e->offset, e->what, (unsigned long)e->pointer);
+            (unsigned long long)e->seq, e->alloc_site, e->free_site, e->found_site, e->changed,
+            e->extent, (long long)e->offset, e->what, (unsigned long)e->pointer);
 }
 
 static int compare(const char *op)
@@ -671,9 +678,12 @@ void model_init(size_t quarantine)
     mprotect(wild_page, 4096, PROT_NONE);
 }
 
-static const char *const op_names[] = {
-    "alloc", "free", "realloc", "overrun", "underrun", "write after free", "double free",
-    "realloc of freed", "bad free", "bad realloc", "check", "huge size"};
+static const char *const op_names[] = {"alloc",       "free",
+                                       "realloc",     "overrun",
+                                       "underrun",    "write after free",
+                                       "double free", "realloc of freed",
+                                       "bad free",    "bad realloc",
+                                       "check",       "huge size"};
 
 int model_step(const uint8_t **data, size_t *len)
 {
@@ -682,8 +692,18 @@ int model_step(const uint8_t **data, size_t *len)
     unsigned op = take(100);
     int kind, bad;
     /* Mostly allocations and frees, so blocks come and go and the quarantine turns over. */
-    kind = op < 24 ? 0 : op < 46 ? 1 : op < 58 ? 2 : op < 64 ? 3 : op < 70 ? 4 : op < 77 ? 5
-         : op < 83 ? 6 : op < 86 ? 7 : op < 91 ? 8 : op < 94 ? 9 : op < 98 ? 10 : 11;
+    kind = op < 24   ? 0
+           : op < 46 ? 1
+           : op < 58 ? 2
+           : op < 64 ? 3
+           : op < 70 ? 4
+           : op < 77 ? 5
+           : op < 83 ? 6
+           : op < 86 ? 7
+           : op < 91 ? 8
+           : op < 94 ? 9
+           : op < 98 ? 10
+                     : 11;
     switch (kind) {
     case 0: bad = op_alloc(); break;
     case 1: bad = op_free(); break;

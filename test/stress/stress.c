@@ -144,7 +144,7 @@ static void one_step(slot_t *slots, unsigned *state, counts_t *c)
             atomic_fetch_add(&content_errors, 1);
         c->failed++;
     } else if (op < 70 && rnd(state) % 64 == 0) { /* each scans every block */
-#ifndef __SANITIZE_THREAD__ /* a check reading a freed block while its thread writes to it
+#ifndef __SANITIZE_THREAD__ /* a check reading a freed block while its thread writes to it         \
                              * after free is a race by design; ThreadSanitizer would say so */
         (void)memtrack_check();
 #endif
@@ -220,7 +220,10 @@ int main(int argc, char **argv)
     }
     memtrack_stats_t st;
     memtrack_stats(&st);
-    struct { const char *name; size_t want, got; } kinds[] = {
+    struct {
+        const char *name;
+        size_t want, got;
+    } kinds[] = {
         {"overrun", sum.overrun, mt_error_count(MT_ERROR_OVERRUN)},
         {"underrun", sum.underrun, mt_error_count(MT_ERROR_UNDERRUN)},
         {"double free", sum.double_free + racing, mt_error_count(MT_ERROR_DOUBLE_FREE)},
@@ -238,7 +241,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "stress:   expected %zu\n", kinds[k].want);
         bad |= !ok;
     }
-    fprintf(stderr, "stress: %s, %d threads x %lu operations\n", bad ? "FAILED" : "passed",
-            THREADS, iterations);
+    fprintf(stderr, "stress: %s, %d threads x %lu operations\n", bad ? "FAILED" : "passed", THREADS,
+            iterations);
     return bad;
 }

@@ -25,8 +25,8 @@ Test(fill, count_byte_matches_a_plain_loop)
                 size_t want = 0;
                 for (size_t i = 0; i < n; i++)
                     want += buf[start + i] == 0xCD;
-                cr_assert_eq(mt_count_byte(buf + start, n, 0xCD), want,
-                             "seed %u start %zu n %zu", seed, start, n);
+                cr_assert_eq(mt_count_byte(buf + start, n, 0xCD), want, "seed %u start %zu n %zu",
+                             seed, start, n);
             }
     }
 }

@@ -35,8 +35,8 @@ Test(guard, one_byte_overrun_and_underrun)
 {
     mt_guard_damage_t under, over;
     mt_guard_fill(area + 16, 10, 16, 16);
-    area[16 + 10] = 0;    /* first byte past the end */
-    area[16 - 1] = 'x';   /* last byte before the start */
+    area[16 + 10] = 0;  /* first byte past the end */
+    area[16 - 1] = 'x'; /* last byte before the start */
     cr_expect(mt_guard_check(area + 16, 10, 16, 16, &under, &over));
     cr_expect_eq(over.changed, 1);
     cr_expect_eq(over.extent, 1);

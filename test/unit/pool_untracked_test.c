@@ -77,15 +77,16 @@ Test(pool_untracked, reuses_the_most_recently_released_first)
 
 Test(pool_untracked, bad_releases_are_ignored_and_the_pool_stays_sound)
 {
-    memtrack_pool_t *p = memtrack_pool_create("p", 16, 4), *other = memtrack_pool_create("o", 16, 4);
+    memtrack_pool_t *p = memtrack_pool_create("p", 16, 4),
+                    *other = memtrack_pool_create("o", 16, 4);
     char *a = memtrack_pool_alloc(p), *b = memtrack_pool_alloc(p);
     char *theirs = memtrack_pool_alloc(other);
     int local;
     memtrack_pool_free(p, a);
-    memtrack_pool_free(p, a);        /* twice */
-    memtrack_pool_free(p, b + 4);    /* inside an object */
-    memtrack_pool_free(p, theirs);   /* another pool's */
-    memtrack_pool_free(p, &local);   /* the stack */
+    memtrack_pool_free(p, a);      /* twice */
+    memtrack_pool_free(p, b + 4);  /* inside an object */
+    memtrack_pool_free(p, theirs); /* another pool's */
+    memtrack_pool_free(p, &local); /* the stack */
     memtrack_pool_free(p, NULL);
     memtrack_pool_free(NULL, b);
     cr_expect_eq(memtrack_pool_live(p), 1);

@@ -168,7 +168,7 @@ static void *allocate_around_a_mark(void *arg)
     before_mark = memtrack_malloc_at(8, AT); /* takes a batch of numbers */
     pthread_barrier_wait(&step);             /* main takes its mark */
     pthread_barrier_wait(&step);
-    after_mark = memtrack_malloc_at(8, AT);  /* from the same batch, were it kept */
+    after_mark = memtrack_malloc_at(8, AT); /* from the same batch, were it kept */
     return NULL;
 }
 

@@ -192,8 +192,8 @@ int main(int argc, char **argv)
     }
     printf("live=%zu ops=%zu threads=%zu ns_per_pair=%.2f mpairs_per_s=%.3f "
            "setup_rss_kb=%ld maxrss_kb=%ld\n",
-           live, ops, threads, worst * 1e9 / (double)ops,
-           (double)(ops * threads) / worst / 1e6, setup_rss, rss);
+           live, ops, threads, worst * 1e9 / (double)ops, (double)(ops * threads) / worst / 1e6,
+           setup_rss, rss);
     free(w);
     return 0;
 }

@@ -15,8 +15,9 @@
  *
  * The machine may be shared and noisy: each figure is the fastest of REPS runs (the one
  * least disturbed), the runs of the two sides of a ratio interleaved, and each ratio is
- * taken between the two fastest figures of this one invocation. glibc's allocator is called as __libc_malloc/__libc_free: the process's own
- * malloc here is libmemtrack's, which costs a lookup on free.
+ * taken between the two fastest figures of this one invocation. glibc's allocator is called as
+ * __libc_malloc/__libc_free: the process's own malloc here is libmemtrack's, which costs a lookup
+ * on free.
  *
  * Steady state everywhere: a set of live objects at the fill level; each step releases a
  * random live one and allocates one, so the fill level stays put and the free slots are
@@ -127,36 +128,35 @@ static inline void churn_free(const churn_t *c, void *p)
  * rounds of `batch`: that many random live objects released, as many allocated (a frame
  * of a game); batch 1 is one at a time. Only the allocator calls are timed, except for
  * batch 1, where a precomputed pick is in the loop for every allocator alike. */
-#define CHURN_LOOP(ALLOC, FREE)                                                          \
-    do {                                                                                 \
-        if (batch == 1) {                                                                \
-            double t0 = now_ns();                                                        \
-            for (size_t s = 0; s < steps; s++) {                                         \
-                size_t j = pick(s, live);                                                \
-                FREE(all[j]);                                                            \
-                all[j] = ALLOC;                                                          \
-            }                                                                            \
-            timed = now_ns() - t0;                                                       \
-            break;                                                                       \
-        }                                                                                \
-        for (size_t done = 0; done < steps; done += batch) {                             \
-            for (size_t k = 0; k < batch; k++) { /* victims to the end of the live set */ \
-                size_t j = below(live - k), t = live - 1 - k;                             \
-                void *v = all[j];                                                        \
-                all[j] = all[t];                                                         \
-                all[t] = v;                                                              \
-            }                                                                            \
-            double t0 = now_ns();                                                        \
-            for (size_t k = live - batch; k < live; k++)                                 \
-                FREE(all[k]);                                                            \
-            for (size_t k = live - batch; k < live; k++)                                 \
-                all[k] = ALLOC;                                                          \
-            timed += now_ns() - t0;                                                      \
-        }                                                                                \
+#define CHURN_LOOP(ALLOC, FREE)                                                                    \
+    do {                                                                                           \
+        if (batch == 1) {                                                                          \
+            double t0 = now_ns();                                                                  \
+            for (size_t s = 0; s < steps; s++) {                                                   \
+                size_t j = pick(s, live);                                                          \
+                FREE(all[j]);                                                                      \
+                all[j] = ALLOC;                                                                    \
+            }                                                                                      \
+            timed = now_ns() - t0;                                                                 \
+            break;                                                                                 \
+        }                                                                                          \
+        for (size_t done = 0; done < steps; done += batch) {                                       \
+            for (size_t k = 0; k < batch; k++) { /* victims to the end of the live set */          \
+                size_t j = below(live - k), t = live - 1 - k;                                      \
+                void *v = all[j];                                                                  \
+                all[j] = all[t];                                                                   \
+                all[t] = v;                                                                        \
+            }                                                                                      \
+            double t0 = now_ns();                                                                  \
+            for (size_t k = live - batch; k < live; k++)                                           \
+                FREE(all[k]);                                                                      \
+            for (size_t k = live - batch; k < live; k++)                                           \
+                all[k] = ALLOC;                                                                    \
+            timed += now_ns() - t0;                                                                \
+        }                                                                                          \
     } while (0)
 
-static double run_churn(int who, size_t size, size_t cap, double fill, size_t batch,
-                        size_t steps)
+static double run_churn(int who, size_t size, size_t cap, double fill, size_t batch, size_t steps)
 {
     churn_t c = {who, NULL, size};
     if (who == POOL_UNTRACKED)
@@ -184,20 +184,15 @@ static double run_churn(int who, size_t size, size_t cap, double fill, size_t ba
 #define UNTRACKED_FREE(p) memtrack_pool_free(c.pool, (p))
 #define TRACKED_FREE(p) memtrack_pool_free_at(c.pool, (p), __FILE__, __LINE__, __func__)
     switch (who) {
-    case POOL_UNTRACKED:
-        CHURN_LOOP(memtrack_pool_alloc(c.pool), UNTRACKED_FREE);
-        break;
+    case POOL_UNTRACKED: CHURN_LOOP(memtrack_pool_alloc(c.pool), UNTRACKED_FREE); break;
     case POOL_TRACKED:
-        CHURN_LOOP(memtrack_pool_alloc_at(c.pool, __FILE__, __LINE__, __func__),
-                   TRACKED_FREE);
+        CHURN_LOOP(memtrack_pool_alloc_at(c.pool, __FILE__, __LINE__, __func__), TRACKED_FREE);
         break;
 #define MALLOC_TRACKED_FREE(p) memtrack_free_at((p), __FILE__, __LINE__, __func__)
     case MALLOC_TRACKED:
         CHURN_LOOP(memtrack_malloc_at(size, __FILE__, __LINE__, __func__), MALLOC_TRACKED_FREE);
         break;
-    default:
-        CHURN_LOOP(__libc_malloc(size), __libc_free);
-        break;
+    default: CHURN_LOOP(__libc_malloc(size), __libc_free); break;
     }
     if (c.pool != NULL && memtrack_pool_live(c.pool) != live) {
         fprintf(stderr, "pools: the pool lost objects\n");
@@ -230,13 +225,12 @@ static void table_pool_vs_malloc(void)
             for (size_t f = 0; f < sizeof fills / sizeof *fills; f++) {
                 double pool[16], mall[16];
                 for (int r = 0; r < reps; r++) {
-                    pool[r] = run_churn(POOL_UNTRACKED, sizes[z], cap, fills[f], batches[b],
-                                        steps);
+                    pool[r] = run_churn(POOL_UNTRACKED, sizes[z], cap, fills[f], batches[b], steps);
                     mall[r] = run_churn(GLIBC, sizes[z], cap, fills[f], batches[b], steps);
                 }
                 double p = best(pool, reps), m = best(mall, reps);
-                printf("| %zu | %zu | %.0f %% | %.2f | %.2f | %.1fx |\n", sizes[z],
-                       batches[b], fills[f] * 100, p, m, m / p);
+                printf("| %zu | %zu | %.0f %% | %.2f | %.2f | %.1fx |\n", sizes[z], batches[b],
+                       fills[f] * 100, p, m, m / p);
             }
         }
     }
@@ -337,7 +331,8 @@ static void table_free_list_placement(void)
     printf("Two bare pools over %zu slots, half full, batches of 1000 random victims: "
            "released slots threaded through the slots (seed 004) or kept on a stack of "
            "slot numbers outside them (memtrack's untracked pools). The objects are not "
-           "touched by the program between the calls.\n\n", cap);
+           "touched by the program between the calls.\n\n",
+           cap);
     printf("| size | threaded ns | stack ns | threaded / stack |\n|---:|---:|---:|---:|\n");
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
         double th[16], st[16];
@@ -358,19 +353,19 @@ static size_t arena_sizes[ARENA_SIZES];
 /* ns per allocation: fill the arena with random sizes, reset, again (reset included). */
 static double run_arena(size_t capacity, size_t allocs, int tracked)
 {
-    memtrack_arena_t *a = tracked ? memtrack_arena_create_at("bench", capacity, __FILE__,
-                                                             __LINE__, __func__)
-                                  : memtrack_arena_create("bench", capacity);
+    memtrack_arena_t *a =
+        tracked ? memtrack_arena_create_at("bench", capacity, __FILE__, __LINE__, __func__)
+                : memtrack_arena_create("bench", capacity);
     double t0 = now_ns();
     size_t sink = 0;
     if (tracked) {
         for (size_t i = 0; i < allocs; i++) {
-            void *p = memtrack_arena_alloc_at(a, arena_sizes[i & (ARENA_SIZES - 1)],
-                                              __FILE__, __LINE__, __func__);
+            void *p = memtrack_arena_alloc_at(a, arena_sizes[i & (ARENA_SIZES - 1)], __FILE__,
+                                              __LINE__, __func__);
             if (p == NULL) {
                 memtrack_arena_reset_at(a, __FILE__, __LINE__, __func__);
-                p = memtrack_arena_alloc_at(a, arena_sizes[i & (ARENA_SIZES - 1)],
-                                            __FILE__, __LINE__, __func__);
+                p = memtrack_arena_alloc_at(a, arena_sizes[i & (ARENA_SIZES - 1)], __FILE__,
+                                            __LINE__, __func__);
             }
             sink += (uintptr_t)p;
         }
@@ -530,7 +525,7 @@ static seed_result_t run_seed(int method, size_t n, double fill, size_t steps)
                 freelist_release(&p, slots[j]);
             else
                 used_release(&p, slots[j]);
-            slots[j] = method == 0 ? linear_alloc(&p)
+            slots[j] = method == 0   ? linear_alloc(&p)
                        : method == 1 ? random_alloc(&p)
                                      : freelist_alloc(&p);
         }
@@ -551,7 +546,8 @@ static void table_seeds(void)
     size_t n = 10000, steps = quick ? 100000 : 500000;
     printf("\n### Finding a free slot: the seeds' methods side by side\n\n");
     printf("%zu slots; each step releases a random live slot and allocates one. Random "
-           "probing's expected probes are 1 / (1 - full): 2 at 50 %%, 4 at 75 %%.\n\n", n);
+           "probing's expected probes are 1 / (1 - full): 2 at 50 %%, 4 at 75 %%.\n\n",
+           n);
     printf("| method | full | probes/alloc | ns/alloc |\n|---|---:|---:|---:|\n");
     for (int m = 0; m < 3; m++) {
         for (size_t f = 0; f < sizeof fills / sizeof *fills; f++) {
@@ -561,8 +557,8 @@ static void table_seeds(void)
                 ns[r] = res.ns;
                 probes[r] = res.probes;
             }
-            printf("| %s | %.0f %% | %.2f | %.1f |\n", names[m], fills[f] * 100,
-                   best(probes, reps), best(ns, reps));
+            printf("| %s | %.0f %% | %.2f | %.1f |\n", names[m], fills[f] * 100, best(probes, reps),
+                   best(ns, reps));
         }
     }
 }
@@ -578,7 +574,8 @@ static void table_tracking(void)
     printf("Tracked: made through the _at entry points (what the macros call with "
            "MEMORY_CONTROL_ON), default options (16 guard bytes). Pools of %zu objects, "
            "half full, batches of 1000; tracked malloc+free (memtrack_malloc_at, "
-           "memtrack_free_at) under the same steps, for scale.\n\n", cap);
+           "memtrack_free_at) under the same steps, for scale.\n\n",
+           cap);
     printf("| operation | untracked ns | tracked ns | tracked / untracked | "
            "tracked malloc+free ns | tracked pool / tracked malloc |\n");
     printf("|---|---:|---:|---:|---:|---:|\n");
@@ -599,8 +596,8 @@ static void table_tracking(void)
         ta[r] = run_arena(1u << 20, allocs, 1);
     }
     double u = best(ua, reps), t = best(ta, reps);
-    printf("| arena allocation, 16..256 bytes (reset included) | %.2f | %.1f | %.0fx | | |\n",
-           u, t, t / u);
+    printf("| arena allocation, 16..256 bytes (reset included) | %.2f | %.1f | %.0fx | | |\n", u, t,
+           t / u);
 }
 
 int main(int argc, char **argv)

@@ -70,8 +70,7 @@ static void measure(size_t n, int strided)
     printf("pattern=%s live=%zu list=%.1f fixed1024=%.2f fixed1024_max=%zu "
            "table=%.3f table_items=%zu table_buckets=%zu table_max=%zu noexpand=%zu\n",
            strided ? "strided" : "random", n, ((double)n + 1) / 2.0, fixed, fixed_max,
-           shape.mean_visits, shape.items, shape.buckets, shape.max_chain,
-           shape.noexpand_shards);
+           shape.mean_visits, shape.items, shape.buckets, shape.max_chain, shape.noexpand_shards);
     fflush(stdout);
     for (size_t i = 0; i < n; i++)
         free(blocks[i]);
