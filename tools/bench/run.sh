@@ -1,6 +1,6 @@
 #!/bin/bash
 # run.sh - memtrack's benchmark: builds the churn and visits programs in each variant,
-# runs them several times, and prints the tables of BENCHMARKS.md with medians.
+# runs them several times, and prints the tables of tools/bench/README.md with medians.
 #
 #   tools/bench/run.sh [--quick]        (make bench, make bench QUICK=1)
 #
