@@ -7,6 +7,8 @@
  * is refused with a message that names the field.
  */
 #include "report_read.h"
+#include "errors/words.h"
+#include "records/kinds.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -126,6 +128,7 @@ static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const cha
 {
     int64_t line = 0;
     memset(p, 0, sizeof *p);
+    p->kind_id = MT_KIND_NONE;
     if (obj == NULL || obj->type == JSON_NULL)
         return;
     if (obj->type != JSON_OBJECT) {
@@ -133,6 +136,7 @@ static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const cha
         return;
     }
     p->kind = opt_string(rd, obj, "kind", where);
+    p->kind_id = mt_kind_named(p->kind);
     p->file = opt_string(rd, obj, "file", where);
     if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
         fail(rd, "%s.line should be a whole number", where);
@@ -254,6 +258,7 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
             snprintf(where, sizeof where, "errors.list[%zu]", i);
             const json_t *kind = need(rd, e, "kind", JSON_STRING, where);
             out->kind = kind != NULL ? kind->text : "?";
+            out->kind_id = mt_error_kind_named(out->kind);
             out->addr = address_of(rd, e, where);
             out->size = u64(rd, e, "size", where);
             out->seq = u64(rd, e, "sequence", where);
@@ -266,6 +271,7 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
                 fail(rd, "%s.offset should be a whole number", where);
             out->offset = offset;
             out->what = opt_string(rd, e, "what", where);
+            out->what_id = mt_pointer_class_named(out->what);
             char sub[96];
             snprintf(sub, sizeof sub, "%s.allocated_at", where);
             read_place(rd, json_get(e, "allocated_at"), &out->alloc, sub);

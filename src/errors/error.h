@@ -5,44 +5,9 @@
 
 #include "base/buf.h"
 #include "base/platform.h"
+#include "errors/words.h"
+#include "report/model.h"
 #include "records/table.h"
-
-#define MT_ERROR_LIST(X)                                                                           \
-    X(OVERRUN, "overrun")                                                                          \
-    X(UNDERRUN, "underrun")                                                                        \
-    /* pools, arenas and registered blocks (pool.c, arena.c, register.c) */                        \
-    X(POOL_DOUBLE_RELEASE, "pool double release")                                                  \
-    X(POOL_INTERIOR_RELEASE, "pool release of an interior pointer")                                \
-    X(POOL_FOREIGN_RELEASE, "pool release of a foreign pointer")                                   \
-    X(POOL_WRITE_AFTER_RELEASE, "pool write after release")                                        \
-    X(POOL_LIVE_AT_DESTROY, "pool destroyed with live objects")                                    \
-    X(ARENA_WRITE_AFTER_RELEASE, "arena write after release")                                      \
-    X(ARENA_BAD_MARK, "arena rewind to a bad mark")                                                \
-    X(OWNED_FREE, "free of pool, arena or registered memory")                                      \
-    X(REGISTER_CONFLICT, "register over a live block")                                             \
-    X(UNREGISTER_UNKNOWN, "unregister of an unknown block")                                        \
-    X(UNREGISTER_OWNER, "unregister by another owner")                                             \
-    MT_ERROR_LIST_CXX(X)                                                                           \
-    /* freed blocks and pointers the tracker never made */                                         \
-    X(DOUBLE_FREE, "double free") /* also realloc of a freed block */                              \
-    X(WRITE_AFTER_FREE, "write after free")                                                        \
-    X(INVALID_FREE, "invalid free") /* free or realloc of a pointer: see what */
-
-/* A block released by the wrong family: new[] by delete, new by free... (mismatch.c);
- * a sized delete given another size than the block's (the object deleted through a base
- * class without a virtual destructor): its error's extent is the size given. */
-#define MT_ERROR_LIST_CXX(X)                                                                       \
-    X(MISMATCH, "mismatch")                                                                        \
-    X(DELETE_SIZE, "delete size")
-
-typedef enum {
-#define MT_ERROR_ENUM(name, text) MT_ERROR_##name,
-    MT_ERROR_LIST(MT_ERROR_ENUM)
-#undef MT_ERROR_ENUM
-        MT_ERROR_COUNT
-} mt_error_kind_t;
-
-extern const char *const mt_error_names[MT_ERROR_COUNT];
 
 typedef struct mt_error {
     mt_error_kind_t kind;
@@ -63,27 +28,6 @@ typedef struct mt_error {
     unsigned what;       /* invalid free: what the pointer is (mt_pointer_class_t) */
 } mt_error_t;
 
-/* What a pointer released by tracked code turned out to be (foreign.c). For INSIDE_LIVE
- * and INSIDE_FREED the error's block fields name the block it points into. */
-#define MT_POINTER_CLASS_LIST(X)                                                                   \
-    X(UNKNOWN, "a pointer")                                                                        \
-    X(INSIDE_LIVE, "a pointer inside a block")                                                     \
-    X(INSIDE_FREED, "a pointer inside a freed block")                                              \
-    X(STACK, "a stack address")                                                                    \
-    X(STATIC, "a static address")                                                                  \
-    X(WILD, "a wild pointer")                                                                      \
-    X(NOT_HEAP, "an address the C library did not allocate")                                       \
-    X(RELEASED, "a block the C library already has back")
-
-typedef enum {
-#define MT_POINTER_ENUM(name, text) MT_POINTER_##name,
-    MT_POINTER_CLASS_LIST(MT_POINTER_ENUM)
-#undef MT_POINTER_ENUM
-        MT_POINTER_COUNT
-} mt_pointer_class_t;
-
-extern const char *const mt_pointer_class_names[MT_POINTER_COUNT];
-
 /* Prints the messages this thread kept while it held a lock (see base/lock.h). */
 void mt_error_print_pending(void);
 /* Fills the error's block fields (address, size, sequence number, thread, allocation
@@ -98,6 +42,9 @@ void mt_buf_found_by_site(mt_buf_t *b, uint32_t site);
 /* Writes "file:line in func()" or "0x... in func (module)". */
 void mt_buf_site(mt_buf_t *b, uint32_t id);
 
+/* The error as the report model has it (places resolved): what the live message and every
+ * report are worded from. */
+void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out);
 /* Records and prints (within the message cap) one error; with abort_on_error, aborts. */
 void mt_error_report(const mt_error_t *e);
 /* True while messages for (kind, site) are still printed: work done only to make a message

@@ -5,6 +5,37 @@
 #include <string.h>
 
 #include "errors/format.h"
+#include "errors/words.h"
+#include "records/kinds.h"
+
+/* The words for each kind of error and each kind of bad pointer. */
+const char *const mt_pointer_class_names[MT_POINTER_COUNT] = {
+#define MT_POINTER_NAME(name, text) text,
+    MT_POINTER_CLASS_LIST(MT_POINTER_NAME)
+#undef MT_POINTER_NAME
+};
+
+const char *const mt_error_names[MT_ERROR_COUNT] = {
+#define MT_ERROR_NAME(name, text) text,
+    MT_ERROR_LIST(MT_ERROR_NAME)
+#undef MT_ERROR_NAME
+};
+
+mt_error_kind_t mt_error_kind_named(const char *name)
+{
+    unsigned k = 0;
+    while (name != NULL && k < MT_ERROR_COUNT && strcmp(mt_error_names[k], name) != 0)
+        k++;
+    return name != NULL ? (mt_error_kind_t)k : MT_ERROR_COUNT;
+}
+
+mt_pointer_class_t mt_pointer_class_named(const char *name)
+{
+    unsigned k = 0;
+    while (name != NULL && k < MT_POINTER_COUNT && strcmp(mt_pointer_class_names[k], name) != 0)
+        k++;
+    return name != NULL ? (mt_pointer_class_t)k : MT_POINTER_COUNT;
+}
 
 static const char *basename_of(const char *path)
 {
@@ -43,22 +74,22 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
     mt_buf_str(b, "an unknown site");
 }
 
-void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p)
+void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every)
 {
-    const char *kind = p->kind != NULL ? p->kind : "?";
-    if (strcmp(kind, "exit") == 0) {
-        mt_buf_str(b, "the exit-time check");
-        return;
+    switch (p->kind != NULL ? p->kind_id : MT_KIND_NONE) {
+    case MT_KIND_EXIT: mt_buf_str(b, "the exit-time check"); return;
+    case MT_KIND_CRASH: mt_buf_str(b, "the crash report"); return;
+    case MT_KIND_CHECK: mt_buf_str(b, "memtrack_check()"); break;
+    case MT_KIND_PERIODIC:
+        mt_buf_str(b, "the periodic check");
+        if (check_every != 0) {
+            mt_buf_str(b, " (check_every=");
+            mt_buf_u64(b, check_every);
+            mt_buf_char(b, ')');
+        }
+        break;
+    default: mt_buf_str(b, p->kind != NULL ? p->kind : "?"); break;
     }
-    if (strcmp(kind, "crash report") == 0) {
-        mt_buf_str(b, "the crash report");
-        return;
-    }
-    if (strcmp(kind, "check") == 0)
-        kind = "memtrack_check()";
-    else if (strcmp(kind, "periodic check") == 0)
-        kind = "the periodic check";
-    mt_buf_str(b, kind);
     if (p->file != NULL || p->pc != 0) {
         mt_buf_str(b, " at ");
         mt_buf_place(b, p);
@@ -67,17 +98,23 @@ void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p)
 
 /* "invalid free: a stack address 0x7ff..., found by free at a.c:3 in f()", or for a
  * pointer into a block, the block and where the pointer falls in it. */
+void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e)
+{
+    mt_buf_str(b, "block #");
+    mt_buf_u64(b, e->seq);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, e->size, "byte", "bytes");
+    mt_buf_char(b, ')');
+}
+
 static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
 {
     mt_buf_str(b, e->kind);
     mt_buf_str(b, ": ");
     if (e->seq != 0) { /* a pointer into a tracked block: name the block */
-        mt_buf_str(b, e->freed.kind != NULL ? "a pointer inside freed block #"
-                                            : "a pointer inside block #");
-        mt_buf_u64(b, e->seq);
-        mt_buf_str(b, " (");
-        mt_buf_count(b, e->size, "byte", "bytes");
-        mt_buf_str(b, ") allocated at ");
+        mt_buf_str(b, e->freed.kind != NULL ? "a pointer inside freed " : "a pointer inside ");
+        mt_buf_block_name(b, e);
+        mt_buf_str(b, " allocated at ");
         mt_buf_place(b, &e->alloc);
         if (e->freed.kind != NULL) {
             mt_buf_str(b, ", released at ");
@@ -91,7 +128,7 @@ static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_hex(b, e->pointer);
     }
     mt_buf_str(b, ", found by ");
-    mt_buf_found_by(b, &e->found);
+    mt_buf_found_by(b, &e->found, 0);
 }
 
 void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
@@ -101,13 +138,11 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
         return;
     }
     mt_buf_str(b, e->kind);
-    mt_buf_str(b, ": block #");
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, " (");
-    mt_buf_count(b, e->size, "byte", "bytes");
-    mt_buf_str(b, ") allocated at ");
+    mt_buf_str(b, ": ");
+    mt_buf_block_name(b, e);
+    mt_buf_str(b, " allocated at ");
     mt_buf_place(b, &e->alloc);
-    if (strcmp(e->kind, "mismatch") == 0 && e->alloc.kind != NULL) { /* what it is about */
+    if (e->kind_id == MT_ERROR_MISMATCH && e->alloc.kind != NULL) { /* what it is about */
         mt_buf_str(b, " by ");
         mt_buf_str(b, e->alloc.kind);
     }
@@ -116,8 +151,8 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_place(b, &e->freed);
     }
     mt_buf_str(b, ", found by ");
-    mt_buf_found_by(b, &e->found);
-    if (e->changed != 0 && strcmp(e->kind, "write after free") == 0) {
+    mt_buf_found_by(b, &e->found, 0);
+    if (e->changed != 0 && e->kind_id == MT_ERROR_WRITE_AFTER_FREE) {
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         if (e->extent - (uint64_t)e->offset == 1) {

@@ -7,8 +7,10 @@
 /* "file:line in func()" or "0x... in symbol+0x.. (module)" or "an unknown site" */
 void mt_buf_place(mt_buf_t *b, const mt_place_t *p);
 /* What found an error: "free at a.c:9 in f()", "memtrack_check() at ...", "the exit-time
- * check"... */
-void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p);
+ * check"...; check_every, when not 0, is said of the periodic check. */
+void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every);
+/* "block #4 (8 bytes)" */
+void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e);
 /* "overrun: block #4 (8 bytes) allocated at a.c:3 in f(), found by free at a.c:9 in f():
  * 2 bytes changed, 5 bytes from the block": one error in one line, every kind alike. */
 void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e);

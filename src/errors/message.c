@@ -1,6 +1,8 @@
 /* message.c - the message printed when an error is found: what happened, the block (its
  * size, allocation site and sequence number), where it was released and where it was
- * found, one fact a line. Places are worded by format.c, as in the reports.
+ * found, one fact a line. It is worded from the error as the report model has it
+ * (mt_error_to_model), with format.c's words for blocks, places and what found an error:
+ * the same words as the reports' one-line summaries.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,19 +14,6 @@
 #include "records/place.h"
 #include "records/site.h"
 
-/* The words for each kind of error and each kind of bad pointer. */
-const char *const mt_pointer_class_names[MT_POINTER_COUNT] = {
-#define MT_POINTER_NAME(name, text) text,
-    MT_POINTER_CLASS_LIST(MT_POINTER_NAME)
-#undef MT_POINTER_NAME
-};
-
-const char *const mt_error_names[MT_ERROR_COUNT] = {
-#define MT_ERROR_NAME(name, text) text,
-    MT_ERROR_LIST(MT_ERROR_NAME)
-#undef MT_ERROR_NAME
-};
-
 /* Writes "file:line in func()", or for a site known only by address and without line
  * information "0x... in symbol+0x.. (module)": the place a report shows. */
 void mt_buf_site(mt_buf_t *b, uint32_t id)
@@ -34,25 +23,51 @@ void mt_buf_site(mt_buf_t *b, uint32_t id)
     mt_buf_place(b, &p);
 }
 
-/* "pool \"bullets\"", "malloc" */
-static void print_kind_owner(mt_buf_t *b, uint32_t site)
+void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out)
 {
-    const mt_site_t *s = mt_site_get(site);
-    mt_buf_str(b, mt_kind_names[s->kind]);
-    if (s->owner != NULL) {
+    memset(out, 0, sizeof *out);
+    out->kind = mt_error_names[e->kind];
+    out->kind_id = (int)e->kind;
+    out->addr = e->addr;
+    out->size = e->size;
+    out->seq = e->seq;
+    out->thread = e->thread;
+    (void)mt_place_of(e->alloc_site, &out->alloc);
+    (void)mt_place_of(e->free_site, &out->freed); /* kind NULL when there is none */
+    (void)mt_place_of(e->found_site, &out->found);
+    out->changed = e->changed;
+    out->extent = e->extent;
+    out->pointer = e->pointer;
+    out->offset = e->offset;
+    bool invalid = e->kind == MT_ERROR_INVALID_FREE;
+    out->what = invalid ? mt_pointer_class_names[e->what] : NULL;
+    out->what_id = invalid ? (int)e->what : MT_POINTER_COUNT;
+}
+
+/* The kind of a place, MT_KIND_NONE when it has none. */
+static int kind_of(const mt_place_t *p)
+{
+    return p->kind != NULL ? p->kind_id : MT_KIND_NONE;
+}
+
+/* "pool \"bullets\"", "malloc" */
+static void print_kind_owner(mt_buf_t *b, const mt_place_t *p)
+{
+    mt_buf_str(b, mt_kind_names[kind_of(p)]);
+    if (p->owner != NULL) {
         mt_buf_str(b, " \"");
-        mt_buf_str(b, s->owner);
+        mt_buf_str(b, p->owner);
         mt_buf_char(b, '"');
     }
 }
 
-static void print_block_line(mt_buf_t *b, const mt_error_t *e)
+static void print_block_line(mt_buf_t *b, const mt_report_error_t *e)
 {
     mt_buf_line(b);
     mt_buf_str(b, "  allocated at ");
-    mt_buf_site(b, e->alloc_site);
+    mt_buf_place(b, &e->alloc);
     mt_buf_str(b, " by ");
-    print_kind_owner(b, e->alloc_site);
+    print_kind_owner(b, &e->alloc);
     mt_buf_str(b, " (block ");
     mt_buf_hex(b, e->addr);
     if (e->thread != 0) {
@@ -62,58 +77,34 @@ static void print_block_line(mt_buf_t *b, const mt_error_t *e)
     mt_buf_str(b, ")\n");
 }
 
-/* "block #4 (8 bytes)" */
-static void print_block_name(mt_buf_t *b, const mt_error_t *e)
-{
-    mt_buf_str(b, "block #");
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, " (");
-    mt_buf_count(b, e->size, "byte", "bytes");
-    mt_buf_char(b, ')');
-}
-
-/* What found an error: "free at x.c:3 in f()", "memtrack_check() at ...", "the exit-time
- * check"... */
+/* What found an error (format.c words it), for a site id. */
 void mt_buf_found_by_site(mt_buf_t *b, uint32_t site)
 {
-    const mt_site_t *s = mt_site_get(site);
-    switch (s->kind) {
-    case MT_KIND_CHECK: mt_buf_str(b, "memtrack_check()"); break;
-    case MT_KIND_EXIT: mt_buf_str(b, "the exit-time check"); return;
-    case MT_KIND_CRASH: mt_buf_str(b, "the crash report"); return;
-    case MT_KIND_PERIODIC:
-        mt_buf_str(b, "the periodic check (check_every=");
-        mt_buf_u64(b, mt_opt.check_every);
-        mt_buf_char(b, ')');
-        break;
-    default: mt_buf_str(b, mt_kind_names[s->kind]); break;
-    }
-    if (s->file != NULL || s->pc != NULL) {
-        mt_buf_str(b, " at ");
-        mt_buf_site(b, site);
-    }
+    mt_place_t p;
+    (void)mt_place_of(site, &p);
+    mt_buf_found_by(b, &p, mt_opt.check_every);
 }
 
-static void print_found_line(mt_buf_t *b, const mt_error_t *e)
+static void print_found_line(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_kind_t kind = mt_site_get(e->found_site)->kind;
+    int kind = kind_of(&e->found);
     mt_buf_line(b);
     mt_buf_str(b, "  found by ");
-    mt_buf_found_by_site(b, e->found_site);
+    mt_buf_found_by(b, &e->found, mt_opt.check_every);
     /* A freed block is checked when it leaves the quarantine, during some later free. */
-    if (e->kind == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK && kind != MT_KIND_PERIODIC &&
-        kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
+    if (e->kind_id == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK &&
+        kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
         mt_buf_str(b, ", as the block left quarantine");
     mt_buf_char(b, '\n');
 }
 
 /* "  freed at x.c:3 in f() by free" */
-static void print_freed_line(mt_buf_t *b, const mt_error_t *e)
+static void print_freed_line(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_kind_t kind = mt_site_get(e->free_site)->kind;
+    int kind = kind_of(&e->freed);
     mt_buf_line(b);
     mt_buf_str(b, "  freed at ");
-    mt_buf_site(b, e->free_site);
+    mt_buf_place(b, &e->freed);
     mt_buf_str(b, " by ");
     mt_buf_str(b, mt_kind_names[kind]);
     if (kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY)
@@ -121,9 +112,9 @@ static void print_freed_line(mt_buf_t *b, const mt_error_t *e)
     mt_buf_char(b, '\n');
 }
 
-static bool found_by_realloc(const mt_error_t *e)
+static bool found_by_realloc(const mt_report_error_t *e)
 {
-    mt_kind_t kind = mt_site_get(e->found_site)->kind;
+    int kind = kind_of(&e->found);
     return kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY;
 }
 
@@ -149,16 +140,16 @@ static void print_module_of(mt_buf_t *b, uintptr_t p)
 }
 
 /* The first line of an invalid free: what the pointer was, and what was done with it. */
-static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
+static void print_invalid_free(mt_buf_t *b, const mt_report_error_t *e)
 {
     bool by_realloc = found_by_realloc(e);
     mt_buf_str(b, by_realloc ? "realloc of " : "free of ");
-    switch ((mt_pointer_class_t)e->what) {
+    switch ((mt_pointer_class_t)e->what_id) {
     case MT_POINTER_INSIDE_LIVE:
     case MT_POINTER_INSIDE_FREED:
-        mt_buf_str(b, e->what == MT_POINTER_INSIDE_LIVE ? "a pointer inside "
-                                                        : "a pointer inside freed ");
-        print_block_name(b, e);
+        mt_buf_str(b, e->what_id == MT_POINTER_INSIDE_LIVE ? "a pointer inside "
+                                                           : "a pointer inside freed ");
+        mt_buf_block_name(b, e);
         mt_buf_str(b, ", ");
         mt_buf_from_start(b, e->offset);
         break;
@@ -166,13 +157,13 @@ static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
     case MT_POINTER_STATIC:
     case MT_POINTER_WILD:
     case MT_POINTER_UNKNOWN:
-        mt_buf_str(b, mt_pointer_class_names[e->what]);
+        mt_buf_str(b, e->what);
         mt_buf_str(b, " (");
         mt_buf_hex(b, e->pointer);
-        if (e->what == MT_POINTER_STATIC)
-            print_module_of(b, e->pointer);
+        if (e->what_id == MT_POINTER_STATIC)
+            print_module_of(b, (uintptr_t)e->pointer);
         mt_buf_char(b, ')');
-        if (e->what == MT_POINTER_WILD)
+        if (e->what_id == MT_POINTER_WILD)
             mt_buf_str(b, ", not readable");
         break;
     case MT_POINTER_NOT_HEAP:
@@ -188,18 +179,18 @@ static void print_invalid_free(mt_buf_t *b, const mt_error_t *e)
     mt_buf_str(b, by_realloc ? "; realloc returns NULL\n" : "; left alone\n");
 }
 
-static void print_owned_error(mt_buf_t *b, const mt_error_t *e);
+static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e);
 
 /* ---- mismatched releases (mismatch.c) ------------------------------------------------ */
 
 /* "mismatched delete of block #4 (40 bytes) made by new[]: release it with delete[]" */
-static void print_mismatch(mt_buf_t *b, const mt_error_t *e)
+static void print_mismatch(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_kind_t made = mt_site_get(e->alloc_site)->kind;
+    int made = kind_of(&e->alloc);
     mt_buf_str(b, "mismatched ");
-    mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+    mt_buf_str(b, mt_kind_names[kind_of(&e->found)]);
     mt_buf_str(b, " of ");
-    print_block_name(b, e);
+    mt_buf_block_name(b, e);
     mt_buf_str(b, " made by ");
     mt_buf_str(b, mt_kind_names[made]);
     mt_buf_str(b, ": release it with ");
@@ -209,11 +200,11 @@ static void print_mismatch(mt_buf_t *b, const mt_error_t *e)
 
 /* "delete of block #4 (24 bytes) as 16 bytes: deleted through a base class without a
  * virtual destructor?" */
-static void print_delete_size(mt_buf_t *b, const mt_error_t *e)
+static void print_delete_size(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+    mt_buf_str(b, mt_kind_names[kind_of(&e->found)]);
     mt_buf_str(b, " of ");
-    print_block_name(b, e);
+    mt_buf_block_name(b, e);
     mt_buf_str(b, " as ");
     mt_buf_count(b, e->extent, "byte", "bytes");
     mt_buf_str(b, ": deleted through a base class without a virtual destructor?\n");
@@ -221,14 +212,14 @@ static void print_delete_size(mt_buf_t *b, const mt_error_t *e)
 
 /* ---- all errors ---------------------------------------------------------------------- */
 
-void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
+static void print_error(mt_buf_t *b, const mt_report_error_t *e)
 {
     mt_buf_line(b);
     mt_buf_str(b, "ERROR: ");
-    switch (e->kind) {
+    switch (e->kind_id) {
     case MT_ERROR_OVERRUN:
         mt_buf_str(b, "overrun after ");
-        print_block_name(b, e);
+        mt_buf_block_name(b, e);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         mt_buf_str(b, " changed, up to ");
@@ -237,7 +228,7 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
         break;
     case MT_ERROR_UNDERRUN:
         mt_buf_str(b, "underrun before ");
-        print_block_name(b, e);
+        mt_buf_block_name(b, e);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         mt_buf_str(b, " changed, up to ");
@@ -259,7 +250,7 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
     case MT_ERROR_DELETE_SIZE: print_delete_size(b, e); break;
     case MT_ERROR_DOUBLE_FREE:
         mt_buf_str(b, found_by_realloc(e) ? "realloc of freed " : "double free of ");
-        print_block_name(b, e);
+        mt_buf_block_name(b, e);
         mt_buf_char(b, '\n');
         print_block_line(b, e);
         print_freed_line(b, e);
@@ -267,7 +258,7 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
         return;
     case MT_ERROR_WRITE_AFTER_FREE:
         mt_buf_str(b, "write after free to ");
-        print_block_name(b, e);
+        mt_buf_block_name(b, e);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         if (e->extent - (size_t)e->offset == 1) {
@@ -291,9 +282,9 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
         return;
     case MT_ERROR_INVALID_FREE:
         print_invalid_free(b, e);
-        if (e->what == MT_POINTER_INSIDE_LIVE || e->what == MT_POINTER_INSIDE_FREED)
+        if (e->what_id == MT_POINTER_INSIDE_LIVE || e->what_id == MT_POINTER_INSIDE_FREED)
             print_block_line(b, e);
-        if (e->what == MT_POINTER_INSIDE_FREED)
+        if (e->what_id == MT_POINTER_INSIDE_FREED)
             print_freed_line(b, e);
         print_found_line(b, e);
         return;
@@ -309,11 +300,10 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *e)
 
 /* The owner named by a site: "pool \"bullets\"", "arena \"level\"", or a registrar's
  * bare "\"myalloc\"". */
-static void print_owner_of(mt_buf_t *b, uint32_t site)
+static void print_owner_of(mt_buf_t *b, const mt_place_t *p)
 {
-    const mt_site_t *s = mt_site_get(site);
     const char *noun = NULL;
-    switch (s->kind) {
+    switch (kind_of(p)) {
     case MT_KIND_POOL:
     case MT_KIND_POOL_ALLOC:
     case MT_KIND_POOL_FREE:
@@ -330,14 +320,14 @@ static void print_owner_of(mt_buf_t *b, uint32_t site)
     if (noun != NULL)
         mt_buf_str(b, noun);
     mt_buf_char(b, '"');
-    mt_buf_str(b, s->owner != NULL ? s->owner : "?");
+    mt_buf_str(b, p->owner != NULL ? p->owner : "?");
     mt_buf_char(b, '"');
 }
 
 /* "object #12 (24 bytes)" for a pool, "allocation #3" for an arena, "block #7" else. */
-static void print_owned_name(mt_buf_t *b, const mt_error_t *e)
+static void print_owned_name(mt_buf_t *b, const mt_report_error_t *e)
 {
-    switch (mt_site_get(e->alloc_site)->kind) {
+    switch (kind_of(&e->alloc)) {
     case MT_KIND_POOL: mt_buf_str(b, "object #"); break;
     case MT_KIND_ARENA: mt_buf_str(b, "allocation #"); break;
     default: mt_buf_str(b, "block #"); break;
@@ -348,15 +338,15 @@ static void print_owned_name(mt_buf_t *b, const mt_error_t *e)
     mt_buf_char(b, ')');
 }
 
-static void print_released_line(mt_buf_t *b, const char *what, uint32_t site)
+static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t *p)
 {
     mt_buf_line(b);
     mt_buf_str(b, what);
     mt_buf_str(b, " by ");
-    mt_buf_str(b, mt_kind_names[mt_site_get(site)->kind]);
-    if (mt_site_get(site)->file != NULL || mt_site_get(site)->pc != NULL) {
+    mt_buf_str(b, mt_kind_names[kind_of(p)]);
+    if (p->file != NULL || p->pc != 0) {
         mt_buf_str(b, " at ");
-        mt_buf_site(b, site);
+        mt_buf_place(b, p);
     }
     mt_buf_char(b, '\n');
 }
@@ -375,30 +365,30 @@ static void print_offset(mt_buf_t *b, int64_t offset)
 }
 
 /* " of block #4 (8 bytes) made by malloc" */
-static void print_block_made_by(mt_buf_t *b, const mt_error_t *e)
+static void print_block_made_by(mt_buf_t *b, const mt_report_error_t *e)
 {
     mt_buf_str(b, " of block #");
     mt_buf_u64(b, e->seq);
     mt_buf_str(b, " (");
     mt_buf_count(b, e->size, "byte", "bytes");
     mt_buf_str(b, ") made by ");
-    print_kind_owner(b, e->alloc_site);
+    print_kind_owner(b, &e->alloc);
 }
 
-static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
+static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
 {
-    bool block_line = e->alloc_site != MT_SITE_NONE;
-    switch (e->kind) {
+    bool block_line = e->alloc.kind != NULL;
+    switch (e->kind_id) {
     case MT_ERROR_POOL_DOUBLE_RELEASE:
         mt_buf_str(b, "double release of ");
         print_owned_name(b, e);
         mt_buf_str(b, " to ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         mt_buf_char(b, '\n');
         break;
     case MT_ERROR_POOL_INTERIOR_RELEASE:
         mt_buf_str(b, "release to ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         mt_buf_str(b, " of a pointer ");
         if (e->offset < 0) {
             mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
@@ -415,7 +405,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         break;
     case MT_ERROR_POOL_FOREIGN_RELEASE:
         mt_buf_str(b, "release to ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         if (block_line) {
             print_block_made_by(b, e);
             mt_buf_char(b, '\n');
@@ -429,7 +419,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         mt_buf_str(b, "write after release to ");
         print_owned_name(b, e);
         mt_buf_str(b, " of ");
-        print_owner_of(b, e->alloc_site);
+        print_owner_of(b, &e->alloc);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         mt_buf_str(b, " changed");
@@ -438,7 +428,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         break;
     case MT_ERROR_POOL_LIVE_AT_DESTROY:
         /* one message per allocation site of the objects left */
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         mt_buf_str(b, " destroyed with ");
         mt_buf_count(b, e->changed, "object", "objects");
         mt_buf_str(b, " (");
@@ -453,15 +443,15 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         mt_buf_char(b, '\n');
         mt_buf_line(b);
         mt_buf_str(b, "  allocated at ");
-        mt_buf_site(b, e->alloc_site);
+        mt_buf_place(b, &e->alloc);
         mt_buf_str(b, " by ");
-        print_kind_owner(b, e->alloc_site);
+        print_kind_owner(b, &e->alloc);
         mt_buf_char(b, '\n');
         block_line = false;
         break;
     case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
         mt_buf_str(b, "write after release in ");
-        print_owner_of(b, e->free_site);
+        print_owner_of(b, &e->freed);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
         mt_buf_str(b, " changed, the first at ");
@@ -470,7 +460,7 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         break;
     case MT_ERROR_ARENA_BAD_MARK:
         mt_buf_str(b, "rewind of ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         mt_buf_str(b, " to mark ");
         mt_buf_u64(b, (uint64_t)e->offset);
         if (block_line) {
@@ -484,25 +474,24 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         }
         break;
     case MT_ERROR_OWNED_FREE:
-        mt_buf_str(b, mt_kind_names[mt_site_get(e->found_site)->kind]);
+        mt_buf_str(b, mt_kind_names[kind_of(&e->found)]);
         mt_buf_str(b, " of ");
         if (e->seq == 0) { /* no live block there: a stale pointer into its memory */
             mt_buf_hex(b, e->addr);
             mt_buf_str(b, ", inside the memory of ");
-            print_owner_of(b, e->alloc_site);
+            print_owner_of(b, &e->alloc);
             mt_buf_str(b, " (left alone)\n");
             block_line = false;
             break;
         }
         print_owned_name(b, e);
-        mt_buf_str(b, mt_site_get(e->alloc_site)->kind == MT_KIND_REGISTERED ? " registered by "
-                                                                             : " of ");
-        print_owner_of(b, e->alloc_site);
+        mt_buf_str(b, kind_of(&e->alloc) == MT_KIND_REGISTERED ? " registered by " : " of ");
+        print_owner_of(b, &e->alloc);
         mt_buf_str(b, ", which owns its memory (left alone)\n");
         break;
     case MT_ERROR_REGISTER_CONFLICT:
         mt_buf_str(b, "register by ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         mt_buf_str(b, " of ");
         mt_buf_hex(b, e->addr);
         mt_buf_str(b, " (");
@@ -512,12 +501,12 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         mt_buf_str(b, " (");
         mt_buf_count(b, e->size, "byte", "bytes");
         mt_buf_str(b, ") made by ");
-        print_kind_owner(b, e->alloc_site);
+        print_kind_owner(b, &e->alloc);
         mt_buf_str(b, " (not registered)\n");
         break;
     case MT_ERROR_UNREGISTER_UNKNOWN:
         mt_buf_str(b, "unregister by ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         if (block_line) {
             print_block_made_by(b, e);
             mt_buf_str(b, " (left alone)\n");
@@ -530,18 +519,25 @@ static void print_owned_error(mt_buf_t *b, const mt_error_t *e)
         break;
     case MT_ERROR_UNREGISTER_OWNER:
         mt_buf_str(b, "unregister by ");
-        print_owner_of(b, e->found_site);
+        print_owner_of(b, &e->found);
         mt_buf_str(b, " of ");
         print_owned_name(b, e);
         mt_buf_str(b, " registered by ");
-        print_owner_of(b, e->alloc_site);
+        print_owner_of(b, &e->alloc);
         mt_buf_str(b, " (left registered)\n");
         break;
     default: break;
     }
     if (block_line)
         print_block_line(b, e);
-    if (e->free_site != MT_SITE_NONE)
-        print_released_line(b, "  released", e->free_site);
+    if (e->freed.kind != NULL)
+        print_released_line(b, "  released", &e->freed);
     print_found_line(b, e);
+}
+
+void mt_buf_error_message(mt_buf_t *b, const mt_error_t *raw)
+{
+    mt_report_error_t e;
+    mt_error_to_model(raw, &e);
+    print_error(b, &e);
 }

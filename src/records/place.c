@@ -79,6 +79,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
     bool system = false;
     memset(out, 0, sizeof *out);
     out->kind = id == MT_SITE_NONE ? NULL : mt_kind_names[s->kind];
+    out->kind_id = id == MT_SITE_NONE ? MT_KIND_NONE : (int)s->kind;
     out->file = s->file;
     out->line = s->file != NULL ? s->line : 0;
     out->func = s->func;

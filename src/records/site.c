@@ -15,18 +15,6 @@
 #include "base/memory.h"
 #include "records/site.h"
 
-const char *const mt_kind_names[MT_KIND_COUNT] = {
-#define MT_KIND_NAME(name, text, family) text,
-    MT_KIND_LIST(MT_KIND_NAME)
-#undef MT_KIND_NAME
-};
-
-const unsigned char mt_kind_release[MT_KIND_COUNT] = {
-#define MT_KIND_FAMILY(name, text, family) MT_KIND_##family,
-    MT_KIND_LIST(MT_KIND_FAMILY)
-#undef MT_KIND_FAMILY
-};
-
 #define CHUNK_BITS 10
 #define CHUNK_SITES (1u << CHUNK_BITS)
 #define MAX_CHUNKS 16384u /* 16 million sites */

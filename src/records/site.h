@@ -6,64 +6,7 @@
 
 #include "base/buf.h"
 #include "base/platform.h"
-
-/* ----------------------------------------------------------------------------------
- * Allocation kinds: how a block was made or released. One table; every printer uses it.
- * X(name, text, family): family is the kind of release that matches the allocation.
- * ---------------------------------------------------------------------------------- */
-#define MT_KIND_LIST(X)                                                                            \
-    X(MALLOC, "malloc", FREE)                                                                      \
-    X(CALLOC, "calloc", FREE)                                                                      \
-    X(REALLOC, "realloc", FREE)                                                                    \
-    X(REALLOCARRAY, "reallocarray", FREE)                                                          \
-    X(STRDUP, "strdup", FREE)                                                                      \
-    X(STRNDUP, "strndup", FREE)                                                                    \
-    X(ALIGNED_ALLOC, "aligned_alloc", FREE)                                                        \
-    X(POSIX_MEMALIGN, "posix_memalign", FREE)                                                      \
-    X(MEMALIGN, "memalign", FREE)                                                                  \
-    X(VALLOC, "valloc", FREE)                                                                      \
-    X(NEW, "new", DELETE)                                                                          \
-    X(NEW_ARRAY, "new[]", DELETE_ARRAY)                                                            \
-    X(POOL, "pool", POOL_FREE)                                                                     \
-    X(ARENA, "arena", ARENA_RELEASE)                                                               \
-    X(REGISTERED, "registered", UNREGISTER)                                                        \
-    X(FREE, "free", NONE)                                                                          \
-    X(DELETE, "delete", NONE)                                                                      \
-    X(DELETE_ARRAY, "delete[]", NONE)                                                              \
-    X(POOL_FREE, "pool free", NONE)                                                                \
-    X(ARENA_RELEASE, "arena release", NONE)                                                        \
-    X(UNREGISTER, "unregister", NONE)                                                              \
-    /* where pool.c, arena.c and register.c find errors (never an allocation's kind) */            \
-    X(POOL_ALLOC, "pool alloc", NONE)                                                              \
-    X(POOL_CLEAR, "pool clear", NONE)                                                              \
-    X(POOL_DESTROY, "pool destroy", NONE)                                                          \
-    X(POOL_CHECK, "pool check", NONE)                                                              \
-    X(ARENA_ALLOC, "arena alloc", NONE)                                                            \
-    X(ARENA_RESET, "arena reset", NONE)                                                            \
-    X(ARENA_REWIND, "arena rewind", NONE)                                                          \
-    X(ARENA_DESTROY, "arena destroy", NONE)                                                        \
-    X(REGISTER, "register", NONE)                                                                  \
-    X(CHECK, "check", NONE)                                                                        \
-    X(PERIODIC, "periodic check", NONE)                                                            \
-    X(CRASH, "crash report", NONE)                                                                 \
-    X(EXIT, "exit", NONE)                                                                          \
-    X(NONE, "?", NONE)
-
-typedef enum {
-#define MT_KIND_ENUM(name, text, family) MT_KIND_##name,
-    MT_KIND_LIST(MT_KIND_ENUM)
-#undef MT_KIND_ENUM
-        MT_KIND_COUNT
-} mt_kind_t;
-
-extern const char *const mt_kind_names[MT_KIND_COUNT];
-extern const unsigned char mt_kind_release[MT_KIND_COUNT];
-
-/* True for the kinds of sites that make owned blocks. */
-static inline bool mt_kind_owned(mt_kind_t kind)
-{
-    return kind == MT_KIND_POOL || kind == MT_KIND_ARENA || kind == MT_KIND_REGISTERED;
-}
+#include "records/kinds.h"
 
 /* ----------------------------------------------------------------------------------
  * Sites: where blocks are made and released, interned to small ids.

@@ -32,6 +32,7 @@
 /* A place in the program: where a block was made or released, or where an error was seen. */
 typedef struct mt_place {
     const char *kind;   /* what happened there: "malloc", "free", "check", "exit"...; NULL: none */
+    int kind_id;        /* the same as a number (records/kinds.h); MT_KIND_NONE when NULL */
     const char *file;   /* source file as the compiler named it, or NULL */
     long line;          /* its line, 0 when unknown */
     const char *func;   /* function (for address-only sites: the nearest symbol), or NULL */
@@ -54,6 +55,7 @@ typedef struct mt_leak_site {
 /* One heap error as logged when it was found. */
 typedef struct mt_report_error {
     const char *kind; /* "overrun", "underrun"... */
+    int kind_id;      /* the same as a number (errors/words.h) */
     uint64_t addr;    /* the block (or pointer) involved */
     uint64_t size;    /* the block's requested size */
     uint64_t seq;     /* the block's sequence number, 0 if none */
@@ -69,6 +71,7 @@ typedef struct mt_report_error {
                          block: the pointer minus the block's start (negative: before it);
                          pool and arena errors: where, from the block's start */
     const char *what; /* invalid free: what the pointer is ("a stack address"...), or NULL */
+    int what_id;      /* the same as a number (errors/words.h); MT_POINTER_COUNT when NULL */
 } mt_report_error_t;
 
 /* Messages the option max_messages kept from being printed, by kind of error and place. */

@@ -99,7 +99,7 @@ static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, n->kind);
         mt_buf_str(b, n->count == 1 ? " error" : " errors");
         mt_buf_str(b, " found by ");
-        mt_buf_found_by(b, &n->found);
+        mt_buf_found_by(b, &n->found, 0);
         mt_buf_str(b, n->count == 1 ? " was not printed (max_messages="
                                     : " were not printed (max_messages=");
         mt_buf_u64(b, r->max_messages);

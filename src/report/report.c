@@ -251,25 +251,8 @@ static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, ui
 static void build_errors(mt_report_t *r, mt_error_t *raw)
 {
     size_t n = mt_error_log(raw, MT_ERROR_LOG_MAX);
-    for (size_t i = 0; i < n; i++) {
-        const mt_error_t *e = &raw[i];
-        mt_report_error_t *out = &r->error_list[i];
-        memset(out, 0, sizeof *out);
-        out->kind = mt_error_names[e->kind];
-        out->addr = e->addr;
-        out->size = e->size;
-        out->seq = e->seq;
-        out->thread = e->thread;
-        (void)mt_place_of(e->alloc_site, &out->alloc);
-        if (e->free_site != MT_SITE_NONE)
-            (void)mt_place_of(e->free_site, &out->freed);
-        (void)mt_place_of(e->found_site, &out->found);
-        out->changed = e->changed;
-        out->extent = e->extent;
-        out->pointer = e->pointer;
-        out->offset = e->offset;
-        out->what = e->kind == MT_ERROR_INVALID_FREE ? mt_pointer_class_names[e->what] : NULL;
-    }
+    for (size_t i = 0; i < n; i++)
+        mt_error_to_model(&raw[i], &r->error_list[i]);
     r->nerror_list = n;
     for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
         size_t count = mt_error_count((mt_error_kind_t)k);
