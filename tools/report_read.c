@@ -1,5 +1,5 @@
 /* report_read.c - reads a JSON report (tools/report.schema.json) back into the report
- * model (src/model.h), so the library's own renderers can render it again.
+ * model (src/report/model.h), so the library's own renderers can render it again.
  *
  * Everything the JSON holds goes into the model and nothing else, so rendering the model
  * again gives what the program itself wrote. Strings stay in the parsed tree, which must

@@ -1,5 +1,5 @@
 /* cxx_glue.h - the C interface between the C++ operators (cxx.cpp, compiled as C++) and
- * the tracker (cxx_blocks.c, C11). internal.h is C11-only (_Atomic, uthash), so the C++
+ * the tracker (cxx_blocks.c, C11). The tracker's headers are C11 (_Atomic), so the C++
  * side sees nothing but these few declarations.
  */
 #ifndef MT_CXX_GLUE_H

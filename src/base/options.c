@@ -1,4 +1,4 @@
-/* options.c - the one options table (MT_OPTION_LIST in internal.h) and its parser.
+/* options.c - the one options table (MT_OPTION_LIST in options.h) and its parser.
  *
  * Options come from MEMTRACK_OPTIONS as key=value pairs separated by ':' or ',', as
  * ASAN_OPTIONS does, read once at start without allocating, and from memtrack_set_option().

@@ -9,7 +9,7 @@
  * Results are cached by address; strings live until the process ends.
  *
  * The tracker must never track itself: libdw allocates with malloc, which for the
- * process is the C library's (tracker.c), and frees with free, which looks the pointer
+ * process is the C library's (api/override.c), and frees with free, which looks the pointer
  * up in the table. mt_busy is raised around all of it, so those frees take no blocking
  * lock (a symbol may be printed while a shard lock is held, by memtrack_check()).
  * One lock, symbols.lock, serializes libdw (not thread-safe) and the cache; it is the

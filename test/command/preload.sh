@@ -53,7 +53,7 @@ cat err.txt
 grep -qx 'preloaded 1' out.txt
 grep -qx 'memtrack: 310 bytes leaked in 3 blocks from 3 sites; 0 errors found' err.txt
 # Each site is an address in the program itself, with the call's kind and size, shown as
-# the file and line the debug information gives for it (src/symbolize.c).
+# the file and line the debug information gives for it (src/base/symbolize.c).
 grep -Eq '^memtrack:   200 bytes in 1 block at leaky\.c:24 in main\(\) by realloc: #' err.txt
 grep -Eq '^memtrack:   100 bytes in 1 block at leaky\.c:16 in main\(\) by malloc: #1$' err.txt
 grep -Eq '^memtrack:    10 bytes in 1 block at leaky\.c:7 in copy_name\(\) by strdup: #2$' err.txt

@@ -2,7 +2,7 @@
  * leaves exactly three blocks behind at one site.
  *
  * With several threads, sequence numbers come in per-thread batches and the peak is
- * published every few dozen events per thread (src/stats.c), so neither is the same from
+ * published every few dozen events per thread (src/records/stats.c), so neither is the same from
  * run to run: the report lists no sequence numbers here, and main sets the peak alone,
  * where it is exact, before the threads start (20000 blocks of 64 bytes, more than the
  * threads ever hold).

@@ -18,7 +18,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../test/model/model.h"
 #include "checks/guard.h"
 #include "checks/quarantine.h"
 #include "records/site.h"

@@ -1,4 +1,4 @@
-/* memory_test.c - the tracker's own memory (src/memory.c) stays out of the C library's
+/* memory_test.c - the tracker's own memory (src/base/memory.c) stays out of the C library's
  * heap, where the program's overruns and stray frees could reach it. */
 #include <criterion/criterion.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* stats_test.c - per-thread counters and sequence numbers (src/stats.c): exact while one
+/* stats_test.c - per-thread counters and sequence numbers (src/records/stats.c): exact while one
  * thread tracks, exact sums after threads join, unique sequence numbers everywhere. */
 #include <criterion/criterion.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* symbolize.c - a return address turns into function, file and line (src/symbolize.c). */
+/* symbolize.c - a return address turns into function, file and line (src/base/symbolize.c). */
 #include <stdio.h>
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* table_growth_test.c - the grown table spreads blocks of one size (src/table.c): the
+/* table_growth_test.c - the grown table spreads blocks of one size (src/records/table.c): the
  * paper's low-bit index fills one bucket in 8 for 80-byte blocks, the grown index all,
  * and uthash keeps expanding: lookups stay short. */
 #include <criterion/criterion.h>

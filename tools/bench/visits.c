@@ -2,7 +2,7 @@
  * for the paper's 1024 fixed buckets, and for memtrack's growing table.
  *
  * Built with -DMEMORY_CONTROL_ON against the static library, so the blocks it makes are
- * tracked and mt_table_shape() (src/internal.h) describes the real table. Two patterns:
+ * tracked and mt_table_shape() (src/records/table.h) describes the real table. Two patterns:
  *   random   16..256-byte blocks (the churn benchmark's sizes)
  *   strided  80-byte blocks only: the C library lays them out at a fixed stride, so the
  *            paper's hash (address >> 4) takes only every eighth value.
