@@ -200,7 +200,9 @@ void mt_report_guard_damage(const mt_block_t *b, uint32_t found_site,
     }
 }
 
-bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over)
+/* The check itself, inlined into mt_check_block (every free runs it). */
+static inline bool block_damaged(const mt_block_t *b, mt_guard_damage_t *under,
+                                 mt_guard_damage_t *over)
 {
     const unsigned char *user = (const unsigned char *)mt_block_addr(b);
     if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED) &&
@@ -218,10 +220,15 @@ bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_da
     return true;
 }
 
+bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over)
+{
+    return block_damaged(b, under, over);
+}
+
 int mt_check_block(const mt_block_t *b, uint32_t found_site)
 {
     mt_guard_damage_t under, over;
-    if (MT_LIKELY(!mt_block_damaged(b, &under, &over)))
+    if (MT_LIKELY(!block_damaged(b, &under, &over)))
         return 0;
     if (!(b->meta & MT_META_FLAG_REPORTED))
         mt_report_guard_damage(b, found_site, &under, &over);

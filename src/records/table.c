@@ -156,7 +156,7 @@ void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 /* ---- the table ----------------------------------------------------------------------- */
 
 /* The hashes of a shard, as uthash's heads. */
-static bool hash_add(void **head, mt_block_t *b)
+static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block_t *b)
 {
     bool mt_hash_oom = false;
     record_t *h = *head, *r = rec(b);
@@ -165,14 +165,14 @@ static bool hash_add(void **head, mt_block_t *b)
     return !mt_hash_oom;
 }
 
-static mt_block_t *hash_find(void *head, uintptr_t addr)
+static inline __attribute__((always_inline)) mt_block_t *hash_find(void *head, uintptr_t addr)
 {
     record_t *h = head, *r = NULL;
     HASH_FIND(hh, h, (const void *)addr, sizeof(uintptr_t), r);
     return (mt_block_t *)(void *)r;
 }
 
-static void hash_delete(void **head, mt_block_t *b)
+static inline __attribute__((always_inline)) void hash_delete(void **head, mt_block_t *b)
 {
     record_t *h = *head, *r = rec(b);
     HASH_DELETE(hh, h, r);
