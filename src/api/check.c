@@ -1,6 +1,8 @@
 /* check.c - checking every block on demand (memtrack_check, check_every, the exit-time
  * and crash checks) and the statistics the program can read.
  */
+#include <errno.h>
+
 #include "api/api.h"
 #include "records/stats.h"
 #include "checks/quarantine.h"
@@ -29,15 +31,21 @@ int mt_check_all(uint32_t site)
 
 MT_EXPORT int memtrack_check_at(const char *file, int line, const char *func)
 {
+    int saved = errno; /* the program's errno is as it was */
     mt_init();
-    return mt_check_all(mt_site_id(file, line, func, MT_KIND_CHECK, NULL));
+    int damaged = mt_check_all(mt_site_id(file, line, func, MT_KIND_CHECK, NULL));
+    errno = saved;
+    return damaged;
 }
 
 #undef memtrack_check
 MT_EXPORT int memtrack_check(void)
 {
+    int saved = errno;
     mt_init();
-    return mt_check_all(mt_site_pc(__builtin_return_address(0), MT_KIND_CHECK));
+    int damaged = mt_check_all(mt_site_pc(__builtin_return_address(0), MT_KIND_CHECK));
+    errno = saved;
+    return damaged;
 }
 
 MT_EXPORT void memtrack_stats(memtrack_stats_t *out)

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,7 +121,7 @@ static bool keep_for_later(const mt_error_t *e, uint64_t n)
     return true;
 }
 
-void mt_error_print_pending(void)
+static void print_pending(void)
 {
     int count = mt_messages_pending;
     int fd = mt_out_fd();
@@ -129,7 +130,25 @@ void mt_error_print_pending(void)
         print_message(&pending[i].e, pending[i].n, fd);
 }
 
+static void report_error(const mt_error_t *e);
+
+/* Whatever reporting does (opening the report file, reading debug information), the
+ * program's errno is as it was: the tracker is a guest in its process. */
 void mt_error_report(const mt_error_t *e)
+{
+    int saved = errno;
+    report_error(e);
+    errno = saved;
+}
+
+void mt_error_print_pending(void)
+{
+    int saved = errno;
+    print_pending();
+    errno = saved;
+}
+
+static void report_error(const mt_error_t *e)
 {
     atomic_fetch_add(&errors.total, 1);
     atomic_fetch_add(&errors.by_kind[e->kind], 1);

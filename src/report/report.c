@@ -448,6 +448,7 @@ static void print_text(const mt_report_t *r, unsigned flags)
 MT_EXPORT void memtrack_report(void)
 {
     mt_report_t r;
+    int saved = errno; /* the program's errno is as it was */
     mt_init();
     mt_busy++;
     pthread_mutex_lock(&report_lock);
@@ -457,6 +458,7 @@ MT_EXPORT void memtrack_report(void)
     }
     pthread_mutex_unlock(&report_lock);
     mt_busy--;
+    errno = saved;
 }
 
 /* The live blocks as the crash handler prints them (api/crash.c). Nothing waits: a
@@ -488,6 +490,7 @@ MT_EXPORT size_t memtrack_report_since(unsigned long mark)
 {
     mt_report_t r;
     size_t blocks = 0;
+    int saved = errno;
     mt_init();
     mt_busy++;
     pthread_mutex_lock(&report_lock);
@@ -498,6 +501,7 @@ MT_EXPORT size_t memtrack_report_since(unsigned long mark)
     }
     pthread_mutex_unlock(&report_lock);
     mt_busy--;
+    errno = saved;
     return blocks;
 }
 
