@@ -142,7 +142,11 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
         bool neg = n > 0 && v[0] == '-';
         if (!parse_u64(v + neg, n - neg, false, &u) || u > (uint64_t)LONG_MAX)
             return "a whole number";
-        *(long *)o->field = neg ? -(long)u : (long)u;
+        long value = neg ? -(long)u : (long)u;
+        /* An exit status is 0 to 255: 256 would exit 0, and -5 would silently mean -1. */
+        if (strcmp(o->name, "exitcode") == 0 && (value < -1 || value > 255))
+            return "an exit status from 0 to 255, or -1";
+        *(long *)o->field = value;
         return NULL;
     }
     case MT_OPT_SIZE:
