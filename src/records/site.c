@@ -213,7 +213,7 @@ uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind
     k.file = file;
     k.func = func;
     k.owner = owner;
-    k.line = line;
+    k.line = line < 0 ? 0 : line; /* a negative line (an _at caller's mistake) is unknown */
     k.kind = (int)kind;
     return site_lookup(&k);
 }
