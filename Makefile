@@ -44,7 +44,7 @@ TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c src/base/buf
 VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/memtrack.h)
 
 .PHONY: all deps help demo test test-quick unit e2e e2e-quick fault model model-long stress \
-	browser test-command test-header test-report format format-check install \
+	browser test-command test-header test-report test-hostile format format-check install \
 	install-command uninstall bench bench-core bench-pools sanitize fuzz clean
 .DEFAULT_GOAL := all
 
@@ -56,7 +56,7 @@ help:
 	@echo '                  and report scripts; not the compiler matrices (header group,'
 	@echo '                  cxx_matrix), the format check or the browser'
 	@echo 'make unit | e2e | fault | model | stress | browser | test-command | test-header |'
-	@echo '     test-report  one suite (test/README.md)'
+	@echo '     test-report | test-hostile  one suite (test/README.md)'
 	@echo 'make format       clang-format the sources; make format-check: only check'
 	@echo 'make install      PREFIX=/usr/local DESTDIR= (make uninstall takes it back)'
 	@echo 'make bench        the benchmark tables of tools/bench/README.md (QUICK=1: under a minute)'
@@ -133,8 +133,8 @@ demo: all
 
 FORMAT_CHECK ?= 1
 test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) unit e2e fault model stress \
-	test-command test-header test-report browser
-test-quick: unit e2e-quick fault model stress test-command test-report
+	test-command test-header test-report test-hostile browser
+test-quick: unit e2e-quick fault model stress test-command test-report test-hostile
 
 $(B)/.deps-test:
 	@tools/deps.sh test
@@ -159,7 +159,7 @@ e2e-quick: all $(B)/.deps-test
 fault: all $(B)/.deps-test
 	BUILD=$(CURDIR)/$(B) test/fault/run.sh
 
-test-command test-header test-report: all $(B)/.deps-test
+test-command test-header test-report test-hostile: all $(B)/.deps-test
 	test/lib/scripts.sh $(@:test-%=%)
 
 # The model test: random operations against a reference model of what must be reported.

@@ -7,35 +7,63 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 
-void mt_write_all(int fd, const char *s, size_t n)
+/* A write to a pipe whose reader has gone raises SIGPIPE, which would kill the program we
+ * are a guest in: SIGPIPE is blocked in this thread for the write, and one the write raised
+ * (and that was not already pending) is taken back before it is unblocked. errno is the
+ * caller's again afterwards. */
+int mt_write_all(int fd, const char *s, size_t n)
 {
+    int saved = errno, err = 0;
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    bool blocked = pthread_sigmask(SIG_BLOCK, &pipe_only, &old) == 0;
+    bool was_pending = blocked && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
     while (n > 0 && fd >= 0) {
         ssize_t w = write(fd, s, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : EIO;
+            break;
         }
         s += w;
         n -= (size_t)w;
     }
+    if (blocked) {
+        if (err == EPIPE && !was_pending) {
+            static const struct timespec now = {0, 0};
+            (void)sigtimedwait(&pipe_only, NULL, &now);
+        }
+        (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    errno = saved;
+    return err;
 }
 
 void mt_buf_init(mt_buf_t *b, int fd)
 {
     b->len = 0;
     b->fd = fd;
+    b->error = 0;
 }
 
 void mt_buf_flush(mt_buf_t *b)
 {
-    if (b->len > 0 && b->fd >= 0)
-        mt_write_all(b->fd, b->data, b->len);
+    if (b->len > 0 && b->fd >= 0) {
+        int err = mt_write_all(b->fd, b->data, b->len);
+        if (err != 0 && b->error == 0)
+            b->error = err;
+    }
     b->len = 0;
 }
 

@@ -13,7 +13,8 @@
 typedef struct mt_buf {
     char data[2048];
     size_t len;
-    int fd; /* where mt_buf_flush writes; -1 discards */
+    int fd;    /* where mt_buf_flush writes; -1 discards */
+    int error; /* the first write that failed (an errno value), 0 when none did */
 } mt_buf_t;
 
 void mt_buf_init(mt_buf_t *b, int fd);
@@ -35,7 +36,8 @@ void mt_buf_line(mt_buf_t *b);
  * the line (and the write). Every warning of the library is printed this way. */
 void mt_warning_begin(mt_buf_t *b);
 void mt_warning_end(mt_buf_t *b);
-void mt_write_all(int fd, const char *s, size_t n);
+/* Writes all of s, never raising SIGPIPE; returns 0 or the errno of the write that failed. */
+int mt_write_all(int fd, const char *s, size_t n);
 /* A JSON string literal with its quotes, or null for NULL. */
 void mt_buf_json_str(mt_buf_t *b, const char *s);
 /* Text with &, <, >, " and ' escaped for HTML (nothing for NULL). */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/options.h"
@@ -51,7 +52,22 @@ bool mt_expand_path(const char *path, char *dst, size_t cap)
     return true;
 }
 
-static int open_report_stream(void)
+/* The file we opened for option report, as the kernel names it: a program that closes
+ * descriptors it does not know (a daemon) may close ours and get the same number back for
+ * a file of its own, which a message must never be written into. */
+static dev_t out_dev;
+static ino_t out_ino;
+
+/* True while fd is still the file opened for the report. */
+static bool still_ours(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_dev == out_dev && st.st_ino == out_ino;
+}
+
+/* Opens the report stream; the file of option report is truncated the first time only (a
+ * reopening appends), never followed through a symbolic link. */
+static int open_report_stream(bool reopen)
 {
     const char *path = mt_opt.report;
     if (mt_opt.quiet)
@@ -63,7 +79,14 @@ static int open_report_stream(void)
     char full[MT_OPTION_STRING_MAX + 32];
     int fd = -1;
     if (mt_expand_path(path, full, sizeof full))
-        fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+        fd = open(full,
+                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (reopen ? 0 : O_TRUNC),
+                  0644);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        out_dev = st.st_dev;
+        out_ino = st.st_ino;
+    }
     if (fd < 0) {
         mt_buf_t b;
         mt_warning_begin(&b);
@@ -82,20 +105,24 @@ int mt_out_fd(void)
 {
     int fd = __atomic_load_n(&out_fd, __ATOMIC_ACQUIRE);
     unsigned generation = atomic_load_explicit(&mt_output_generation, memory_order_acquire);
-    if (MT_UNLIKELY(fd == -2 || generation != out_generation)) {
+    bool lost = fd > 2 && !still_ours(fd); /* closed and its number reused: not ours */
+    if (MT_UNLIKELY(fd == -2 || generation != out_generation || lost)) {
         /* In the crash handler: the lock may be held for good; stderr will do. */
         if (mt_in_crash && pthread_mutex_trylock(&out_mutex) != 0)
             return mt_opt.quiet ? -1 : STDERR_FILENO;
         if (!mt_in_crash)
             pthread_mutex_lock(&out_mutex);
         if (generation != out_generation) { /* the options changed where output goes */
-            if (out_fd > 2)
+            if (out_fd > 2 && still_ours(out_fd))
                 close(out_fd);
             __atomic_store_n(&out_fd, -2, __ATOMIC_RELEASE);
             out_generation = generation;
         }
+        bool reopen = lost && out_fd == fd;
+        if (reopen) /* never closed by us: the descriptor is the program's now */
+            __atomic_store_n(&out_fd, -2, __ATOMIC_RELEASE);
         if (out_fd == -2)
-            __atomic_store_n(&out_fd, open_report_stream(), __ATOMIC_RELEASE);
+            __atomic_store_n(&out_fd, open_report_stream(reopen), __ATOMIC_RELEASE);
         fd = out_fd;
         pthread_mutex_unlock(&out_mutex);
     }

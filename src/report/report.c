@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -405,11 +406,62 @@ static void warn_file(const char *what, const char *path, int err)
     mt_buf_str(&b, " report to '");
     mt_buf_str(&b, path);
     mt_buf_str(&b, "': ");
-    mt_buf_str(&b, strerror(err));
+    mt_buf_str(&b, err == ELOOP ? "it is a symbolic link, which memtrack does not follow"
+                                : strerror(err));
     mt_warning_end(&b);
 }
 
 /* Renders r into the file the option names, if any. */
+/* Renders r into fd; returns 0 or the errno of the first write or of the close that failed. */
+static int render_to(int fd, const mt_report_t *r, void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
+    render(r, &b);
+    mt_buf_flush(&b);
+    int err = b.error;
+    if (close(fd) != 0 && err == 0 && errno != EINTR)
+        err = errno;
+    return err;
+}
+
+/* Writes a whole report to path, never through a symbolic link: a regular file (or none yet)
+ * is replaced by renaming a new file written beside it, so a reader never sees half a report
+ * and a link planted at the path is replaced, not followed; a device or a FIFO that is already
+ * there (/dev/stdout, a pipe) is written directly, without waiting for a reader. Returns 0 or
+ * an errno value (ELOOP for a symbolic link). */
+static int write_whole_file(const char *path, const mt_report_t *r,
+                            void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    struct stat st;
+    bool exists = lstat(path, &st) == 0;
+    if (exists && S_ISLNK(st.st_mode))
+        return ELOOP;
+    if (exists && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        return fd < 0 ? errno : render_to(fd, r, render);
+    }
+    char tmp[MT_OPTION_STRING_MAX + 64];
+    mt_buf_t name;
+    mt_buf_init(&name, -1);
+    mt_buf_str(&name, path);
+    mt_buf_str(&name, ".tmp.");
+    mt_buf_u64(&name, (uint64_t)getpid());
+    if (name.len >= sizeof tmp)
+        return ENAMETOOLONG;
+    memcpy(tmp, name.data, name.len);
+    tmp[name.len] = '\0';
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    int err = render_to(fd, r, render);
+    if (err == 0 && rename(tmp, path) != 0)
+        err = errno;
+    if (err != 0)
+        (void)unlink(tmp);
+    return err;
+}
+
 static void write_file(const mt_report_t *r, const char *path, const char *what,
                        void (*render)(const mt_report_t *, mt_buf_t *))
 {
@@ -422,16 +474,9 @@ static void write_file(const mt_report_t *r, const char *path, const char *what,
         warn_file(what, path, ENAMETOOLONG);
         return;
     }
-    int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        warn_file(what, full, errno);
-        return;
-    }
-    mt_buf_t b;
-    mt_buf_init(&b, fd);
-    render(r, &b);
-    mt_buf_flush(&b);
-    close(fd);
+    int err = write_whole_file(full, r, render);
+    if (err != 0)
+        warn_file(what, full, err);
 }
 
 static void print_text(const mt_report_t *r, unsigned flags)
