@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/report.h"
@@ -70,12 +71,21 @@ static void unload(void)
     memset(&loaded, 0, sizeof loaded);
 }
 
-/* Reads the whole file into pages; returns its length or -1. */
-static long read_file(const char *path, char **out, size_t *mapped)
+/* Reads the whole file into pages; returns its length, or -1 with *why saying why. Only a
+ * regular file is read: a FIFO would block the program at exit forever (it is opened without
+ * waiting for a writer), a directory or a device has no rules to give. */
+static long read_file(const char *path, char **out, size_t *mapped, const char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    *why = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "it is not a regular file";
+        return -1;
+    }
     off_t size = lseek(fd, 0, SEEK_END);
     if (size < 0 || size > (off_t)MAX_FILE || lseek(fd, 0, SEEK_SET) != 0) {
         close(fd);
@@ -161,9 +171,10 @@ static void load(void)
 
     char *text;
     size_t mapped;
-    long len = read_file(path, &text, &mapped);
+    const char *reason;
+    long len = read_file(path, &text, &mapped, &reason);
     if (len < 0) {
-        warn_line(path, 0, "cannot read it: ", strerror(errno));
+        warn_line(path, 0, "cannot read it: ", reason != NULL ? reason : strerror(errno));
         return;
     }
     loaded.text = text;
