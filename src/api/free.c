@@ -89,6 +89,7 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
             held = b;
             nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         } else {
+            mt_gone_note_locked(s, b); /* given back at once: remembered for a second free */
             mt_record_recycle_locked(s, b);
         }
     } else if ((b = mt_quarantine_find_locked(s, (uintptr_t)ptr)) != NULL) {
@@ -135,13 +136,23 @@ static void report_bad_pointer(void *ptr, mt_pointer_class_t why, uint32_t site)
     mt_error_report(&e);
 }
 
+/* ptr started a block whose memory went back to the C library, and no tracked block has
+ * taken that memory since (then ptr would point inside it: an invalid free). */
+static bool gone_again(const void *ptr, mt_block_t *gone)
+{
+    return mt_gone_find(ptr, gone) && !mt_foreign_inside_tracked(ptr);
+}
+
 static void release_foreign(void *ptr, uint32_t site)
 {
     mt_pointer_class_t why;
     if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site)))
         return; /* a stale pointer into a pool's or an arena's memory */
+    mt_block_t gone;
     if (MT_LIKELY(mt_foreign_is_libc_block(ptr, &why)))
         mt_libc_free(ptr);
+    else if (gone_again(ptr, &gone)) /* its memory went back to the C library already */
+        mt_error_double_free(&gone, site);
     else
         report_bad_pointer(ptr, why, site);
 }
@@ -272,8 +283,11 @@ static void *realloc_foreign(void *ptr, size_t size, uint32_t site)
         errno = EINVAL; /* a stale pointer into a pool's or an arena's memory */
         return NULL;
     }
+    mt_block_t gone;
     if (MT_LIKELY(mt_foreign_is_libc_block(ptr, &why)))
         return mt_libc_realloc(ptr, size);
+    if (gone_again(ptr, &gone))
+        return mt_realloc_freed(&gone, site); /* a double free: reported, NULL and EINVAL */
     report_bad_pointer(ptr, why, site);
     errno = EINVAL;
     return NULL;

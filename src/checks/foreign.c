@@ -339,6 +339,26 @@ static bool on_own_stack(uintptr_t p)
     return on;
 }
 
+/* Scans the live blocks, then the quarantined ones, for one that holds c->p (guards
+ * included); says which it found, or UNKNOWN. */
+static mt_pointer_class_t find_inside(inside_ctx_t *c)
+{
+    mt_table_foreach(find_live, c);
+    if (c->found)
+        return MT_POINTER_INSIDE_LIVE;
+    mt_quarantine_foreach(find_freed, c);
+    return c->found ? MT_POINTER_INSIDE_FREED : MT_POINTER_UNKNOWN;
+}
+
+bool mt_foreign_inside_tracked(const void *ptr)
+{
+    inside_ctx_t c = {.p = (uintptr_t)ptr};
+    mt_busy++;
+    (void)find_inside(&c);
+    mt_busy--;
+    return c.found;
+}
+
 void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed, mt_error_t *e)
 {
     uintptr_t p = (uintptr_t)ptr;
@@ -350,15 +370,9 @@ void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed,
         return;
     mt_busy++; /* what the C library allocates below goes straight to it */
     inside_ctx_t c = {.p = p};
-    mt_table_foreach(find_live, &c);
+    mt_pointer_class_t inside = find_inside(&c);
     if (c.found) {
-        e->what = MT_POINTER_INSIDE_LIVE;
-    } else {
-        mt_quarantine_foreach(find_freed, &c);
-        if (c.found)
-            e->what = MT_POINTER_INSIDE_FREED;
-    }
-    if (c.found) {
+        e->what = inside;
         e->addr = mt_block_addr(&c.block);
         e->size = c.block.size;
         e->seq = MT_META_SEQ(c.meta);

@@ -14,6 +14,9 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why);
 /* Describes a bad pointer released by tracked code for an INVALID_FREE error: points
  * inside a tracked block (live or freed; names it), stack, static, or `why`. The table
  * scan behind "inside a block" is skipped when detailed is false. */
+/* True when ptr lies inside a live or quarantined tracked block (its guards included): a
+ * scan of every block, for the rare pointers that are nothing else. */
+bool mt_foreign_inside_tracked(const void *ptr);
 void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed, mt_error_t *e);
 
 #endif /* MT_FOREIGN_H */

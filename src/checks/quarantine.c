@@ -24,6 +24,7 @@
  */
 #include <string.h>
 
+#include "base/memory.h"
 #include "checks/guard.h"
 #include "checks/quarantine.h"
 #include "checks/unwritten.h"
@@ -93,6 +94,7 @@ static size_t evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error
         if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
             check_freed(b, meta, site, &errs[found]))
             found++;
+        mt_gone_note_locked(s, b);
         mt_libc_free(mt_block_raw(mt_block_addr(b), meta));
         mt_record_recycle_locked(s, b);
     }
@@ -180,6 +182,60 @@ size_t mt_quarantine_drain(uint32_t site)
     }
     mt_busy--;
     return released;
+}
+
+/* ---- blocks given back to the C library ----------------------------------------------- */
+
+typedef struct gone_entry {
+    uintptr_t addr;
+    size_t size;
+    uint64_t meta;
+    uint32_t site, free_site;
+} gone_entry_t;
+
+struct mt_gone {
+    gone_entry_t ring[MT_GONE_MAX];
+    unsigned next; /* where the next one goes; the ring is full once it wrapped */
+    bool wrapped;
+};
+
+void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    if (MT_UNLIKELY(s->gone == NULL) && (s->gone = mt_mem_calloc(1, sizeof *s->gone)) == NULL)
+        return; /* out of the tracker's memory: the block is just not remembered */
+    struct mt_gone *g = s->gone;
+    gone_entry_t *e = &g->ring[g->next];
+    e->addr = mt_block_addr(b);
+    e->size = b->size;
+    e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED);
+    e->site = b->site;
+    e->free_site = b->free_site;
+    g->next = (g->next + 1) % MT_GONE_MAX;
+    g->wrapped |= g->next == 0;
+}
+
+bool mt_gone_find(const void *ptr, mt_block_t *out)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    bool found = false;
+    mt_lock(&s->lock);
+    const struct mt_gone *g = s->gone;
+    unsigned count = g == NULL ? 0 : g->wrapped ? MT_GONE_MAX : g->next;
+    for (unsigned k = 1; k <= count && !found; k++) { /* newest first */
+        const gone_entry_t *e = &g->ring[(g->next + MT_GONE_MAX - k) % MT_GONE_MAX];
+        if (e->addr != (uintptr_t)ptr)
+            continue;
+        memset(out, 0, sizeof *out);
+        mt_block_set_addr(out, e->addr);
+        out->size = e->size;
+        out->meta = e->meta;
+        out->site = e->site;
+        out->free_site = e->free_site;
+        found = true;
+    }
+    mt_unlock(&s->lock);
+    return found;
 }
 
 /* ---- double free ------------------------------------------------------------------------ */

@@ -29,4 +29,14 @@ int mt_quarantine_check_all(uint32_t site);
 /* Fills e for a double free of the quarantined block copy, found at site. */
 void mt_error_double_free(const mt_block_t *copy, uint32_t site);
 
+/* What was a block, after its memory went back to the C library (too big for the
+ * quarantine, quarantine=0, or evicted): the shard remembers the last MT_GONE_MAX of them,
+ * address, size and sites, in a ring that holds no user memory. A pointer freed again that
+ * the C library does not lend out any more is then named a double free with both sites. */
+#define MT_GONE_MAX 256u
+/* Remembers b (its free_site set), which is being given back. Caller holds s's lock. */
+void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b);
+/* Copies the newest remembered block that started at ptr; false when none did. */
+bool mt_gone_find(const void *ptr, mt_block_t *out);
+
 #endif /* MT_QUARANTINE_H */

@@ -64,9 +64,10 @@ typedef struct mt_shard {
     void *live;               /* the hash of the live blocks (table.c); NULL when none */
     mt_block_t *free_records; /* records ready for reuse, linked through their link */
     size_t records_made;
-    void *quarantine;                      /* the hash of the freed blocks held back (quarantine.c),
-                                              in the order they were freed: the oldest first */
-    size_t quarantine_bytes;               /* what they hold (mt_quarantine_cost of each) */
+    void *quarantine;        /* the hash of the freed blocks held back (quarantine.c),
+                                in the order they were freed: the oldest first */
+    size_t quarantine_bytes; /* what they hold (mt_quarantine_cost of each) */
+    struct mt_gone *gone;    /* the last blocks given back to the C library (quarantine.c) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
 extern mt_shard_t mt_shards[MT_SHARD_COUNT];

@@ -1,6 +1,6 @@
-/* quarantine=0: freed blocks go back to the C library at once. A double free is no longer
- * recognised as one, but it still cannot crash the program: the C library has the block,
- * the second free is reported and left alone.
+/* quarantine=0: freed blocks go back to the C library at once. The shard still remembers
+ * the last blocks it gave back (addresses and sites, no memory), so the second free is named
+ * a double free with both sites, and left alone: it cannot crash the program.
  * fault-options: quarantine=0
  */
 #include <stdlib.h>
