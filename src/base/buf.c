@@ -167,6 +167,45 @@ void mt_buf_line(mt_buf_t *b)
 
 /* ---- escaping for the report formats --------------------------------------------- */
 
+/* The length of the well-formed UTF-8 sequence that starts at s (2 to 4 bytes), or 0 for a
+ * byte that starts none: a stray continuation byte, an overlong form, a surrogate, a code
+ * point past U+10FFFF, or a sequence cut short. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (n == 0 || c > 0xf4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0; /* the terminating NUL stops here too */
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || /* overlong, surrogate */
+        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))   /* overlong, > U+10FFFF */
+        return 0;
+    return n;
+}
+
+static void hex_escape(mt_buf_t *b, unsigned char c)
+{
+    static const char hex[] = "0123456789abcdef";
+    char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    mt_buf_strn(b, esc, sizeof esc);
+}
+
+void mt_buf_text(mt_buf_t *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (p != NULL && *p != '\0') {
+        size_t n = *p >= 0x80 ? utf8_sequence(p) : (*p >= 0x20 && *p != 0x7f && *p != '\\');
+        if (n == 0) {
+            hex_escape(b, *p++); /* a control byte, DEL, a backslash or a stray byte */
+        } else {
+            mt_buf_strn(b, (const char *)p, n);
+            p += n;
+        }
+    }
+}
+
 void mt_buf_json_str(mt_buf_t *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
@@ -186,8 +225,16 @@ void mt_buf_json_str(mt_buf_t *b, const char *s)
             if (*p < 0x20 || *p == 0x7f) {
                 char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
                 mt_buf_strn(b, esc, sizeof esc);
+            } else if (*p < 0x80) {
+                mt_buf_char(b, (char)*p);
             } else {
-                mt_buf_char(b, (char)*p); /* UTF-8 passes through as it is */
+                size_t n = utf8_sequence(p); /* UTF-8 passes through as it is; */
+                if (n == 0) {                /* a byte that is not UTF-8 becomes U+FFFD */
+                    mt_buf_strn(b, "\\ufffd", 6);
+                } else {
+                    mt_buf_strn(b, (const char *)p, n);
+                    p += n - 1;
+                }
             }
         }
     }
@@ -205,7 +252,16 @@ void mt_buf_html(mt_buf_t *b, const char *s)
         case '>': mt_buf_str(b, "&gt;"); break;
         case '"': mt_buf_str(b, "&quot;"); break;
         case '\'': mt_buf_str(b, "&#39;"); break;
-        default: mt_buf_char(b, *s);
+        default: {
+            const unsigned char *p = (const unsigned char *)s;
+            size_t n = *p >= 0x80 ? utf8_sequence(p) : (*p >= 0x20 && *p != 0x7f) || *p == '\t';
+            if (n == 0) { /* a control byte or a byte that is not UTF-8: U+FFFD */
+                mt_buf_str(b, "&#xfffd;");
+            } else {
+                mt_buf_strn(b, s, n);
+                s += n - 1;
+            }
+        }
         }
     }
 }

@@ -38,7 +38,12 @@ void mt_warning_begin(mt_buf_t *b);
 void mt_warning_end(mt_buf_t *b);
 /* Writes all of s, never raising SIGPIPE; returns 0 or the errno of the write that failed. */
 int mt_write_all(int fd, const char *s, size_t n);
-/* A JSON string literal with its quotes, or null for NULL. */
+/* Text a person reads (a file, function or program name): printable ASCII and well-formed
+ * UTF-8 as they are, control bytes, DEL, backslashes and bytes that are not UTF-8 as \xNN,
+ * so a name can neither move the terminal's cursor nor forge a line. */
+void mt_buf_text(mt_buf_t *b, const char *s);
+/* A JSON string literal with its quotes, or null for NULL; bytes that are not UTF-8 become
+ * U+FFFD, so the document is always valid UTF-8. */
 void mt_buf_json_str(mt_buf_t *b, const char *s);
 /* Text with &, <, >, " and ' escaped for HTML (nothing for NULL). */
 void mt_buf_html(mt_buf_t *b, const char *s);

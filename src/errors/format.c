@@ -46,12 +46,12 @@ static const char *basename_of(const char *path)
 void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
 {
     if (p->file != NULL) {
-        mt_buf_str(b, p->file);
+        mt_buf_text(b, p->file);
         mt_buf_char(b, ':');
         mt_buf_u64(b, (uint64_t)(p->line < 0 ? 0 : p->line));
         if (p->func != NULL && p->func[0] != '\0') { /* "": a C++ namespace-scope initializer */
             mt_buf_str(b, " in ");
-            mt_buf_str(b, p->func);
+            mt_buf_text(b, p->func);
             mt_buf_str(b, "()");
         }
         return;
@@ -60,13 +60,13 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
         mt_buf_hex(b, p->pc);
         if (p->func != NULL) {
             mt_buf_str(b, " in ");
-            mt_buf_str(b, p->func);
+            mt_buf_text(b, p->func);
             mt_buf_str(b, "+");
             mt_buf_hex(b, p->offset);
         }
         if (p->module != NULL) {
             mt_buf_str(b, " (");
-            mt_buf_str(b, basename_of(p->module));
+            mt_buf_text(b, basename_of(p->module));
             mt_buf_char(b, ')');
         }
         return;
@@ -88,7 +88,7 @@ void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every)
             mt_buf_char(b, ')');
         }
         break;
-    default: mt_buf_str(b, p->kind != NULL ? p->kind : "?"); break;
+    default: mt_buf_text(b, p->kind != NULL ? p->kind : "?"); break;
     }
     if (p->file != NULL || p->pc != 0) {
         mt_buf_str(b, " at ");

@@ -56,7 +56,7 @@ static void print_kind_owner(mt_buf_t *b, const mt_place_t *p)
     mt_buf_str(b, mt_kind_names[kind_of(p)]);
     if (p->owner != NULL) {
         mt_buf_str(b, " \"");
-        mt_buf_str(b, p->owner);
+        mt_buf_text(b, p->owner);
         mt_buf_char(b, '"');
     }
 }
@@ -320,7 +320,7 @@ static void print_owner_of(mt_buf_t *b, const mt_place_t *p)
     if (noun != NULL)
         mt_buf_str(b, noun);
     mt_buf_char(b, '"');
-    mt_buf_str(b, p->owner != NULL ? p->owner : "?");
+    mt_buf_text(b, p->owner != NULL ? p->owner : "?");
     mt_buf_char(b, '"');
 }
 

@@ -15,11 +15,12 @@
 static const char *const when_names[] = {
     [MT_WHEN_EXIT] = "exit", [MT_WHEN_NOW] = "now", [MT_WHEN_SINCE] = "since"};
 
+/* A member's name, escaped like any string: kinds and option names come from a report read
+ * back, which may say anything. */
 static void key(mt_buf_t *b, const char *name)
 {
-    mt_buf_char(b, '"');
-    mt_buf_str(b, name);
-    mt_buf_str(b, "\": ");
+    mt_buf_json_str(b, name);
+    mt_buf_str(b, ": ");
 }
 
 static void u64_field(mt_buf_t *b, const char *name, uint64_t v, bool last)

@@ -25,14 +25,16 @@ typedef struct rules {
     size_t count;
 } rules_t;
 
-/* The rule id's last part: the kind with "[]" spelled "-array" and blanks as '-'. */
+/* The rule id's last part: the kind with "[]" spelled "-array", and blanks, slashes, quotes
+ * and every byte outside printable ASCII as '-'. */
 static void buf_rule_kind(mt_buf_t *b, const char *kind)
 {
     for (const char *p = kind != NULL ? kind : "unknown"; *p != '\0'; p++) {
         if (p[0] == '[' && p[1] == ']') {
             mt_buf_str(b, "-array");
             p++;
-        } else if (*p == ' ' || *p == '/' || *p == '"' || *p == '\\') {
+        } else if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '/' ||
+                   *p == '"' || *p == '\\') {
             mt_buf_char(b, '-');
         } else {
             mt_buf_char(b, *p);

@@ -38,7 +38,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
     mt_buf_str(b, s->where.kind != NULL ? s->where.kind : "?");
     if (s->where.owner != NULL) {
         mt_buf_str(b, " \"");
-        mt_buf_str(b, s->where.owner);
+        mt_buf_text(b, s->where.owner);
         mt_buf_char(b, '"');
     }
     mt_buf_str(b, ": ");
@@ -197,7 +197,7 @@ static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, "    ");
         mt_buf_count(b, h->hits.blocks, "block", "blocks");
         mt_buf_str(b, " by rule ");
-        mt_buf_str(b, h->rule);
+        mt_buf_text(b, h->rule);
         mt_buf_char(b, '\n');
     }
     print_apart(b, &r->system, " made inside system libraries (option system_leaks)");
@@ -223,7 +223,7 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_str(b, " made since checkpoint #");
     mt_buf_u64(b, r->since);
     mt_buf_str(b, " still live in ");
-    mt_buf_str(b, r->program);
+    mt_buf_text(b, r->program);
     mt_buf_str(b, " (pid ");
     mt_buf_u64(b, r->pid);
     mt_buf_str(b, ")\n");
@@ -263,7 +263,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
 
     mt_buf_line(b);
     mt_buf_str(b, at_exit ? "report for " : "live blocks of ");
-    mt_buf_str(b, r->program);
+    mt_buf_text(b, r->program);
     mt_buf_str(b, " (pid ");
     mt_buf_u64(b, r->pid);
     mt_buf_str(b, ")\n");
