@@ -157,23 +157,48 @@ static bool same_site(const mt_place_t *a, const mt_place_t *b)
     return same_str(base_of(a->module), base_of(b->module)) && a->offset == b->offset;
 }
 
+/* A count that moved: its direction and how far, so counts up to 2^64 - 1 compare and
+ * print right (a difference of two such counts does not fit in 64 signed bits). */
+typedef struct delta {
+    int sign; /* -1, 0, +1 */
+    uint64_t size;
+} delta_t;
+
+static delta_t delta_of(uint64_t before, uint64_t after)
+{
+    delta_t d = {after > before   ? 1
+                 : after < before ? -1
+                                  : 0,
+                 after >= before ? after - before : before - after};
+    return d;
+}
+
+/* <0, 0, >0 as a is below, equal to or above b. */
+static int delta_cmp(delta_t a, delta_t b)
+{
+    if (a.sign != b.sign)
+        return a.sign < b.sign ? -1 : 1;
+    if (a.size == b.size)
+        return 0;
+    return (a.size < b.size) == (a.sign > 0) ? -1 : 1;
+}
+
 typedef struct change {
     const mt_leak_site_t *old_site, *new_site;
-    int64_t bytes, blocks; /* new minus old */
+    delta_t bytes, blocks; /* new against old */
 } change_t;
 
 static int by_growth(const void *x, const void *y)
 {
     const change_t *a = x, *b = y;
-    if (a->bytes != b->bytes)
-        return a->bytes < b->bytes ? 1 : -1;
-    return (a->blocks < b->blocks) - (a->blocks > b->blocks);
+    int c = delta_cmp(b->bytes, a->bytes);
+    return c != 0 ? c : delta_cmp(b->blocks, a->blocks);
 }
 
-static void signed_count(mt_buf_t *b, int64_t v, const char *one, const char *many)
+static void signed_count(mt_buf_t *b, delta_t v, const char *one, const char *many)
 {
-    mt_buf_char(b, v > 0 ? '+' : v < 0 ? '-' : ' ');
-    mt_buf_count(b, (uint64_t)(v < 0 ? -v : v), one, many);
+    mt_buf_char(b, v.sign > 0 ? '+' : v.sign < 0 ? '-' : ' ');
+    mt_buf_count(b, v.size, one, many);
 }
 
 static void diff_line(mt_buf_t *b, const change_t *c)
@@ -187,7 +212,7 @@ static void diff_line(mt_buf_t *b, const change_t *c)
     mt_buf_str(b, " at ");
     mt_buf_place(b, &s->where);
     mt_buf_str(b, " by ");
-    mt_buf_str(b, s->where.kind != NULL ? s->where.kind : "?");
+    mt_buf_text(b, s->where.kind != NULL ? s->where.kind : "?");
     mt_buf_str(b, " (");
     mt_buf_u64(b, c->old_site != NULL ? c->old_site->bytes : 0);
     mt_buf_str(b, " -> ");
@@ -195,6 +220,64 @@ static void diff_line(mt_buf_t *b, const change_t *c)
     mt_buf_str(b, c->old_site == NULL   ? ", new site)\n"
                   : c->new_site == NULL ? ", gone)\n"
                                         : ")\n");
+}
+
+/* FNV-1a over a string, NULL hashing apart from "". */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    h = (h ^ (s == NULL ? 0x9e : 0x37)) * UINT64_C(0x100000001b3);
+    for (; s != NULL && *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+/* A hash that same_site() agrees with: equal sites hash alike. */
+static uint64_t site_hash(const mt_place_t *p)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    h = hash_str(hash_str(hash_str(h, p->kind), p->owner), p->func);
+    if (p->file != NULL)
+        return hash_str(h, p->file) ^ (uint64_t)p->line * UINT64_C(0x9E3779B97F4A7C15);
+    return hash_str(h, base_of(p->module)) ^ p->offset * UINT64_C(0x9E3779B97F4A7C15);
+}
+
+/* The old sites in an open-addressing table on their hash (index + 1; 0 is empty), so each
+ * new site finds its match in constant time: a diff of reports with tens of thousands of
+ * sites takes a moment, not minutes. Probing keeps the old sites' order, so a new site is
+ * matched to the first old one that is the same, as a scan would. */
+typedef struct site_index {
+    size_t *slot;
+    size_t mask;
+} site_index_t;
+
+static bool index_build(site_index_t *x, const mt_report_t *a)
+{
+    size_t size = 16;
+    while (size < a->nsites * 2 + 1)
+        size *= 2;
+    x->slot = calloc(size, sizeof *x->slot);
+    x->mask = size - 1;
+    if (x->slot == NULL)
+        return false;
+    for (size_t i = 0; i < a->nsites; i++) {
+        size_t k = (size_t)site_hash(&a->sites[i].where) & x->mask;
+        while (x->slot[k] != 0)
+            k = (k + 1) & x->mask;
+        x->slot[k] = i + 1;
+    }
+    return true;
+}
+
+/* The first old site not matched yet that is the same as where, or SIZE_MAX. */
+static size_t index_find(const site_index_t *x, const mt_report_t *a, const bool *matched,
+                         const mt_place_t *where)
+{
+    for (size_t k = (size_t)site_hash(where) & x->mask; x->slot[k] != 0; k = (k + 1) & x->mask) {
+        size_t i = x->slot[k] - 1;
+        if (!matched[i] && same_site(&a->sites[i].where, where))
+            return i;
+    }
+    return SIZE_MAX;
 }
 
 static int diff(const char *old_path, const char *new_path)
@@ -209,29 +292,29 @@ static int diff(const char *old_path, const char *new_path)
     const mt_report_t *a = &o.model, *z = &n.model;
     change_t *changes = calloc(a->nsites + z->nsites + 1, sizeof *changes);
     bool *matched = calloc(a->nsites + 1, sizeof *matched);
-    if (changes == NULL || matched == NULL) {
+    site_index_t index;
+    if (changes == NULL || matched == NULL || !index_build(&index, a)) {
         fprintf(stderr, "%s: out of memory\n", prog);
         exit(2);
     }
     size_t nchanges = 0;
     for (size_t j = 0; j < z->nsites; j++) {
-        change_t c = {NULL, &z->sites[j], (int64_t)z->sites[j].bytes, (int64_t)z->sites[j].blocks};
-        for (size_t i = 0; i < a->nsites; i++) {
-            if (!matched[i] && same_site(&a->sites[i].where, &z->sites[j].where)) {
-                matched[i] = true;
-                c.old_site = &a->sites[i];
-                c.bytes -= (int64_t)a->sites[i].bytes;
-                c.blocks -= (int64_t)a->sites[i].blocks;
-                break;
-            }
+        const mt_leak_site_t *s = &z->sites[j];
+        change_t c = {NULL, s, delta_of(0, s->bytes), delta_of(0, s->blocks)};
+        size_t i = index_find(&index, a, matched, &s->where);
+        if (i != SIZE_MAX) {
+            matched[i] = true;
+            c.old_site = &a->sites[i];
+            c.bytes = delta_of(a->sites[i].bytes, s->bytes);
+            c.blocks = delta_of(a->sites[i].blocks, s->blocks);
         }
-        if (c.bytes != 0 || c.blocks != 0)
+        if (c.bytes.sign != 0 || c.blocks.sign != 0)
             changes[nchanges++] = c;
     }
     for (size_t i = 0; i < a->nsites; i++)
         if (!matched[i])
-            changes[nchanges++] = (change_t){&a->sites[i], NULL, -(int64_t)a->sites[i].bytes,
-                                             -(int64_t)a->sites[i].blocks};
+            changes[nchanges++] = (change_t){&a->sites[i], NULL, delta_of(a->sites[i].bytes, 0),
+                                             delta_of(a->sites[i].blocks, 0)};
     qsort(changes, nchanges, sizeof *changes, by_growth);
 
     mt_buf_t b;
@@ -252,7 +335,7 @@ static int diff(const char *old_path, const char *new_path)
     mt_buf_char(&b, '\n');
     size_t more = 0, less = 0;
     for (size_t i = 0; i < nchanges; i++) {
-        if (changes[i].bytes > 0 || (changes[i].bytes == 0 && changes[i].blocks > 0))
+        if (changes[i].bytes.sign > 0 || (changes[i].bytes.sign == 0 && changes[i].blocks.sign > 0))
             more++;
         else
             less++;
@@ -277,6 +360,7 @@ static int diff(const char *old_path, const char *new_path)
     int status = more > 0 || z->errors > a->errors ? 1 : 0;
     free(changes);
     free(matched);
+    free(index.slot);
     unload(&o);
     unload(&n);
     return status;

@@ -281,7 +281,12 @@ static void axes(mt_buf_t *b, const plot_t *p)
         mt_buf_size(b, v);
         mt_buf_str(b, "</text>\n");
     }
-    for (uint64_t e = 0; e <= p->max_event; e += p->event_step) {
+    /* A tick every event_step, a few at most: counts read from a report may be anything, and
+     * a step added up to near 2^64 would wrap and never end. */
+    for (uint64_t t = 0; t <= 10; t++) {
+        if (t > 0 && p->event_step > p->max_event / t)
+            break; /* the next tick, event_step * t, would pass max_event */
+        uint64_t e = p->event_step * t;
         uint64_t x = px(p, e);
         mt_buf_str(b, "<text x=\"");
         mt_buf_u64(b, x);
