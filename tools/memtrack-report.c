@@ -96,18 +96,25 @@ static void unload(loaded_t *l)
 static bool write_out(const mt_report_t *r, const char *path,
                       void (*render)(const mt_report_t *, mt_buf_t *))
 {
-    int fd = strcmp(path, "-") == 0 ? STDOUT_FILENO
-                                    : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* never through a symbolic link: the classic clobber of a file in /tmp */
+    int fd = strcmp(path, "-") == 0
+                 ? STDOUT_FILENO
+                 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path,
+                errno == ELOOP ? "it is a symbolic link, which memtrack does not follow"
+                               : strerror(errno));
         return false;
     }
     mt_buf_t b;
     mt_buf_init(&b, fd);
     render(r, &b);
     mt_buf_flush(&b);
-    if (fd != STDOUT_FILENO && close(fd) != 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+    int err = b.error; /* every write is checked, and the close */
+    if (fd != STDOUT_FILENO && close(fd) != 0 && err == 0)
+        err = errno;
+    if (err != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(err));
         return false;
     }
     return true;
