@@ -555,6 +555,67 @@ static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
 /* Called from libmemtrack's destructor, after the program's atexit handlers and static
  * destructors: what they free is not a leak. Exactly once, whatever way the process ends
  * (exit, return from main, the last thread's pthread_exit); _exit and exec skip it. */
+/* The exit report when there is no memory left to build it (the program used it all up):
+ * the totals, which need none, rather than nothing. Returns whether leaks or errors were
+ * found, so exitcode still applies. */
+static bool print_without_memory(void)
+{
+    memtrack_stats_t st;
+    mt_stats_read(&st);
+    size_t errors = mt_error_total();
+    bool leaks = mt_opt.leaks && st.current_blocks != 0;
+    if (!leaks && errors == 0 && !mt_opt.verbose)
+        return false;
+    mt_buf_t b;
+    mt_buf_init(&b, mt_out_fd());
+    mt_out_lock();
+    mt_buf_line(&b);
+    mt_buf_str(&b, "report for ");
+    mt_buf_text(&b, mt_program_name());
+    mt_buf_str(&b, " (pid ");
+    mt_buf_u64(&b, (uint64_t)getpid());
+    mt_buf_str(&b, "): out of memory, so only the totals, not the sites\n");
+    mt_buf_line(&b);
+    mt_buf_count(&b, mt_opt.leaks ? st.current_bytes : 0, "byte", "bytes");
+    mt_buf_str(&b, " leaked in ");
+    mt_buf_count(&b, mt_opt.leaks ? st.current_blocks : 0, "block", "blocks");
+    mt_buf_str(&b, "; ");
+    mt_buf_count(&b, errors, "error", "errors");
+    mt_buf_str(&b, " found\n");
+    mt_buf_line(&b);
+    mt_buf_str(&b, "peak ");
+    mt_buf_u64(&b, st.peak_bytes);
+    mt_buf_str(&b, " bytes in ");
+    mt_buf_count(&b, st.peak_blocks, "block", "blocks");
+    mt_buf_str(&b, "; ");
+    mt_buf_u64(&b, st.total_blocks);
+    mt_buf_str(&b, " allocations, ");
+    mt_buf_u64(&b, st.frees);
+    mt_buf_str(&b, " frees, ");
+    mt_buf_u64(&b, st.failed);
+    mt_buf_str(&b, " failed\n");
+    mt_buf_flush(&b);
+    mt_out_unlock();
+    /* The files get the same totals, in a report with no sites (its arrays are empty). */
+    mt_report_t r;
+    memset(&r, 0, sizeof r);
+    r.version = MEMTRACK_VERSION;
+    r.program = mt_program_name();
+    r.pid = (uint64_t)getpid();
+    r.when = MT_WHEN_EXIT;
+    r.stats = st;
+    r.stats.errors = errors;
+    r.leak_check = mt_opt.leaks;
+    r.leaked_bytes = mt_opt.leaks ? st.current_bytes : 0;
+    r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
+    r.errors = errors;
+    r.max_messages = mt_opt.max_messages;
+    write_file(&r, mt_opt.json, "JSON", mt_render_json);
+    write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
+    write_file(&r, mt_opt.html, "HTML", mt_render_html);
+    return leaks || errors != 0;
+}
+
 void mt_report_at_exit(void)
 {
     mt_report_t r;
@@ -578,6 +639,8 @@ void mt_report_at_exit(void)
         write_file(&r, mt_opt.html, "HTML", mt_render_html);
         found = mt_report_found(&r);
         mt_report_free(&r);
+    } else {
+        found = print_without_memory();
     }
     pthread_mutex_unlock(&report_lock);
     mt_busy--;
