@@ -62,6 +62,7 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     mt_busy++;
     (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
     mt_crash_install();
+    mt_report_prepare();
     mt_busy--;
 }
 

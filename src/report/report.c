@@ -153,6 +153,13 @@ static int cmp_size(const mt_leak_site_t *x, const mt_leak_site_t *y)
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void mt_report_prepare(void)
+{
+    pthread_mutex_lock(&report_lock);
+    (void)mt_suppress_count(); /* read now: at exit, descriptors or memory may be gone */
+    pthread_mutex_unlock(&report_lock);
+}
+
 void mt_report_lock(void)
 {
     pthread_mutex_lock(&report_lock);

@@ -12,6 +12,9 @@
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since);
 void mt_report_free(mt_report_t *r);
 void mt_report_at_exit(void);
+/* Reads what the exit report needs while the process has descriptors to spare (the
+ * suppressions file), at load time. */
+void mt_report_prepare(void);
 /* Around fork, so a child never inherits a report being built. */
 void mt_report_lock(void);
 void mt_report_unlock(void);
