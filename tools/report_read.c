@@ -373,11 +373,14 @@ static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
     r->noptions = opts->count;
 }
 
-static void read_stats(reader_t *rd, const json_t *root, memtrack_stats_t *st)
+static void read_stats(reader_t *rd, const json_t *root, memtrack_stats_t *st,
+                       uint64_t *threads_running)
 {
     const json_t *s = need(rd, root, "statistics", JSON_OBJECT, "");
     if (s == NULL)
         return;
+    *threads_running =
+        json_get(s, "threads_running") != NULL ? u64(rd, s, "threads_running", "statistics") : 0;
     st->current_bytes = (size_t)u64(rd, s, "current_bytes", "statistics");
     st->current_blocks = (size_t)u64(rd, s, "current_blocks", "statistics");
     st->peak_bytes = (size_t)u64(rd, s, "peak_bytes", "statistics");
@@ -427,7 +430,7 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
     }
     r->since = u64(&rd, root, "since", "");
-    read_stats(&rd, root, &r->stats);
+    read_stats(&rd, root, &r->stats, &r->threads_running);
     read_leaks(&rd, root, r);
     read_errors(&rd, root, r);
     read_unwritten(&rd, root, r);

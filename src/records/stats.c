@@ -315,3 +315,10 @@ void mt_stats_read(memtrack_stats_t *out)
     out->peak_blocks = (size_t)max_u64(peak_blocks, out->current_blocks);
     out->errors = 0; /* the error module counts errors: see memtrack_stats() */
 }
+
+unsigned mt_stats_other_threads(void)
+{
+    unsigned held = atomic_load_explicit(&counters.in_use, memory_order_relaxed);
+    unsigned own = mine != NULL && mine != &fallback_slot ? 1u : 0u;
+    return held > own ? held - own : 0;
+}

@@ -129,6 +129,7 @@ typedef struct mt_report {
     mt_when_t when;
     uint64_t since; /* the checkpoint mark (MT_WHEN_SINCE) */
     memtrack_stats_t stats;
+    uint64_t threads_running; /* other threads still tracking when the report was taken */
 
     bool leak_check;       /* false: leaks were not looked for (option leaks=0) */
     mt_leak_site_t *sites; /* sorted, largest first */

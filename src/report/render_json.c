@@ -85,9 +85,11 @@ static void apart(mt_buf_t *b, const mt_apart_t *a)
     u64_field(b, "sites", a->sites, true);
 }
 
-static void statistics(mt_buf_t *b, const memtrack_stats_t *st)
+static void statistics(mt_buf_t *b, const memtrack_stats_t *st, uint64_t threads_running)
 {
     mt_buf_str(b, "  \"statistics\": {");
+    if (threads_running != 0) /* only then: a report of one thread reads as it always did */
+        u64_field(b, "threads_running", threads_running, false);
     u64_field(b, "current_bytes", st->current_bytes, false);
     u64_field(b, "current_blocks", st->current_blocks, false);
     u64_field(b, "peak_bytes", st->peak_bytes, false);
@@ -258,7 +260,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     str_field(b, "when", when_names[r->when], false);
     u64_field(b, "since", r->since, true);
     mt_buf_str(b, ",\n");
-    statistics(b, &r->stats);
+    statistics(b, &r->stats, r->threads_running);
     leaks(b, r);
     errors(b, r);
     unwritten(b, r);

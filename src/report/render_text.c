@@ -294,6 +294,11 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_str(b, ", ");
     mt_buf_u64(b, st->failed);
     mt_buf_str(b, " failed\n");
+    if (r->threads_running != 0) {
+        mt_buf_line(b);
+        mt_buf_count(b, r->threads_running, "other thread was", "other threads were");
+        mt_buf_str(b, " still running: the report is what they had done when it was taken\n");
+    }
 
     if (r->errors != 0) {
         print_error_counts(r, b);

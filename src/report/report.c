@@ -377,6 +377,22 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->nrules = nrules;
     if (r->leak_check)
         build_leaks(r, by_id, nids, since);
+    if (r->leak_check && when != MT_WHEN_SINCE) {
+        /* Threads still running may have made blocks between the counters' reading and the
+         * walk of the table: the report never says fewer blocks live, or a lower peak, than
+         * the walk found. (A single thread's counters already agree with its walk.) */
+        uint64_t live_bytes = r->leaked_bytes + r->suppressed.bytes + r->system.bytes;
+        uint64_t live_blocks = r->leaked_blocks + r->suppressed.blocks + r->system.blocks;
+        if (r->stats.current_bytes < live_bytes)
+            r->stats.current_bytes = (size_t)live_bytes;
+        if (r->stats.current_blocks < live_blocks)
+            r->stats.current_blocks = (size_t)live_blocks;
+        if (r->stats.peak_bytes < r->stats.current_bytes)
+            r->stats.peak_bytes = r->stats.current_bytes;
+        if (r->stats.peak_blocks < r->stats.current_blocks)
+            r->stats.peak_blocks = r->stats.current_blocks;
+    }
+    r->threads_running = mt_stats_other_threads();
     build_errors(r, raw);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
