@@ -55,6 +55,7 @@ void mt_buf_init(mt_buf_t *b, int fd)
     b->len = 0;
     b->fd = fd;
     b->error = 0;
+    b->escape = MT_ESCAPE_NONE;
 }
 
 void mt_buf_flush(mt_buf_t *b)
@@ -67,7 +68,10 @@ void mt_buf_flush(mt_buf_t *b)
     b->len = 0;
 }
 
-void mt_buf_strn(mt_buf_t *b, const char *s, size_t n)
+static void escaped(mt_buf_t *b, const unsigned char *s, size_t n);
+
+/* Appends n bytes as they are. */
+static void put(mt_buf_t *b, const char *s, size_t n)
 {
     while (n > 0) {
         size_t room = sizeof b->data - b->len;
@@ -81,6 +85,14 @@ void mt_buf_strn(mt_buf_t *b, const char *s, size_t n)
         s += take;
         n -= take;
     }
+}
+
+void mt_buf_strn(mt_buf_t *b, const char *s, size_t n)
+{
+    if (MT_BUF_UNLIKELY(b->escape != MT_ESCAPE_NONE))
+        escaped(b, (const unsigned char *)s, n);
+    else
+        put(b, s, n);
 }
 
 void mt_buf_str(mt_buf_t *b, const char *s)
@@ -167,103 +179,128 @@ void mt_buf_line(mt_buf_t *b)
 
 /* ---- escaping for the report formats --------------------------------------------- */
 
-/* The length of the well-formed UTF-8 sequence that starts at s (2 to 4 bytes), or 0 for a
- * byte that starts none: a stray continuation byte, an overlong form, a surrogate, a code
- * point past U+10FFFF, or a sequence cut short. */
-static size_t utf8_sequence(const unsigned char *s)
+/* The length of the well-formed UTF-8 sequence that starts at s (2 to 4 bytes, within the
+ * n there are), or 0 for a byte that starts none: a stray continuation byte, an overlong
+ * form, a surrogate, a code point past U+10FFFF, or a sequence cut short. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
-    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (n == 0 || c > 0xf4)
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (len == 0 || c > 0xf4 || len > n)
         return 0;
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 1; i < len; i++)
         if ((s[i] & 0xc0) != 0x80)
-            return 0; /* the terminating NUL stops here too */
+            return 0;
     if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || /* overlong, surrogate */
         (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))   /* overlong, > U+10FFFF */
         return 0;
-    return n;
+    return len;
 }
 
-static void hex_escape(mt_buf_t *b, unsigned char c)
+static void hex_byte(mt_buf_t *b, const char *prefix, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
-    char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-    mt_buf_strn(b, esc, sizeof esc);
+    put(b, prefix, strlen(prefix));
+    char digits[2] = {hex[c >> 4], hex[c & 15]};
+    put(b, digits, 2);
+}
+
+/* The one escaper: text a person reads, a JSON string's contents, HTML text. Well-formed
+ * UTF-8 always passes as it is; what else a form cannot hold is spelled as that form can. */
+static void escaped(mt_buf_t *b, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t len = c >= 0x80 ? utf8_sequence(s + i, n - i) : 1;
+        bool control = c < 0x20 || c == 0x7f;
+        switch (b->escape) {
+        case MT_ESCAPE_TEXT:
+            if (len == 0 || control || c == '\\')
+                hex_byte(b, "\\x", c); /* a control byte, DEL, a backslash, a stray byte */
+            else
+                put(b, (const char *)s + i, len);
+            break;
+        case MT_ESCAPE_JSON:
+            if (len == 0)
+                put(b, "\\ufffd", 6); /* a byte that is not UTF-8 */
+            else if (c == '"' || c == '\\')
+                put(b, c == '"' ? "\\\"" : "\\\\", 2);
+            else if (c == '\n' || c == '\r' || c == '\t')
+                put(b, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t", 2);
+            else if (control)
+                hex_byte(b, "\\u00", c);
+            else
+                put(b, (const char *)s + i, len);
+            break;
+        default: /* MT_ESCAPE_HTML */
+            if (len == 0 || (control && c != '\t' && c != '\n'))
+                put(b, "&#xfffd;", 8);
+            else if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'')
+                put(b,
+                    c == '&'   ? "&amp;"
+                    : c == '<' ? "&lt;"
+                    : c == '>' ? "&gt;"
+                    : c == '"' ? "&quot;"
+                               : "&#39;",
+                    c == '&'               ? 5
+                    : c == '<' || c == '>' ? 4
+                    : c == '"'             ? 6
+                                           : 5);
+            else
+                put(b, (const char *)s + i, len);
+            break;
+        }
+        i += len == 0 ? 1 : len;
+    }
+}
+
+void mt_buf_escape(mt_buf_t *b, int escape)
+{
+    b->escape = (unsigned char)escape;
 }
 
 void mt_buf_text(mt_buf_t *b, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (p != NULL && *p != '\0') {
-        size_t n = *p >= 0x80 ? utf8_sequence(p) : (*p >= 0x20 && *p != 0x7f && *p != '\\');
-        if (n == 0) {
-            hex_escape(b, *p++); /* a control byte, DEL, a backslash or a stray byte */
-        } else {
-            mt_buf_strn(b, (const char *)p, n);
-            p += n;
-        }
-    }
+    unsigned char was = b->escape;
+    if (s == NULL)
+        return;
+    if (was == MT_ESCAPE_NONE)
+        b->escape = MT_ESCAPE_TEXT;
+    mt_buf_strn(b, s, strlen(s));
+    b->escape = was;
 }
 
 void mt_buf_json_str(mt_buf_t *b, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
     if (s == NULL) {
         mt_buf_str(b, "null");
         return;
     }
-    mt_buf_char(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-        switch (*p) {
-        case '"': mt_buf_strn(b, "\\\"", 2); break;
-        case '\\': mt_buf_strn(b, "\\\\", 2); break;
-        case '\n': mt_buf_strn(b, "\\n", 2); break;
-        case '\r': mt_buf_strn(b, "\\r", 2); break;
-        case '\t': mt_buf_strn(b, "\\t", 2); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f) {
-                char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
-                mt_buf_strn(b, esc, sizeof esc);
-            } else if (*p < 0x80) {
-                mt_buf_char(b, (char)*p);
-            } else {
-                size_t n = utf8_sequence(p); /* UTF-8 passes through as it is; */
-                if (n == 0) {                /* a byte that is not UTF-8 becomes U+FFFD */
-                    mt_buf_strn(b, "\\ufffd", 6);
-                } else {
-                    mt_buf_strn(b, (const char *)p, n);
-                    p += n - 1;
-                }
-            }
-        }
-    }
-    mt_buf_char(b, '"');
+    mt_buf_json_begin(b);
+    mt_buf_strn(b, s, strlen(s));
+    mt_buf_json_end(b);
+}
+
+void mt_buf_json_begin(mt_buf_t *b)
+{
+    put(b, "\"", 1);
+    b->escape = MT_ESCAPE_JSON;
+}
+
+void mt_buf_json_end(mt_buf_t *b)
+{
+    b->escape = MT_ESCAPE_NONE;
+    put(b, "\"", 1);
 }
 
 void mt_buf_html(mt_buf_t *b, const char *s)
 {
     if (s == NULL)
         return;
-    for (; *s != '\0'; s++) {
-        switch (*s) {
-        case '&': mt_buf_str(b, "&amp;"); break;
-        case '<': mt_buf_str(b, "&lt;"); break;
-        case '>': mt_buf_str(b, "&gt;"); break;
-        case '"': mt_buf_str(b, "&quot;"); break;
-        case '\'': mt_buf_str(b, "&#39;"); break;
-        default: {
-            const unsigned char *p = (const unsigned char *)s;
-            size_t n = *p >= 0x80 ? utf8_sequence(p) : (*p >= 0x20 && *p != 0x7f) || *p == '\t';
-            if (n == 0) { /* a control byte or a byte that is not UTF-8: U+FFFD */
-                mt_buf_str(b, "&#xfffd;");
-            } else {
-                mt_buf_strn(b, s, n);
-                s += n - 1;
-            }
-        }
-        }
-    }
+    unsigned char was = b->escape;
+    b->escape = MT_ESCAPE_HTML;
+    mt_buf_strn(b, s, strlen(s));
+    b->escape = was;
 }
 
 /* Characters a URI path keeps as they are (RFC 3986 unreserved, plus '/' and ':'). */

@@ -13,9 +13,24 @@
 typedef struct mt_buf {
     char data[2048];
     size_t len;
-    int fd;    /* where mt_buf_flush writes; -1 discards */
-    int error; /* the first write that failed (an errno value), 0 when none did */
+    int fd;               /* where mt_buf_flush writes; -1 discards */
+    int error;            /* the first write that failed (an errno value), 0 when none did */
+    unsigned char escape; /* how what is appended is escaped: MT_ESCAPE_* */
 } mt_buf_t;
+
+/* While a buffer escapes, everything appended to it is escaped for that form (see
+ * mt_buf_escape), so a long name is escaped as it is written, never cut to fit a scratch
+ * buffer first. */
+#define MT_ESCAPE_NONE 0
+#define MT_ESCAPE_TEXT 1 /* as mt_buf_text */
+#define MT_ESCAPE_JSON 2 /* the contents of a JSON string */
+#define MT_ESCAPE_HTML 3 /* HTML text or an attribute's value */
+#define MT_BUF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+void mt_buf_escape(mt_buf_t *b, int escape);
+/* A JSON string: its opening quote, then everything appended is escaped, until
+ * mt_buf_json_end writes the closing quote. */
+void mt_buf_json_begin(mt_buf_t *b);
+void mt_buf_json_end(mt_buf_t *b);
 
 void mt_buf_init(mt_buf_t *b, int fd);
 void mt_buf_str(mt_buf_t *b, const char *s);

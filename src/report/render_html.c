@@ -123,12 +123,9 @@ static void card(mt_buf_t *b, const char *id, const char *label, uint64_t value,
 /* The place as text, escaped. */
 static void html_place(mt_buf_t *b, const mt_place_t *p)
 {
-    mt_buf_t t;
-    mt_buf_init(&t, -1);
-    mt_buf_place(&t, p);
-    size_t n = t.len < sizeof t.data - 1 ? t.len : sizeof t.data - 1;
-    t.data[n] = '\0';
-    mt_buf_html(b, t.data);
+    mt_buf_escape(b, MT_ESCAPE_HTML); /* escaped as it is written: never cut */
+    mt_buf_place(b, p);
+    mt_buf_escape(b, MT_ESCAPE_NONE);
 }
 
 /* "file:line" (or the address form) without the function, for the table's Site column. */
@@ -514,12 +511,9 @@ static void error_table(mt_buf_t *b, const mt_report_t *r)
             mt_buf_str(b, "</code>");
         }
         mt_buf_str(b, "</td><td class=\"detail\">");
-        mt_buf_t t;
-        mt_buf_init(&t, -1);
-        mt_buf_error_summary(&t, e);
-        size_t n = t.len < sizeof t.data - 1 ? t.len : sizeof t.data - 1;
-        t.data[n] = '\0';
-        mt_buf_html(b, t.data);
+        mt_buf_escape(b, MT_ESCAPE_HTML);
+        mt_buf_error_summary(b, e);
+        mt_buf_escape(b, MT_ESCAPE_NONE);
         mt_buf_str(b, "</td></tr>\n");
     }
     mt_buf_str(b, "</tbody></table>\n");

@@ -67,13 +67,6 @@ static size_t rule_index(rules_t *rs, bool error, const char *kind)
 }
 
 /* Writes the text of a small buffer as one JSON string. */
-static void json_text(mt_buf_t *b, mt_buf_t *text)
-{
-    size_t n = text->len < sizeof text->data - 1 ? text->len : sizeof text->data - 1;
-    text->data[n] = '\0';
-    mt_buf_json_str(b, text->data);
-}
-
 static void artifact(mt_buf_t *b, const char *path)
 {
     mt_buf_str(b, "\"artifactLocation\": {\"uri\": \"");
@@ -153,57 +146,56 @@ static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const
  * so a leak keeps its identity when lines above it move. */
 static void fingerprint(mt_buf_t *b, const char *what, const mt_place_t *p)
 {
-    mt_buf_t f;
-    mt_buf_init(&f, -1);
-    mt_buf_str(&f, what);
-    mt_buf_char(&f, ':');
-    mt_buf_str(&f, p->kind != NULL ? p->kind : "");
-    mt_buf_char(&f, ':');
-    mt_buf_str(&f, p->file != NULL ? p->file : p->module != NULL ? p->module : "");
-    mt_buf_char(&f, ':');
-    mt_buf_str(&f, p->func != NULL ? p->func : "");
     mt_buf_str(b, ", \"partialFingerprints\": {\"memtrackSite/v1\": ");
-    json_text(b, &f);
+    mt_buf_json_begin(b);
+    mt_buf_str(b, what);
+    mt_buf_char(b, ':');
+    mt_buf_str(b, p->kind != NULL ? p->kind : "");
+    mt_buf_char(b, ':');
+    mt_buf_str(b, p->file != NULL ? p->file : p->module != NULL ? p->module : "");
+    mt_buf_char(b, ':');
+    mt_buf_str(b, p->func != NULL ? p->func : "");
+    mt_buf_json_end(b);
     mt_buf_char(b, '}');
 }
 
 static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t *s, bool *first,
                         rules_t *rs)
 {
-    mt_buf_t m;
+    mt_buf_t *m = b; /* the message is written into the report, escaped as it goes */
     result_head(b, first, rs, false, s->where.kind);
-    mt_buf_init(&m, -1);
-    mt_buf_count(&m, s->bytes, "byte", "bytes");
-    mt_buf_str(&m, " in ");
-    mt_buf_count(&m, s->blocks, "block", "blocks");
-    mt_buf_str(&m, " allocated by ");
-    mt_buf_str(&m, s->where.kind != NULL ? s->where.kind : "?");
+    mt_buf_str(b, "\"message\": {\"text\": ");
+    mt_buf_json_begin(b);
+    mt_buf_count(m, s->bytes, "byte", "bytes");
+    mt_buf_str(m, " in ");
+    mt_buf_count(m, s->blocks, "block", "blocks");
+    mt_buf_str(m, " allocated by ");
+    mt_buf_str(m, s->where.kind != NULL ? s->where.kind : "?");
     if (s->where.owner != NULL) {
-        mt_buf_str(&m, " from \"");
-        mt_buf_str(&m, s->where.owner);
-        mt_buf_char(&m, '"');
+        mt_buf_str(m, " from \"");
+        mt_buf_str(m, s->where.owner);
+        mt_buf_char(m, '"');
     }
-    mt_buf_str(&m, " at ");
-    mt_buf_place(&m, &s->where);
-    mt_buf_str(&m, r->when == MT_WHEN_EXIT
-                       ? s->blocks == 1 ? " is never released" : " are never released"
-                       : " still live");
+    mt_buf_str(m, " at ");
+    mt_buf_place(m, &s->where);
+    mt_buf_str(m, r->when == MT_WHEN_EXIT
+                      ? s->blocks == 1 ? " is never released" : " are never released"
+                      : " still live");
     if (s->nseqs > 0) {
-        mt_buf_str(&m, " (block");
-        mt_buf_str(&m, s->nseqs > 1 ? "s" : "");
+        mt_buf_str(m, " (block");
+        mt_buf_str(m, s->nseqs > 1 ? "s" : "");
         for (unsigned i = 0; i < s->nseqs; i++) {
-            mt_buf_str(&m, i == 0 ? " #" : ", #");
-            mt_buf_u64(&m, s->seqs[i]);
+            mt_buf_str(m, i == 0 ? " #" : ", #");
+            mt_buf_u64(m, s->seqs[i]);
         }
         if (s->blocks > s->nseqs) {
-            mt_buf_str(&m, " and ");
-            mt_buf_u64(&m, s->blocks - s->nseqs);
-            mt_buf_str(&m, " more");
+            mt_buf_str(m, " and ");
+            mt_buf_u64(m, s->blocks - s->nseqs);
+            mt_buf_str(m, " more");
         }
-        mt_buf_char(&m, ')');
+        mt_buf_char(m, ')');
     }
-    mt_buf_str(b, "\"message\": {\"text\": ");
-    json_text(b, &m);
+    mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_location(&s->where))
         location(b, &s->where, NULL, -1);
@@ -218,12 +210,11 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
 
 static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs)
 {
-    mt_buf_t m;
     result_head(b, first, rs, true, e->kind);
-    mt_buf_init(&m, -1);
-    mt_buf_error_summary(&m, e);
     mt_buf_str(b, "\"message\": {\"text\": ");
-    json_text(b, &m);
+    mt_buf_json_begin(b);
+    mt_buf_error_summary(b, e);
+    mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     /* Where it was found, when that is a line of the program; else the allocation. */
     bool found_first = e->found.file != NULL;
@@ -256,21 +247,20 @@ static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
 {
     for (size_t i = 0; i < rs->count; i++) {
         const rule_t *r = &rs->list[i];
-        mt_buf_t m;
-        mt_buf_init(&m, -1);
-        if (r->error) {
-            mt_buf_str(&m, "Heap error: ");
-            mt_buf_str(&m, r->kind);
-        } else {
-            mt_buf_str(&m, "Memory allocated by ");
-            mt_buf_str(&m, r->kind != NULL ? r->kind : "an unknown call");
-            mt_buf_str(&m, " and never released");
-        }
         mt_buf_str(b, i == 0 ? "\n          {" : ",\n          {");
         mt_buf_str(b, "\"id\": \"");
         buf_rule_id(b, r);
         mt_buf_str(b, "\", \"shortDescription\": {\"text\": ");
-        json_text(b, &m);
+        mt_buf_json_begin(b);
+        if (r->error) {
+            mt_buf_str(b, "Heap error: ");
+            mt_buf_str(b, r->kind);
+        } else {
+            mt_buf_str(b, "Memory allocated by ");
+            mt_buf_str(b, r->kind != NULL ? r->kind : "an unknown call");
+            mt_buf_str(b, " and never released");
+        }
+        mt_buf_json_end(b);
         mt_buf_str(b, "}, \"defaultConfiguration\": {\"level\": \"");
         mt_buf_str(b, r->error ? "error" : "warning");
         mt_buf_str(b, "\"}}");
