@@ -72,6 +72,11 @@ typedef struct mt_free_site {
  * is a double free. delete_size, when not 0, is what a sized delete says the block holds.
  * Returns what ptr was; with MT_FOUND_NONE nothing was done. */
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size);
+/* A pointer the tracker never made (nor holds in quarantine), released by code it checks:
+ * the C library gets it back only when it surely made it; otherwise it is reported (a double
+ * free of a block gone back, an interior, stack, static or wild pointer) and left alone. */
+void mt_release_foreign(void *ptr, uint32_t site);
+void *mt_realloc_foreign(void *ptr, size_t size, uint32_t site);
 /* A free nested inside the tracker: only tries the lock; false when it is taken. */
 bool mt_free_nested(void *ptr);
 /* Release a block; from_tracked is false when the caller was built without the header. */

@@ -143,7 +143,7 @@ static bool gone_again(const void *ptr, mt_block_t *gone)
     return mt_gone_find(ptr, gone) && !mt_foreign_inside_tracked(ptr);
 }
 
-static void release_foreign(void *ptr, uint32_t site)
+void mt_release_foreign(void *ptr, uint32_t site)
 {
     mt_pointer_class_t why;
     if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site)))
@@ -191,7 +191,7 @@ void mt_free(void *ptr, uint32_t site, bool from_tracked)
     if (mt_release(ptr, &where, 0) != MT_FOUND_NONE)
         return;
     if (from_tracked)
-        release_foreign(ptr, site);
+        mt_release_foreign(ptr, site);
     else
         mt_libc_free(ptr);
 }
@@ -276,7 +276,7 @@ void *mt_realloc_freed(const mt_block_t *old, uint32_t site)
 }
 
 /* realloc by tracked code of a pointer the tracker never made. */
-static void *realloc_foreign(void *ptr, size_t size, uint32_t site)
+void *mt_realloc_foreign(void *ptr, size_t size, uint32_t site)
 {
     mt_pointer_class_t why;
     if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site))) {
@@ -304,7 +304,7 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
     case MT_FOUND_FREED: return mt_realloc_freed(&old, site);
     case MT_FOUND_NONE: break;
     }
-    return from_tracked ? realloc_foreign(ptr, size, site) : mt_libc_realloc(ptr, size);
+    return from_tracked ? mt_realloc_foreign(ptr, size, site) : mt_libc_realloc(ptr, size);
 }
 
 /* ---- entry points for code built with the header --------------------------------------- */

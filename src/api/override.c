@@ -88,8 +88,13 @@ MT_EXPORT void free(void *ptr)
         (void)mt_free_nested(ptr);
         return;
     }
-    mt_free_site_t where = {MT_SITE_NONE, __builtin_return_address(0), MT_KIND_FREE};
-    if (mt_release(ptr, &where, 0) == MT_FOUND_NONE)
+    void *pc = __builtin_return_address(0);
+    mt_free_site_t where = {MT_SITE_NONE, pc, MT_KIND_FREE};
+    if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE))
+        return;
+    if (tracking_all()) /* the whole program is checked: its bad frees are found too */
+        mt_release_foreign(ptr, mt_site_pc(pc, MT_KIND_FREE));
+    else
         mt_libc_free(ptr);
 }
 
@@ -104,6 +109,8 @@ static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, mt_kind_
     case MT_FOUND_FREED: return mt_realloc_freed(&b, mt_site_pc(pc, kind));
     case MT_FOUND_NONE: break;
     }
+    if (tracking_all())
+        return mt_realloc_foreign(ptr, size, mt_site_pc(pc, kind));
     return mt_libc_realloc(ptr, size);
 }
 
