@@ -12,6 +12,7 @@
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
+#include "records/place.h"
 #include "records/timeline.h"
 #include "report/report.h"
 
@@ -61,6 +62,7 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     mt_init();
     mt_busy++;
     (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+    mt_place_prepare();
     mt_crash_install();
     mt_report_prepare();
     mt_busy--;

@@ -27,6 +27,33 @@
 static const char *const system_dirs[] = {"/lib/",       "/lib64/",     "/lib32/",      "/usr/lib/",
                                           "/usr/lib64/", "/usr/lib32/", "/usr/libexec/"};
 
+/* The program's code, [start, end), taken at load time: the crash report cannot ask the
+ * loader (dladdr may wait on a lock the crashed thread holds), but can compare addresses. */
+static uintptr_t program_code_start, program_code_end;
+
+static int program_code(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+    (void)size;
+    (void)ctx;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+        if (program_code_start == 0 || start < program_code_start)
+            program_code_start = start;
+        if (start + ph->p_memsz > program_code_end)
+            program_code_end = start + (uintptr_t)ph->p_memsz;
+    }
+    return 1; /* the loader lists the program first */
+}
+
+void mt_place_prepare(void)
+{
+    if (program_code_end == 0)
+        dl_iterate_phdr(program_code, NULL);
+}
+
 static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
@@ -87,8 +114,11 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
     if (s->file == NULL && s->pc != NULL) {
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
-        system = true; /* no module at all: the loader's or generated code */
-        if (!mt_in_crash && dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
+        system = true;   /* no module at all: the loader's or generated code */
+        if (mt_in_crash) /* no loader call: the program's code is known by its range */
+            system =
+                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end);
+        else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
                 out->func = info.dli_sname;
                 out->offset = (uint64_t)((uintptr_t)s->pc - (uintptr_t)info.dli_saddr);
