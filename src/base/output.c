@@ -79,14 +79,19 @@ static int open_report_stream(bool reopen)
     char full[MT_OPTION_STRING_MAX + 32];
     int fd = -1;
     if (mt_expand_path(path, full, sizeof full))
-        fd = open(full,
-                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (reopen ? 0 : O_TRUNC),
-                  0644);
+        fd = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0) {
         out_dev = st.st_dev;
         out_ino = st.st_ino;
     }
+    /* The first process of a run empties the file; a tracked process it started (same
+     * options, same file) appends, so a child never erases its parent's messages. Who is
+     * first: whoever gets the file's write lock, which a process holds until it exits and
+     * never passes on (fcntl locks are not inherited). */
+    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fd >= 0 && !reopen && S_ISREG(st.st_mode) && fcntl(fd, F_SETLK, &lock) == 0)
+        (void)!ftruncate(fd, 0);
     if (fd < 0) {
         mt_buf_t b;
         mt_warning_begin(&b);
