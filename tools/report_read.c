@@ -265,6 +265,7 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
             out->thread = u64(rd, e, "thread", where);
             out->changed = u64(rd, e, "changed", where);
             out->extent = u64(rd, e, "extent", where);
+            out->spans = json_get(e, "spans") != NULL ? u64(rd, e, "spans", where) : 0;
             out->pointer = address_member(rd, e, "pointer", where);
             int64_t offset = 0;
             if (!number_of(need(rd, e, "offset", JSON_NUMBER, where), true, &offset))

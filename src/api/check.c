@@ -20,11 +20,46 @@ static void check_one(mt_block_t *b, void *ctx)
     c->problems += mt_check_block_locked(b, c->site);
 }
 
+/* Blocks whose back guard's last byte changed: an overrun that may run on into the blocks
+ * after them. Found first, so those blocks are known as its victims before the walk that
+ * reports reaches them, whatever the order it visits blocks in. */
+typedef struct spill_ctx {
+    mt_block_t found[MT_SPILL_MAX];
+    mt_spill_t known[MT_SPILL_MAX];
+    size_t n;
+} spill_ctx_t;
+
+static void find_spill(mt_block_t *b, void *ctx)
+{
+    spill_ctx_t *c = ctx;
+    size_t back = mt_block_back();
+    const unsigned char *end = (const unsigned char *)mt_block_addr(b) + b->size;
+    if (c->n < MT_SPILL_MAX && back != 0 && !(b->meta & MT_META_FLAG_REPORTED) &&
+        MT_UNLIKELY(end[back - 1] != MT_GUARD_BYTE) &&
+        mt_block_damaged(b, &(mt_guard_damage_t){0}, &(mt_guard_damage_t){0}))
+        c->found[c->n++] = *b;
+}
+
 int mt_check_all(uint32_t site)
 {
     check_ctx_t c = {site, 0};
+    spill_ctx_t spills; /* 7 KiB: fits the crash handler's stack too */
     mt_busy++;
+    spills.n = 0;
+    mt_table_foreach(find_spill, &spills);
+    for (size_t i = 0; i < spills.n; i++) { /* no lock held here */
+        mt_spill_t *k = &spills.known[i];
+        const mt_block_t *a = &spills.found[i];
+        mt_guard_damage_t under, over;
+        (void)mt_block_damaged(a, &under, &over);
+        k->addr = mt_block_addr(a);
+        k->extent = over.extent;
+        k->changed = 0;
+        k->spans = mt_overrun_spill(a, &k->extent, &k->changed, true);
+    }
+    mt_spills_known(spills.known, spills.n);
     mt_table_foreach(check_one, &c);
+    mt_spills_known(NULL, 0);
     mt_busy--;
     return c.problems + mt_quarantine_check_all(site);
 }

@@ -181,6 +181,121 @@ size_t mt_block_front(unsigned align_shift)
 
 /* ---- guard damage ------------------------------------------------------------------------ */
 
+/* ---- an overrun that runs on into the blocks after it ------------------------------------ */
+
+#ifndef MT_SANITIZER_ALLOCATOR /* the layout below is glibc's */
+/* The size of the C library's chunk that starts 16 bytes before raw (its size field is the
+ * word before raw), or 0 for a chunk of its own mapping, which has no neighbour. */
+static size_t chunk_size_at(const unsigned char *raw)
+{
+    uint64_t field;
+    memcpy(&field, raw - sizeof field, sizeof field);
+    return (field & 2u) != 0 ? 0 : (size_t)(field & ~(uint64_t)7);
+}
+
+/* The chunk glibc gives for a request of n bytes. */
+static size_t chunk_for(size_t n)
+{
+    size_t size = (n + 8 + 15) & ~(size_t)15;
+    return size < 32 ? 32 : size;
+}
+
+/* Copies the live record at addr; with mark, also flags it as reported. */
+static bool peek_live(uintptr_t addr, mt_block_t *out, bool mark)
+{
+    mt_shard_t *s = mt_shard_of(addr);
+    if (MT_UNLIKELY(mt_in_crash)) {
+        if (!mt_trylock(&s->lock)) /* the crashed thread may hold it */
+            return false;
+    } else {
+        mt_lock(&s->lock);
+    }
+    mt_block_t *b = mt_table_find_locked(s, addr);
+    if (b != NULL) {
+        *out = *b;
+        if (mark)
+            b->meta |= MT_META_FLAG_REPORTED;
+    }
+    mt_unlock(&s->lock);
+    return b != NULL;
+}
+
+size_t mt_overrun_spill(const mt_block_t *a, size_t *extent, size_t *changed, bool mark)
+{
+    size_t back = mt_guard_bytes, front = mt_block_front(4), spans = 0;
+    if (back == 0 || mt_site_get(a->site)->kind == MT_KIND_REGISTERED)
+        return 0;
+    /* A write that ran on changed every byte of a's back guard (a stray byte or two in it
+     * is a bug of its own, and so is one in the next block's front guard). */
+    size_t first;
+    const unsigned char *a_back = (const unsigned char *)mt_block_addr(a) + a->size;
+    if (mt_pattern_check(a_back, back, MT_GUARD_BYTE, &first) != back)
+        return 0;
+    const unsigned char *raw = mt_block_raw(mt_block_addr(a), a->meta);
+    size_t chunk = chunk_size_at(raw);
+    uintptr_t end = mt_block_addr(a) + a->size; /* where a's back guard starts */
+    uintptr_t next = (uintptr_t)raw + chunk;    /* the next block's raw start, if tracked */
+    while (chunk != 0 && spans < MT_SPILL_MAX) {
+        mt_block_t b;
+        mt_guard_damage_t under, over;
+        if (!peek_live(next + front, &b, mark) || MT_META_ALIGN_SHIFT(b.meta) != 4 ||
+            !mt_guard_check((const unsigned char *)next + front, b.size, front, back, &under,
+                            &over) ||
+            under.changed == 0 || under.extent != front ||
+            mt_pattern_check((const unsigned char *)next, under.changed, MT_GUARD_BYTE, &first) !=
+                under.changed)
+            break; /* not a tracked block damaged from its first byte on, without a gap */
+        spans++;
+        *changed += under.changed;
+        if (under.changed < front) { /* it ended in the front guard */
+            *extent = next + under.changed - end;
+            break;
+        }
+        if (over.changed == 0 || over.extent != back) { /* it ended in the block's bytes */
+            *extent = next + front - end + over.extent;
+            *changed += over.changed;
+            break;
+        }
+        *changed += over.changed; /* through the whole block: on to the next one */
+        *extent = next + front + b.size + back - end;
+        next += chunk_for(front + b.size + back);
+    }
+    return spans;
+}
+#else
+size_t mt_overrun_spill(const mt_block_t *a, size_t *extent, size_t *changed, bool mark)
+{
+    (void)a, (void)extent, (void)changed, (void)mark;
+    return 0;
+}
+#endif
+
+/* Spills worked out before a walk of the table (which holds each shard's lock while it
+ * checks, so the lookups of mt_overrun_spill cannot run there). */
+static MT_TLS const mt_spill_t *known_spills;
+static MT_TLS size_t known_count;
+
+void mt_spills_known(const mt_spill_t *spills, size_t n)
+{
+    known_spills = spills;
+    known_count = n;
+}
+
+/* The run on of an overrun of b: worked out now when no lock is held, else as known. */
+static size_t spill_of(const mt_block_t *b, size_t *extent, size_t *changed)
+{
+    if (mt_locks_held == 0)
+        return mt_overrun_spill(b, extent, changed, true);
+    for (size_t i = 0; i < known_count; i++) {
+        if (known_spills[i].addr == mt_block_addr(b)) {
+            *extent = known_spills[i].extent;
+            *changed += known_spills[i].changed;
+            return known_spills[i].spans;
+        }
+    }
+    return 0;
+}
+
 void mt_report_guard_damage(const mt_block_t *b, uint32_t found_site,
                             const mt_guard_damage_t *under, const mt_guard_damage_t *over)
 {
@@ -196,6 +311,8 @@ void mt_report_guard_damage(const mt_block_t *b, uint32_t found_site,
         e.kind = MT_ERROR_OVERRUN;
         e.changed = over->changed;
         e.extent = over->extent;
+        if (over->extent == mt_guard_bytes) /* up to the guard's end: it may run on */
+            e.spans = spill_of(b, &e.extent, &e.changed);
         mt_error_report(&e);
     }
 }

@@ -76,6 +76,19 @@ void mt_guard_recheck_cookie(const unsigned char *user, size_t front, mt_guard_d
  * rule: true when its guards are damaged, with the damage in *under and *over. Registered
  * blocks (no guards) are never damaged. */
 bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over);
+/* An overrun of a that ran past its back guard's end into the tracked blocks laid after it
+ * in the C library's memory, each damaged from its first guard byte on: returns how many
+ * (at most MT_SPILL_MAX), raising *extent (bytes past a's end) and *changed by what they show;
+ * with mark, flags them as reported, so the damage is told once, on a. */
+#define MT_SPILL_MAX 64u
+size_t mt_overrun_spill(const mt_block_t *a, size_t *extent, size_t *changed, bool mark);
+/* What mt_overrun_spill found for the block at addr, worked out before a walk of the table
+ * and used by the reports made during it (mt_spills_known; NULL, 0 afterwards). */
+typedef struct mt_spill {
+    uintptr_t addr;
+    size_t spans, extent, changed;
+} mt_spill_t;
+void mt_spills_known(const mt_spill_t *spills, size_t n);
 /* Reports damage found by the guard check of block b (a copy), as found at found_site. */
 void mt_report_guard_damage(const mt_block_t *b, uint32_t found_site,
                             const mt_guard_damage_t *under, const mt_guard_damage_t *over);

@@ -19,6 +19,7 @@ typedef struct mt_error {
     uint32_t free_site;  /* where it was first released, when that matters */
     uint32_t found_site; /* where the error was found (a free, a check, exit) */
     size_t changed;      /* bytes found changed */
+    size_t spans;        /* overrun: blocks after this one whose guards it reached too */
     size_t extent;       /* bytes past the end / before the start reached; write after
                             free: one past the last changed byte */
     int64_t offset;      /* pool and arena errors: where, from the block's start; write

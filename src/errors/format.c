@@ -98,6 +98,19 @@ void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every)
 
 /* "invalid free: a stack address 0x7ff..., found by free at a.c:3 in f()", or for a
  * pointer into a block, the block and where the pointer falls in it. */
+void mt_buf_spans(mt_buf_t *b, const mt_report_error_t *e)
+{
+    if (e->spans == 0)
+        return;
+    mt_buf_str(b, ", across the guards of the next ");
+    if (e->spans == 1) {
+        mt_buf_str(b, "block");
+    } else {
+        mt_buf_u64(b, e->spans);
+        mt_buf_str(b, " blocks");
+    }
+}
+
 void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e)
 {
     mt_buf_str(b, "block #");
@@ -167,8 +180,9 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
     } else if (e->changed != 0) {
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
-        mt_buf_str(b, " changed, ");
+        mt_buf_str(b, e->spans != 0 ? " changed, at least " : " changed, ");
         mt_buf_count(b, e->extent, "byte", "bytes");
         mt_buf_str(b, " from the block");
+        mt_buf_spans(b, e);
     }
 }

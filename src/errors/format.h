@@ -9,6 +9,8 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p);
 /* What found an error: "free at a.c:9 in f()", "memtrack_check() at ...", "the exit-time
  * check"...; check_every, when not 0, is said of the periodic check. */
 void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every);
+/* ", across the guards of the next 3 blocks" for an overrun that ran on; nothing else. */
+void mt_buf_spans(mt_buf_t *b, const mt_report_error_t *e);
 /* "block #4 (8 bytes)" */
 void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e);
 /* "overrun: block #4 (8 bytes) allocated at a.c:3 in f(), found by free at a.c:9 in f():

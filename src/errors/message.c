@@ -36,6 +36,7 @@ void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out)
     (void)mt_place_of(e->free_site, &out->freed); /* kind NULL when there is none */
     (void)mt_place_of(e->found_site, &out->found);
     out->changed = e->changed;
+    out->spans = e->spans;
     out->extent = e->extent;
     out->pointer = e->pointer;
     out->offset = e->offset;
@@ -222,9 +223,12 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_block_name(b, e);
         mt_buf_str(b, ": ");
         mt_buf_count(b, e->changed, "byte", "bytes");
-        mt_buf_str(b, " changed, up to ");
+        /* past other blocks' guards, only the guards show: a bound from below */
+        mt_buf_str(b, e->spans != 0 ? " changed, at least " : " changed, up to ");
         mt_buf_count(b, e->extent, "byte", "bytes");
-        mt_buf_str(b, " past its end\n");
+        mt_buf_str(b, " past its end");
+        mt_buf_spans(b, e); /* said once, here, not as underruns of the blocks after it */
+        mt_buf_char(b, '\n');
         break;
     case MT_ERROR_UNDERRUN:
         mt_buf_str(b, "underrun before ");

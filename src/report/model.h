@@ -64,6 +64,7 @@ typedef struct mt_report_error {
     mt_place_t freed; /* where it was released, when that matters (kind NULL: none) */
     mt_place_t found; /* where the error was found */
     uint64_t changed; /* bytes found changed */
+    uint64_t spans;   /* overrun: blocks after this one whose guards it reached too */
     uint64_t extent;  /* bytes past the end / before the start reached; write after free:
                          one past the last changed byte */
     uint64_t pointer; /* invalid free: the pointer the program passed (0: none) */

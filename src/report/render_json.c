@@ -161,6 +161,8 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
         u64_field(b, "thread", e->thread, false);
         u64_field(b, "changed", e->changed, false);
         u64_field(b, "extent", e->extent, false);
+        if (e->spans != 0) /* only then: other reports read as they always did */
+            u64_field(b, "spans", e->spans, false);
         key(b, "pointer");
         address(b, e->pointer);
         mt_buf_str(b, ", ");
