@@ -24,6 +24,7 @@
 
 #include "base/options.h" /* the one options table */
 #include "errors/format.h"
+#include "run.h"
 #include "json.h"
 #include "report_read.h"
 
@@ -399,6 +400,8 @@ int main(int argc, char **argv)
         prog = getenv("MEMTRACK_REPORT_PROG");
     if (argc >= 2 && strcmp(argv[1], "--options") == 0)
         return print_options();
+    if (argc >= 2 && strcmp(argv[1], "--run") == 0)
+        return tool_run(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--found") == 0)
         return found(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "--diff") == 0) {
