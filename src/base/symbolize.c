@@ -132,15 +132,34 @@ static size_t without_parameters(const char *name)
     return strlen(name);
 }
 
-/* A function name as people read it: demangled when it is a C++ name and the program has
- * the C++ runtime's demangler, without its parameters. */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+static demangle_fn demangler;
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+/* The program's C++ runtime, or when it has none loaded (a C++ program that only calls
+ * malloc, linked --as-needed, keeps C++ names but not libstdc++), the system's, opened the
+ * first time a C++ name is shown, as libdw is. */
+static void find_demangler(void)
+{
+    demangler = __cxa_demangle;
+    if (demangler != NULL)
+        return;
+    void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (cxx != NULL)
+        demangler = (demangle_fn)dlsym(cxx, "__cxa_demangle");
+}
+
+/* A function name as people read it: demangled when it is a C++ name and a demangler is to
+ * be had, without its parameters. */
 static const char *keep_function(const char *name)
 {
     if (name == NULL)
         return NULL;
-    if (name[0] == '_' && name[1] == 'Z' && __cxa_demangle != NULL) {
+    if (name[0] == '_' && name[1] == 'Z')
+        pthread_once(&demangler_once, find_demangler);
+    if (name[0] == '_' && name[1] == 'Z' && demangler != NULL) {
         int status = -1;
-        char *plain = __cxa_demangle(name, NULL, NULL, &status);
+        char *plain = demangler(name, NULL, NULL, &status);
         if (plain != NULL) {
             const char *kept = status == 0 ? keep_string(plain, without_parameters(plain)) : NULL;
             mt_libc_free(plain); /* malloc'd by the runtime, so the C library's */
