@@ -118,8 +118,9 @@ int mt_out_fd(void)
         if (!mt_in_crash)
             pthread_mutex_lock(&out_mutex);
         if (generation != out_generation) { /* the options changed where output goes */
-            if (out_fd > 2 && still_ours(out_fd))
-                close(out_fd);
+            /* The old file stays open: another thread may be writing a message to it right
+             * now, and were it closed, its number could be the program's next file. One
+             * descriptor per change of option report is the price. */
             __atomic_store_n(&out_fd, -2, __ATOMIC_RELEASE);
             out_generation = generation;
         }

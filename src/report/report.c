@@ -581,6 +581,41 @@ static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
 /* The exit report when there is no memory left to build it (the program used it all up):
  * the totals, which need none, rather than nothing. Returns whether leaks or errors were
  * found, so exitcode still applies. */
+#define STREAMED_MAX 30u
+
+/* The oldest leaked blocks (the smallest sequence numbers), one by one: no memory to group
+ * them by site. */
+typedef struct streamed {
+    size_t n;
+    struct {
+        size_t size;
+        uint64_t seq;
+        uint32_t site;
+    } block[STREAMED_MAX];
+} streamed_t;
+
+static void note_block(mt_block_t *b, void *ctx)
+{
+    streamed_t *s = ctx;
+    uint64_t seq = MT_META_SEQ(b->meta);
+    if (b->meta & MT_META_FLAG_OWNED)
+        return;
+    size_t at = s->n;
+    if (s->n == STREAMED_MAX) { /* full: take the place of the newest, if this is older */
+        at = 0;
+        for (size_t i = 1; i < s->n; i++)
+            if (s->block[i].seq > s->block[at].seq)
+                at = i;
+        if (s->block[at].seq < seq)
+            return;
+    } else {
+        s->n++;
+    }
+    s->block[at].size = b->size;
+    s->block[at].seq = seq;
+    s->block[at].site = b->site;
+}
+
 static bool print_without_memory(void)
 {
     memtrack_stats_t st;
@@ -589,6 +624,9 @@ static bool print_without_memory(void)
     bool leaks = mt_opt.leaks && st.current_blocks != 0;
     if (!leaks && errors == 0 && !mt_opt.verbose)
         return false;
+    streamed_t first = {0};
+    if (leaks)
+        mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
     mt_buf_t b;
     mt_buf_init(&b, mt_out_fd());
     mt_out_lock();
@@ -597,7 +635,7 @@ static bool print_without_memory(void)
     mt_buf_text(&b, mt_program_name());
     mt_buf_str(&b, " (pid ");
     mt_buf_u64(&b, (uint64_t)getpid());
-    mt_buf_str(&b, "): out of memory, so only the totals, not the sites\n");
+    mt_buf_str(&b, "): out of memory, so not grouped by site\n");
     mt_buf_line(&b);
     mt_buf_count(&b, mt_opt.leaks ? st.current_bytes : 0, "byte", "bytes");
     mt_buf_str(&b, " leaked in ");
@@ -617,6 +655,30 @@ static bool print_without_memory(void)
     mt_buf_str(&b, " frees, ");
     mt_buf_u64(&b, st.failed);
     mt_buf_str(&b, " failed\n");
+    for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
+        for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
+            __typeof__(first.block[0]) t = first.block[j];
+            first.block[j] = first.block[j - 1];
+            first.block[j - 1] = t;
+        }
+    if (first.n != 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "leaked blocks, one a line, the first ");
+        mt_buf_u64(&b, first.n);
+        mt_buf_str(&b, ":\n");
+    }
+    for (size_t i = 0; i < first.n; i++) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "  ");
+        mt_buf_count(&b, first.block[i].size, "byte", "bytes");
+        mt_buf_str(&b, " at ");
+        mt_buf_site(&b, first.block[i].site);
+        mt_buf_str(&b, " by ");
+        mt_buf_str(&b, mt_kind_names[mt_site_get(first.block[i].site)->kind]);
+        mt_buf_str(&b, ": #");
+        mt_buf_u64(&b, first.block[i].seq);
+        mt_buf_char(&b, '\n');
+    }
     mt_buf_flush(&b);
     mt_out_unlock();
     /* The files get the same totals, in a report with no sites (its arrays are empty). */

@@ -25,6 +25,7 @@ MEMTRACK_OPTIONS=exitcode=42 ./prog 2>err.txt || status=$?
 [ $status = 42 ] || { echo "status $status, expected 42 (exitcode)"; cat err.txt; exit 1; }
 grep -q "memtrack: report for" err.txt || { echo "no report"; cat err.txt; exit 1; }
 grep -q "leaked in" err.txt || { cat err.txt; exit 1; }
+grep -q "100 bytes at prog.c:5 in main() by malloc: #1" err.txt || { cat err.txt; exit 1; }
 # The JSON report holds the same totals, so memtrack run judges the run and says so.
 status=0
 "$M" run --exitcode 7 --json r.json ./prog 2>err2.txt || status=$?
