@@ -18,6 +18,8 @@ void mt_report_prepare(void);
 /* Around fork, so a child never inherits a report being built. */
 void mt_report_lock(void);
 void mt_report_unlock(void);
+/* Takes the report lock if it is free (the crash handler waits for nothing). */
+bool mt_report_trylock(void);
 
 /* Loads the rules when the option changed; returns how many there are. */
 size_t mt_suppress_count(void);

@@ -1,0 +1,345 @@
+/* write.c - writes the reports: at exit, on demand (memtrack_report), since a checkpoint
+ * (memtrack_report_since) and for the crash handler. The renderers (render_*.c) turn the
+ * model report.c builds into text, JSON, SARIF and HTML; the text goes to the report stream
+ * and the others to the files the options json=, sarif= and html= name, each written beside
+ * its path and renamed into place. Out of memory at exit, the totals and the oldest leaked
+ * blocks are printed without a model.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "api/owned.h"
+#include "base/output.h"
+#include "records/stats.h"
+#include "report/report.h"
+
+/* The process that loaded the library: a forked child writes report files only to a
+ * path with "%p", so it never overwrites its parent's. */
+static pid_t first_pid;
+
+__attribute__((constructor(102))) static void remember_pid(void)
+{
+    first_pid = getpid();
+}
+
+static void warn_file(const char *what, const char *path, int err)
+{
+    mt_buf_t b;
+    mt_warning_begin(&b);
+    mt_buf_str(&b, "cannot write the ");
+    mt_buf_str(&b, what);
+    mt_buf_str(&b, " report to '");
+    mt_buf_str(&b, path);
+    mt_buf_str(&b, "': ");
+    mt_buf_str(&b, err == ELOOP ? "it is a symbolic link, which memtrack does not follow"
+                                : strerror(err));
+    mt_warning_end(&b);
+}
+
+/* Renders r into the file the option names, if any. */
+/* Renders r into fd; returns 0 or the errno of the first write or of the close that failed. */
+static int render_to(int fd, const mt_report_t *r, void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
+    render(r, &b);
+    mt_buf_flush(&b);
+    int err = b.error;
+    if (close(fd) != 0 && err == 0 && errno != EINTR)
+        err = errno;
+    return err;
+}
+
+/* Writes a whole report to path, never through a symbolic link: a regular file (or none yet)
+ * is replaced by renaming a new file written beside it, so a reader never sees half a report
+ * and a link planted at the path is replaced, not followed; a device or a FIFO that is already
+ * there (/dev/stdout, a pipe) is written directly, without waiting for a reader. Returns 0 or
+ * an errno value (ELOOP for a symbolic link). */
+static int write_whole_file(const char *path, const mt_report_t *r,
+                            void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    struct stat st;
+    bool exists = lstat(path, &st) == 0;
+    if (exists && S_ISLNK(st.st_mode))
+        return ELOOP;
+    if (exists && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        return fd < 0 ? errno : render_to(fd, r, render);
+    }
+    char tmp[MT_OPTION_STRING_MAX + 64];
+    mt_buf_t name;
+    mt_buf_init(&name, -1);
+    mt_buf_str(&name, path);
+    mt_buf_str(&name, ".tmp.");
+    mt_buf_u64(&name, (uint64_t)getpid());
+    if (name.len >= sizeof tmp)
+        return ENAMETOOLONG;
+    memcpy(tmp, name.data, name.len);
+    tmp[name.len] = '\0';
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    int err = render_to(fd, r, render);
+    if (err == 0 && rename(tmp, path) != 0)
+        err = errno;
+    if (err != 0)
+        (void)unlink(tmp);
+    return err;
+}
+
+static void write_file(const mt_report_t *r, const char *path, const char *what,
+                       void (*render)(const mt_report_t *, mt_buf_t *))
+{
+    char full[MT_OPTION_STRING_MAX + 32];
+    if (path == NULL || path[0] == '\0')
+        return;
+    if (strstr(path, "%p") == NULL && first_pid != 0 && getpid() != first_pid)
+        return;
+    if (!mt_expand_path(path, full, sizeof full)) {
+        warn_file(what, path, ENAMETOOLONG);
+        return;
+    }
+    int err = write_whole_file(full, r, render);
+    if (err != 0)
+        warn_file(what, full, err);
+}
+
+static void print_text(const mt_report_t *r, unsigned flags)
+{
+    int fd = mt_out_fd();
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
+    mt_out_lock();
+    mt_render_text(r, &b, flags);
+    mt_buf_flush(&b);
+    mt_out_unlock();
+}
+
+MT_EXPORT void memtrack_report(void)
+{
+    mt_report_t r;
+    int saved = errno; /* the program's errno is as it was */
+    mt_init();
+    mt_busy++;
+    mt_report_lock();
+    if (mt_report_build(&r, MT_WHEN_NOW, 1)) {
+        print_text(&r, 0);
+        mt_report_free(&r);
+    }
+    mt_report_unlock();
+    mt_busy--;
+    errno = saved;
+}
+
+/* The live blocks as the crash handler prints them (api/crash.c). Nothing waits: a
+ * report being built by another thread, or one the crashed thread held, means none. */
+bool mt_report_crash_text(int fd)
+{
+    mt_report_t r;
+    if (!mt_report_trylock())
+        return false;
+    bool built = mt_report_build(&r, MT_WHEN_NOW, 1);
+    if (built) {
+        mt_buf_t b;
+        mt_buf_init(&b, fd);
+        mt_render_text(&r, &b, 0);
+        mt_buf_flush(&b);
+        mt_report_free(&r);
+    }
+    mt_report_unlock();
+    return built;
+}
+
+MT_EXPORT unsigned long memtrack_checkpoint(void)
+{
+    mt_init();
+    return (unsigned long)mt_seq_upcoming();
+}
+
+MT_EXPORT size_t memtrack_report_since(unsigned long mark)
+{
+    mt_report_t r;
+    size_t blocks = 0;
+    int saved = errno;
+    mt_init();
+    mt_busy++;
+    mt_report_lock();
+    if (mt_report_build(&r, MT_WHEN_SINCE, mark == 0 ? 1 : (uint64_t)mark)) {
+        blocks = (size_t)r.leaked_blocks;
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        mt_report_free(&r);
+    }
+    mt_report_unlock();
+    mt_busy--;
+    errno = saved;
+    return blocks;
+}
+
+static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
+
+/* Called from libmemtrack's destructor, after the program's atexit handlers and static
+ * destructors: what they free is not a leak. Exactly once, whatever way the process ends
+ * (exit, return from main, the last thread's pthread_exit); _exit and exec skip it. */
+/* The exit report when there is no memory left to build it (the program used it all up):
+ * the totals, which need none, rather than nothing. Returns whether leaks or errors were
+ * found, so exitcode still applies. */
+#define STREAMED_MAX 30u
+
+/* The oldest leaked blocks (the smallest sequence numbers), one by one: no memory to group
+ * them by site. */
+typedef struct streamed {
+    size_t n;
+    struct {
+        size_t size;
+        uint64_t seq;
+        uint32_t site;
+    } block[STREAMED_MAX];
+} streamed_t;
+
+static void note_block(mt_block_t *b, void *ctx)
+{
+    streamed_t *s = ctx;
+    uint64_t seq = MT_META_SEQ(b->meta);
+    if (b->meta & MT_META_FLAG_OWNED)
+        return;
+    size_t at = s->n;
+    if (s->n == STREAMED_MAX) { /* full: take the place of the newest, if this is older */
+        at = 0;
+        for (size_t i = 1; i < s->n; i++)
+            if (s->block[i].seq > s->block[at].seq)
+                at = i;
+        if (s->block[at].seq < seq)
+            return;
+    } else {
+        s->n++;
+    }
+    s->block[at].size = b->size;
+    s->block[at].seq = seq;
+    s->block[at].site = b->site;
+}
+
+static bool print_without_memory(void)
+{
+    memtrack_stats_t st;
+    mt_stats_read(&st);
+    size_t errors = mt_error_total();
+    bool leaks = mt_opt.leaks && st.current_blocks != 0;
+    if (!leaks && errors == 0 && !mt_opt.verbose)
+        return false;
+    streamed_t first = {0};
+    if (leaks)
+        mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
+    mt_buf_t b;
+    mt_buf_init(&b, mt_out_fd());
+    mt_out_lock();
+    mt_buf_line(&b);
+    mt_buf_str(&b, "report for ");
+    mt_buf_text(&b, mt_program_name());
+    mt_buf_str(&b, " (pid ");
+    mt_buf_u64(&b, (uint64_t)getpid());
+    mt_buf_str(&b, "): out of memory, so not grouped by site\n");
+    mt_buf_line(&b);
+    mt_buf_count(&b, mt_opt.leaks ? st.current_bytes : 0, "byte", "bytes");
+    mt_buf_str(&b, " leaked in ");
+    mt_buf_count(&b, mt_opt.leaks ? st.current_blocks : 0, "block", "blocks");
+    mt_buf_str(&b, "; ");
+    mt_buf_count(&b, errors, "error", "errors");
+    mt_buf_str(&b, " found\n");
+    mt_buf_line(&b);
+    mt_buf_str(&b, "peak ");
+    mt_buf_u64(&b, st.peak_bytes);
+    mt_buf_str(&b, " bytes in ");
+    mt_buf_count(&b, st.peak_blocks, "block", "blocks");
+    mt_buf_str(&b, "; ");
+    mt_buf_u64(&b, st.total_blocks);
+    mt_buf_str(&b, " allocations, ");
+    mt_buf_u64(&b, st.frees);
+    mt_buf_str(&b, " frees, ");
+    mt_buf_u64(&b, st.failed);
+    mt_buf_str(&b, " failed\n");
+    for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
+        for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
+            __typeof__(first.block[0]) t = first.block[j];
+            first.block[j] = first.block[j - 1];
+            first.block[j - 1] = t;
+        }
+    if (first.n != 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "leaked blocks, one a line, the first ");
+        mt_buf_u64(&b, first.n);
+        mt_buf_str(&b, ":\n");
+    }
+    for (size_t i = 0; i < first.n; i++) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "  ");
+        mt_buf_count(&b, first.block[i].size, "byte", "bytes");
+        mt_buf_str(&b, " at ");
+        mt_buf_site(&b, first.block[i].site);
+        mt_buf_str(&b, " by ");
+        mt_buf_str(&b, mt_kind_names[mt_site_get(first.block[i].site)->kind]);
+        mt_buf_str(&b, ": #");
+        mt_buf_u64(&b, first.block[i].seq);
+        mt_buf_char(&b, '\n');
+    }
+    mt_buf_flush(&b);
+    mt_out_unlock();
+    /* The files get the same totals, in a report with no sites (its arrays are empty). */
+    mt_report_t r;
+    memset(&r, 0, sizeof r);
+    r.version = MEMTRACK_VERSION;
+    r.program = mt_program_name();
+    r.pid = (uint64_t)getpid();
+    r.when = MT_WHEN_EXIT;
+    r.stats = st;
+    r.stats.errors = errors;
+    r.leak_check = mt_opt.leaks;
+    r.leaked_bytes = mt_opt.leaks ? st.current_bytes : 0;
+    r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
+    r.errors = errors;
+    r.max_messages = mt_opt.max_messages;
+    write_file(&r, mt_opt.json, "JSON", mt_render_json);
+    write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
+    write_file(&r, mt_opt.html, "HTML", mt_render_html);
+    return leaks || errors != 0;
+}
+
+void mt_report_at_exit(void)
+{
+    mt_report_t r;
+    if (atomic_flag_test_and_set(&exit_reported))
+        return;
+    mt_init();
+    atomic_store(&mt_state, 2);
+    /* The program's last buffered output comes before the report, as it was written. */
+    fflush(stdout);
+    mt_busy++;
+    uint32_t exit_site = mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL);
+    (void)mt_owners_check(exit_site); /* released pool slots and arena bytes */
+    (void)mt_check_all(exit_site);
+    mt_report_lock();
+    bool built = mt_report_build(&r, MT_WHEN_EXIT, 1);
+    bool found = mt_error_total() != 0;
+    if (built) {
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        write_file(&r, mt_opt.json, "JSON", mt_render_json);
+        write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
+        write_file(&r, mt_opt.html, "HTML", mt_render_html);
+        found = mt_report_found(&r);
+        mt_report_free(&r);
+    } else {
+        found = print_without_memory();
+    }
+    mt_report_unlock();
+    mt_busy--;
+    if (found && mt_opt.exitcode >= 0) {
+        /* _exit skips the C library's last flush: flush the program's output first. */
+        fflush(NULL);
+        _exit((int)(mt_opt.exitcode & 0xff));
+    }
+}
