@@ -135,21 +135,41 @@ size_t memtrack_report_since(unsigned long mark);
  * to write wrappers (xmalloc...) that report their own caller's file and line.
  * func may be NULL. Each behaves as the C library function of the same name.
  * ------------------------------------------------------------------------------------- */
-void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func);
-void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line, const char *func);
-void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line, const char *func);
+/* What the C library's own declarations tell the compiler: the result is new memory of the
+ * size the arguments give (and alignment), so -Warray-bounds, -Wstringop-overflow and
+ * _FORTIFY_SOURCE's checks see a tracked block's size as they see a malloc'd one's. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MEMTRACK_NEW_ __attribute__((__malloc__))
+#define MEMTRACK_SIZE_(n) __attribute__((__alloc_size__(n)))
+#define MEMTRACK_SIZES_(n, m) __attribute__((__alloc_size__(n, m)))
+#define MEMTRACK_ALIGN_(n) __attribute__((__alloc_align__(n)))
+#else
+#define MEMTRACK_NEW_
+#define MEMTRACK_SIZE_(n)
+#define MEMTRACK_SIZES_(n, m)
+#define MEMTRACK_ALIGN_(n)
+#endif
+void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func) MEMTRACK_NEW_
+    MEMTRACK_SIZE_(1);
+void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,
+                         const char *func) MEMTRACK_NEW_ MEMTRACK_SIZES_(1, 2);
+void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line, const char *func)
+    MEMTRACK_SIZE_(2);
 void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, const char *file, int line,
-                               const char *func);
+                               const char *func) MEMTRACK_SIZES_(2, 3);
 void memtrack_free_at(void *ptr, const char *file, int line, const char *func);
-char *memtrack_strdup_at(const char *s, const char *file, int line, const char *func);
-char *memtrack_strndup_at(const char *s, size_t n, const char *file, int line, const char *func);
+char *memtrack_strdup_at(const char *s, const char *file, int line, const char *func) MEMTRACK_NEW_;
+char *memtrack_strndup_at(const char *s, size_t n, const char *file, int line,
+                          const char *func) MEMTRACK_NEW_;
 void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const char *file, int line,
-                                const char *func);
+                                const char *func) MEMTRACK_NEW_ MEMTRACK_SIZE_(2)
+    MEMTRACK_ALIGN_(1);
 int memtrack_posix_memalign_at(void **out, size_t alignment, size_t size, const char *file,
                                int line, const char *func);
 void *memtrack_memalign_at(size_t alignment, size_t size, const char *file, int line,
-                           const char *func);
-void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func);
+                           const char *func) MEMTRACK_NEW_ MEMTRACK_SIZE_(2);
+void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func) MEMTRACK_NEW_
+    MEMTRACK_SIZE_(1);
 
 /* Used by the C++ opt-in macros (MEMTRACK_NEW_MACRO, MEMTRACK_DELETE_MACRO, at the end):
  * give the block this thread just made with new at ptr its file and line; name the file
