@@ -18,6 +18,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "base/options.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
@@ -128,9 +129,12 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
             system = module_is_system(&info);
         }
         /* The program's own code by file and line; a system library by module and symbol,
-         * whatever debug information it has: there is no source of it to open. */
+         * whatever debug information it has: there is no source of it to open. A system
+         * site is not shown unless system_leaks asks for it, so the debug information is
+         * not read for it: a clean run under --preload never opens libdw. */
         mt_symbol_t sym;
-        if (!mt_in_crash && mt_symbolize(s->pc, &sym)) { /* libdw: not async-signal-safe */
+        if (!mt_in_crash && (!system || mt_opt.system_leaks) &&
+            mt_symbolize(s->pc, &sym)) { /* libdw: not async-signal-safe */
             if (sym.file != NULL && !system) {
                 out->file = sym.file;
                 out->line = sym.line;
