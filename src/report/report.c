@@ -136,6 +136,30 @@ static int cmp_place(const mt_leak_site_t *x, const mt_leak_site_t *y)
 }
 
 /* Largest first; ties by place, so the report is the same from run to run. */
+/* The order of what a site prints: kind, file, line, function, owner; a place without a file
+ * prints its address, module and offset too. 0 for places that print the same. */
+static int cmp_printed(const mt_leak_site_t *x, const mt_leak_site_t *y)
+{
+    const mt_place_t *a = &x->where, *b = &y->where;
+    int c = cmp_str(a->kind, b->kind);
+    if (c == 0)
+        c = cmp_str(a->file, b->file);
+    if (c == 0 && a->line != b->line)
+        c = a->line < b->line ? -1 : 1;
+    if (c == 0)
+        c = cmp_str(a->func, b->func);
+    if (c == 0)
+        c = cmp_str(a->owner, b->owner);
+    if (c == 0 && a->file == NULL) {
+        c = cmp_str(a->module, b->module);
+        if (c == 0 && a->pc != b->pc)
+            c = a->pc < b->pc ? -1 : 1;
+        if (c == 0 && a->offset != b->offset)
+            c = a->offset < b->offset ? -1 : 1;
+    }
+    return c;
+}
+
 static int cmp_size(const mt_leak_site_t *x, const mt_leak_site_t *y)
 {
     if (x->bytes != y->bytes)
@@ -247,6 +271,17 @@ static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, ui
             by_id[m++] = by_id[i];
     }
     m = sort_out_sites(r, by_id, m);
+    /* Sites known by address resolve to places too (file, line, function): those that
+     * print the same (an inlined wrapper reached from several return addresses) are one. */
+    heap_sort(by_id, m, cmp_printed);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k > 0 && cmp_printed(&by_id[k - 1], &by_id[i]) == 0)
+            merge_into(&by_id[k - 1], &by_id[i], c.keep_seqs);
+        else
+            by_id[k++] = by_id[i];
+    }
+    m = k;
     heap_sort(by_id, m, cmp_size);
 
     r->sites = by_id;
