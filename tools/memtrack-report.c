@@ -385,8 +385,28 @@ static int found(int argc, char **argv)
         loaded_t l;
         if (!load(argv[i], &l))
             return 2;
-        if (mt_report_found(&l.model))
+        if (mt_report_found(&l.model)) {
             status = 1;
+            if (argc > 1) { /* several processes: say which ones, and where their reports are */
+                mt_buf_t b;
+                mt_buf_init(&b, STDERR_FILENO);
+                mt_buf_line(&b);
+                mt_buf_str(&b, "run: ");
+                mt_buf_text(&b, l.model.program);
+                mt_buf_str(&b, " (pid ");
+                mt_buf_u64(&b, l.model.pid);
+                mt_buf_str(&b, "): ");
+                mt_buf_count(&b, l.model.leaked_bytes, "byte", "bytes");
+                mt_buf_str(&b, " leaked in ");
+                mt_buf_count(&b, l.model.leaked_blocks, "block", "blocks");
+                mt_buf_str(&b, ", ");
+                mt_buf_count(&b, l.model.errors, "error", "errors");
+                mt_buf_str(&b, "; its report: ");
+                mt_buf_text(&b, argv[i]);
+                mt_buf_char(&b, '\n');
+                mt_buf_flush(&b);
+            }
+        }
         unload(&l);
     }
     return status;
