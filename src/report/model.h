@@ -172,6 +172,9 @@ typedef struct mt_report {
 #define MT_TEXT_SILENT_WHEN_CLEAN 1u /* print nothing for a report without leaks or errors */
 #define MT_TEXT_LIST_ERRORS 2u       /* list each logged error (they were printed when found) */
 void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
+/* "peak 4192 bytes in 9 blocks; 11 allocations (4220 bytes), 6 frees, 0 failed": the
+ * counters' line of the text report. */
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st);
 /* True when the report has leaks or errors to show. */
 bool mt_report_found(const mt_report_t *r);
 void mt_render_json(const mt_report_t *r, mt_buf_t *b);

@@ -204,6 +204,24 @@ static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
 }
 
 /* Blocks made since a checkpoint: a short report of those sites only. */
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st)
+{
+    mt_buf_line(b);
+    mt_buf_str(b, "peak ");
+    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, st->peak_blocks, "block", "blocks");
+    mt_buf_str(b, "; ");
+    mt_buf_count(b, st->total_blocks, "allocation", "allocations");
+    mt_buf_str(b, " (");
+    mt_buf_count(b, st->total_bytes, "byte", "bytes");
+    mt_buf_str(b, "), ");
+    mt_buf_count(b, st->frees, "free", "frees");
+    mt_buf_str(b, ", ");
+    mt_buf_u64(b, st->failed);
+    mt_buf_str(b, " failed\n");
+}
+
 static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
 {
     if (r->leaked_blocks == 0) {
@@ -280,20 +298,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_count(b, r->errors, "error", "errors");
     mt_buf_str(b, " found\n");
 
-    mt_buf_line(b);
-    mt_buf_str(b, "peak ");
-    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
-    mt_buf_str(b, " in ");
-    mt_buf_count(b, st->peak_blocks, "block", "blocks");
-    mt_buf_str(b, "; ");
-    mt_buf_count(b, st->total_blocks, "allocation", "allocations");
-    mt_buf_str(b, " (");
-    mt_buf_count(b, st->total_bytes, "byte", "bytes");
-    mt_buf_str(b, "), ");
-    mt_buf_count(b, st->frees, "free", "frees");
-    mt_buf_str(b, ", ");
-    mt_buf_u64(b, st->failed);
-    mt_buf_str(b, " failed\n");
+    mt_buf_stats_line(b, st);
     if (r->threads_running != 0) {
         mt_buf_line(b);
         mt_buf_count(b, r->threads_running, "other thread was", "other threads were");

@@ -251,18 +251,7 @@ static bool print_without_memory(void)
     mt_buf_str(&b, "; ");
     mt_buf_count(&b, errors, "error", "errors");
     mt_buf_str(&b, " found\n");
-    mt_buf_line(&b);
-    mt_buf_str(&b, "peak ");
-    mt_buf_u64(&b, st.peak_bytes);
-    mt_buf_str(&b, " bytes in ");
-    mt_buf_count(&b, st.peak_blocks, "block", "blocks");
-    mt_buf_str(&b, "; ");
-    mt_buf_u64(&b, st.total_blocks);
-    mt_buf_str(&b, " allocations, ");
-    mt_buf_u64(&b, st.frees);
-    mt_buf_str(&b, " frees, ");
-    mt_buf_u64(&b, st.failed);
-    mt_buf_str(&b, " failed\n");
+    mt_buf_stats_line(&b, &st);          /* the same line as the full report's */
     for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
         for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
             __typeof__(first.block[0]) t = first.block[j];
