@@ -67,7 +67,8 @@ help:
 
 # ---- all: the library, the report tool, the pkg-config file -----------------------------
 
-all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/memtrack-report $(B)/pkgconfig/memtrack.pc
+all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/memtrack-report $(B)/pkgconfig/memtrack.pc \
+	$(B)/cmake/memtrackConfig.cmake $(B)/cmake/memtrackConfigVersion.cmake
 
 deps:
 	@tools/deps.sh build
@@ -115,6 +116,14 @@ $(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The CMake package (find_package(memtrack) with memtrack_DIR or CMAKE_PREFIX_PATH), the same
+# two ways: build/cmake for the build tree, LIBDIR/cmake/memtrack when installed.
+CMAKE_FILES := memtrackConfig.cmake memtrackConfigVersion.cmake
+$(B)/cmake/%.cmake: tools/%.cmake.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 -include $(LIB_OBJ:.o=.d)
 
@@ -235,6 +244,11 @@ install: all
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' tools/memtrack.pc.in \
 	    > $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc
 	install -m 755 $(B)/memtrack-report $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
+	install -d $(DESTDIR)$(LIBDIR)/cmake/memtrack
+	for f in $(CMAKE_FILES); do \
+	    sed -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	        -e 's|@VERSION@|$(VERSION)|' tools/$$f.in > $(DESTDIR)$(LIBDIR)/cmake/memtrack/$$f || exit 1; \
+	done
 	sed -e 's|^MEMTRACK_INSTALLED=.*|MEMTRACK_INSTALLED="$(PREFIX)"|' \
 	    -e 's|^MEMTRACK_INCLUDEDIR=.*|MEMTRACK_INCLUDEDIR="$(INCLUDEDIR)"|' \
 	    -e 's|^MEMTRACK_LIBDIR=.*|MEMTRACK_LIBDIR="$(LIBDIR)"|' \
@@ -247,7 +261,8 @@ install-command: install
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
 	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
-	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report
+	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report \
+	      $(addprefix $(DESTDIR)$(LIBDIR)/cmake/memtrack/,$(CMAKE_FILES))
 
 # ---- bench --------------------------------------------------------------------------------
 # make bench (several minutes; up to 10 million live blocks), make bench QUICK=1 (under a

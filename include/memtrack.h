@@ -58,6 +58,35 @@
 #define MEMTRACK_INLINE_
 #endif
 
+/* -------------------------------------------------------------------------------------
+ * Caller sites (MEMTRACK_CALLER_SITES, set by `memtrack cc` for a C source that declares
+ * malloc, free... itself, as configure probes and old code do). The function-like macros
+ * would turn such a declaration into a call, so they are off; instead the allocation
+ * functions are declared here, before any system header, under the names of tracked entry
+ * points that site each block by the caller's return address (file and line from the debug
+ * information). The source's own declarations then agree with these, and `free` taken as a
+ * value is tracked too. GCC and clang on ELF targets; elsewhere the macros are simply off.
+ * ------------------------------------------------------------------------------------- */
+#if defined(MEMORY_CONTROL_ON) && defined(MEMTRACK_CALLER_SITES) && !defined(MEMTRACK_NO_MACROS)
+#define MEMTRACK_NO_MACROS
+#if !defined(__cplusplus) && !defined(MEMTRACK_INTERNAL) && defined(__ELF__) &&                    \
+    (defined(__GNUC__) || defined(__clang__))
+extern void *malloc(size_t size) __asm__("memtrack_malloc_caller");
+extern void *calloc(size_t count, size_t size) __asm__("memtrack_calloc_caller");
+extern void *realloc(void *ptr, size_t size) __asm__("memtrack_realloc_caller");
+extern void *reallocarray(void *ptr, size_t count,
+                          size_t size) __asm__("memtrack_reallocarray_caller");
+extern void free(void *ptr) __asm__("memtrack_free_caller");
+extern char *strdup(const char *s) __asm__("memtrack_strdup_caller");
+extern char *strndup(const char *s, size_t n) __asm__("memtrack_strndup_caller");
+extern void *aligned_alloc(size_t alignment, size_t size) __asm__("memtrack_aligned_alloc_caller");
+extern int posix_memalign(void **out, size_t alignment,
+                          size_t size) __asm__("memtrack_posix_memalign_caller");
+extern void *memalign(size_t alignment, size_t size) __asm__("memtrack_memalign_caller");
+extern void *valloc(size_t size) __asm__("memtrack_valloc_caller");
+#endif
+#endif
+
 #ifdef MEMORY_CONTROL_ON
 #include <stdlib.h>
 #include <string.h>

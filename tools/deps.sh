@@ -8,7 +8,8 @@
 set -eu
 
 need_build="uthash-dev pkg-config g++ libdw-dev"
-need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema"
+need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema \
+    cmake autoconf meson ninja-build"
 need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind"
 # Node.js and npm may come from elsewhere (NodeSource's nodejs ships npm): Debian's are
 # wanted only when there is no npm at all.
@@ -42,7 +43,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "memtrack: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -q $missing >/dev/null 2>&1 || {
-    apt-get update -q >/dev/null 2>&1 || true
-    apt-get install -y -q $missing >/dev/null
+# Another apt-get may hold the lock (a second make in parallel): wait for it.
+apt="apt-get -o DPkg::Lock::Timeout=600"
+$apt install -y -q $missing >/dev/null 2>&1 || {
+    $apt update -q >/dev/null 2>&1 || true
+    $apt install -y -q $missing >/dev/null
 }

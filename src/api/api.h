@@ -92,6 +92,21 @@ void *mt_realloc_freed(const mt_block_t *old, uint32_t site);
  * (mt_busy): it takes the block's lock. */
 bool mt_free_known(void *ptr, uint32_t site, size_t size);
 
+/* ---- override.c: the caller-site door -------------------------------------------------
+ * What memtrack.h declares malloc, free... to be under MEMTRACK_CALLER_SITES (a source that
+ * declares them itself): always tracked, sited by the caller's return address. */
+void *memtrack_malloc_caller(size_t size);
+void *memtrack_calloc_caller(size_t count, size_t size);
+char *memtrack_strdup_caller(const char *s);
+char *memtrack_strndup_caller(const char *s, size_t n);
+void memtrack_free_caller(void *ptr);
+void *memtrack_realloc_caller(void *ptr, size_t size);
+void *memtrack_reallocarray_caller(void *ptr, size_t count, size_t size);
+void *memtrack_memalign_caller(size_t alignment, size_t size);
+void *memtrack_aligned_alloc_caller(size_t alignment, size_t size);
+int memtrack_posix_memalign_caller(void **out, size_t alignment, size_t size);
+void *memtrack_valloc_caller(size_t size);
+
 /* ---- crash.c: the report on a fatal signal ------------------------------------------ */
 void mt_crash_install(void);
 

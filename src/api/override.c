@@ -28,7 +28,8 @@ extern void *__libc_pvalloc(size_t size);
 
 #ifndef MT_SANITIZER_ALLOCATOR /* a sanitizer provides these itself */
 
-#define CALLER_SITE(kind) mt_site_pc(__builtin_return_address(0), MT_KIND_##kind)
+#define CALLER_SITE(kind) mt_site_pc(pc, MT_KIND_##kind)
+#define RETURN_ADDRESS __builtin_return_address(0)
 
 /* Option track_all: blocks made by code built without memtrack are tracked too. Never
  * inside the tracker itself (the loader's and the C library's calls it makes). */
@@ -37,16 +38,20 @@ static inline bool tracking_all(void)
     return MT_UNLIKELY(mt_opt.track_all) && !mt_busy;
 }
 
-MT_EXPORT void *malloc(size_t size)
+/* Each function below serves two doors: the process's malloc... (tracked only under
+ * track_all) and the memtrack_*_caller entry points that memtrack.h's MEMTRACK_CALLER_SITES
+ * names instead of malloc... (always tracked). pc is the caller's return address, the site. */
+
+static inline void *process_malloc(size_t size, void *pc, bool track)
 {
-    if (tracking_all())
+    if (track)
         return mt_alloc(size, 0, CALLER_SITE(MALLOC), false);
     return mt_libc_malloc(size);
 }
 
-MT_EXPORT void *calloc(size_t count, size_t size)
+static inline void *process_calloc(size_t count, size_t size, void *pc, bool track)
 {
-    if (tracking_all()) {
+    if (track) {
         size_t total;
         if (mt_mul_overflows(count, size, &total))
             return mt_fail(ENOMEM);
@@ -56,21 +61,11 @@ MT_EXPORT void *calloc(size_t count, size_t size)
 }
 
 /* The C library's strdup calls malloc from inside itself, which would site the copy in
- * the C library: ours sites it at the caller. Without track_all it is the plain copy. */
-MT_EXPORT char *strdup(const char *s)
+ * the C library: ours sites it at the caller. Untracked, it is the plain copy. */
+static inline char *process_strndup(const char *s, size_t len, void *pc, bool track, mt_kind_t kind)
 {
-    size_t n = strlen(s) + 1;
-    char *copy = tracking_all() ? mt_alloc(n, 0, CALLER_SITE(STRDUP), false) : mt_libc_malloc(n);
-    if (copy != NULL)
-        memcpy(copy, s, n);
-    return copy;
-}
-
-MT_EXPORT char *strndup(const char *s, size_t n)
-{
-    size_t len = strnlen(s, n);
-    char *copy = tracking_all() ? mt_alloc(len + 1, 0, CALLER_SITE(STRNDUP), false)
-                                : mt_libc_malloc(len + 1);
+    char *copy =
+        track ? mt_alloc(len + 1, 0, mt_site_pc(pc, kind), false) : mt_libc_malloc(len + 1);
     if (copy != NULL) {
         memcpy(copy, s, len);
         copy[len] = '\0';
@@ -80,7 +75,7 @@ MT_EXPORT char *strndup(const char *s, size_t n)
 
 /* Untracked callers get the table lookups only: a tracked block is released as tracked,
  * a block in quarantine is a double free, anything else is the C library's. */
-MT_EXPORT void free(void *ptr)
+static inline void process_free(void *ptr, void *pc, bool checked)
 {
     if (ptr == NULL)
         return;
@@ -88,17 +83,16 @@ MT_EXPORT void free(void *ptr)
         (void)mt_free_nested(ptr);
         return;
     }
-    void *pc = __builtin_return_address(0);
     mt_free_site_t where = {MT_SITE_NONE, pc, MT_KIND_FREE};
     if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE))
         return;
-    if (tracking_all()) /* the whole program is checked: its bad frees are found too */
+    if (checked) /* the whole program is checked: its bad frees are found too */
         mt_release_foreign(ptr, mt_site_pc(pc, MT_KIND_FREE));
     else
         mt_libc_free(ptr);
 }
 
-static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, mt_kind_t kind)
+static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, mt_kind_t kind, bool track)
 {
     mt_block_t b;
     if (ptr == NULL || MT_UNLIKELY(mt_busy))
@@ -109,53 +103,54 @@ static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, mt_kind_
     case MT_FOUND_FREED: return mt_realloc_freed(&b, mt_site_pc(pc, kind));
     case MT_FOUND_NONE: break;
     }
-    if (tracking_all())
+    if (track)
         return mt_realloc_foreign(ptr, size, mt_site_pc(pc, kind));
     return mt_libc_realloc(ptr, size);
 }
 
-MT_EXPORT void *realloc(void *ptr, size_t size)
+static inline void *process_realloc(void *ptr, size_t size, void *pc, bool track)
 {
-    if (ptr == NULL && tracking_all())
+    if (ptr == NULL && track)
         return mt_alloc(size, 0, CALLER_SITE(REALLOC), false);
-    return realloc_untracked_caller(ptr, size, __builtin_return_address(0), MT_KIND_REALLOC);
+    return realloc_untracked_caller(ptr, size, pc, MT_KIND_REALLOC, track);
 }
 
-MT_EXPORT void *reallocarray(void *ptr, size_t count, size_t size)
+static inline void *process_reallocarray(void *ptr, size_t count, size_t size, void *pc, bool track)
 {
     size_t total;
     if (mt_mul_overflows(count, size, &total))
         return mt_fail(ENOMEM);
-    if (ptr == NULL && tracking_all())
+    if (ptr == NULL && track)
         return mt_alloc(total, 0, CALLER_SITE(REALLOCARRAY), false);
-    return realloc_untracked_caller(ptr, total, __builtin_return_address(0), MT_KIND_REALLOCARRAY);
+    return realloc_untracked_caller(ptr, total, pc, MT_KIND_REALLOCARRAY, track);
 }
 
-MT_EXPORT void *memalign(size_t alignment, size_t size)
+static inline void *process_memalign(size_t alignment, size_t size, void *pc, bool track)
 {
-    if (tracking_all())
+    if (track)
         return mt_alloc(size, mt_round_alignment(alignment), CALLER_SITE(MEMALIGN), false);
     return mt_libc_memalign(alignment, size);
 }
 
-MT_EXPORT void *aligned_alloc(size_t alignment, size_t size)
+static inline void *process_aligned_alloc(size_t alignment, size_t size, void *pc, bool track)
 {
     if (!mt_power_of_two(alignment)) {
         errno = EINVAL;
         return NULL;
     }
-    if (tracking_all())
+    if (track)
         return mt_alloc(size, alignment, CALLER_SITE(ALIGNED_ALLOC), false);
     return mt_libc_memalign(alignment, size);
 }
 
-MT_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
+static inline int process_posix_memalign(void **out, size_t alignment, size_t size, void *pc,
+                                         bool track)
 {
     if (!mt_power_of_two(alignment) || alignment % sizeof(void *) != 0)
         return EINVAL;
     int saved = errno;
-    void *p = tracking_all() ? mt_alloc(size, alignment, CALLER_SITE(POSIX_MEMALIGN), false)
-                             : mt_libc_memalign(alignment, size);
+    void *p = track ? mt_alloc(size, alignment, CALLER_SITE(POSIX_MEMALIGN), false)
+                    : mt_libc_memalign(alignment, size);
     errno = saved;
     if (p == NULL)
         return ENOMEM;
@@ -163,16 +158,74 @@ MT_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
     return 0;
 }
 
-MT_EXPORT void *valloc(size_t size)
+static inline void *process_valloc(size_t size, void *pc, bool track)
 {
-    if (tracking_all())
+    if (track)
         return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), CALLER_SITE(VALLOC), false);
     return __libc_valloc(size);
+}
+
+/* ---- the process's door: tracked under track_all ---- */
+
+MT_EXPORT void *malloc(size_t size)
+{
+    return process_malloc(size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT void *calloc(size_t count, size_t size)
+{
+    return process_calloc(count, size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT char *strdup(const char *s)
+{
+    return process_strndup(s, strlen(s), RETURN_ADDRESS, tracking_all(), MT_KIND_STRDUP);
+}
+
+MT_EXPORT char *strndup(const char *s, size_t n)
+{
+    return process_strndup(s, strnlen(s, n), RETURN_ADDRESS, tracking_all(), MT_KIND_STRNDUP);
+}
+
+MT_EXPORT void free(void *ptr)
+{
+    process_free(ptr, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT void *realloc(void *ptr, size_t size)
+{
+    return process_realloc(ptr, size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT void *reallocarray(void *ptr, size_t count, size_t size)
+{
+    return process_reallocarray(ptr, count, size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT void *memalign(size_t alignment, size_t size)
+{
+    return process_memalign(alignment, size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT void *aligned_alloc(size_t alignment, size_t size)
+{
+    return process_aligned_alloc(alignment, size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
+{
+    return process_posix_memalign(out, alignment, size, RETURN_ADDRESS, tracking_all());
+}
+
+MT_EXPORT void *valloc(size_t size)
+{
+    return process_valloc(size, RETURN_ADDRESS, tracking_all());
 }
 
 MT_EXPORT void *pvalloc(size_t size)
 {
     if (tracking_all()) {
+        void *pc = RETURN_ADDRESS;
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
         size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
         if (rounded < size)
@@ -180,6 +233,63 @@ MT_EXPORT void *pvalloc(size_t size)
         return mt_alloc(rounded, page, CALLER_SITE(VALLOC), false);
     }
     return __libc_pvalloc(size);
+}
+
+/* ---- the caller-site door (MEMTRACK_CALLER_SITES): always tracked ---- */
+
+MT_EXPORT void *memtrack_malloc_caller(size_t size)
+{
+    return process_malloc(size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT void *memtrack_calloc_caller(size_t count, size_t size)
+{
+    return process_calloc(count, size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT char *memtrack_strdup_caller(const char *s)
+{
+    return process_strndup(s, strlen(s), RETURN_ADDRESS, !mt_busy, MT_KIND_STRDUP);
+}
+
+MT_EXPORT char *memtrack_strndup_caller(const char *s, size_t n)
+{
+    return process_strndup(s, strnlen(s, n), RETURN_ADDRESS, !mt_busy, MT_KIND_STRNDUP);
+}
+
+MT_EXPORT void memtrack_free_caller(void *ptr)
+{
+    process_free(ptr, RETURN_ADDRESS, true);
+}
+
+MT_EXPORT void *memtrack_realloc_caller(void *ptr, size_t size)
+{
+    return process_realloc(ptr, size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT void *memtrack_reallocarray_caller(void *ptr, size_t count, size_t size)
+{
+    return process_reallocarray(ptr, count, size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT void *memtrack_memalign_caller(size_t alignment, size_t size)
+{
+    return process_memalign(alignment, size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT void *memtrack_aligned_alloc_caller(size_t alignment, size_t size)
+{
+    return process_aligned_alloc(alignment, size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT int memtrack_posix_memalign_caller(void **out, size_t alignment, size_t size)
+{
+    return process_posix_memalign(out, alignment, size, RETURN_ADDRESS, !mt_busy);
+}
+
+MT_EXPORT void *memtrack_valloc_caller(size_t size)
+{
+    return process_valloc(size, RETURN_ADDRESS, !mt_busy);
 }
 
 MT_EXPORT size_t malloc_usable_size(void *ptr)
