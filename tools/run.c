@@ -37,14 +37,23 @@ static void run_child(char **prog)
 {
     const char *options = getenv("MEMTRACK_RUN_OPTIONS");
     const char *preload = getenv("MEMTRACK_RUN_PRELOAD");
-    if (options != NULL)
+    const char *track_named = getenv("MEMTRACK_RUN_TRACK_NAMED");
+    if (options != NULL && track_named != NULL && strcmp(track_named, "1") == 0) {
+        /* --preload without --track or --follow-all: this process, the program named, is
+         * tracked whatever its executable (a script's is its interpreter's). */
+        char with_pid[8192];
+        snprintf(with_pid, sizeof with_pid, "%s:track_pid=%ld", options, (long)getpid());
+        setenv("MEMTRACK_OPTIONS", with_pid, 1);
+    } else if (options != NULL) {
         setenv("MEMTRACK_OPTIONS", options, 1);
+    }
     if (preload != NULL && preload[0] != '\0')
         setenv("LD_PRELOAD", preload, 1);
-    static const char *const ours[] = {
-        "MEMTRACK_RUN_TMP",     "MEMTRACK_RUN_JSON",     "MEMTRACK_RUN_SARIF",
-        "MEMTRACK_RUN_HTML",    "MEMTRACK_RUN_EXITCODE", "MEMTRACK_RUN_PRELOAD_MODE",
-        "MEMTRACK_RUN_PROGRAM", "MEMTRACK_RUN_OPTIONS",  "MEMTRACK_RUN_PRELOAD"};
+    static const char *const ours[] = {"MEMTRACK_RUN_TMP",      "MEMTRACK_RUN_JSON",
+                                       "MEMTRACK_RUN_SARIF",    "MEMTRACK_RUN_HTML",
+                                       "MEMTRACK_RUN_EXITCODE", "MEMTRACK_RUN_PRELOAD_MODE",
+                                       "MEMTRACK_RUN_PROGRAM",  "MEMTRACK_RUN_OPTIONS",
+                                       "MEMTRACK_RUN_PRELOAD",  "MEMTRACK_RUN_TRACK_NAMED"};
     for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
         unsetenv(ours[i]);
     execvp(prog[0], prog);

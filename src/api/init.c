@@ -3,6 +3,8 @@
  * the process's lifecycle (fork, the crash handler, the exit report) is lifecycle.c's.
  */
 #define _GNU_SOURCE
+#include <fnmatch.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -12,10 +14,53 @@ atomic_int mt_state;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* Does one of the '|'-separated globs match path? A glob without '/' matches the file name
+ * alone, as in the suppressions. */
+static bool program_matches(const char *globs, const char *path)
+{
+    const char *name = strrchr(path, '/');
+    name = name != NULL ? name + 1 : path;
+    char glob[MT_OPTION_STRING_MAX];
+    for (const char *p = globs; *p != '\0';) {
+        size_t n = strcspn(p, "|");
+        if (n > 0 && n < sizeof glob) {
+            memcpy(glob, p, n);
+            glob[n] = '\0';
+            if (fnmatch(glob, memchr(glob, '/', n) != NULL ? path : name, 0) == 0)
+                return true;
+        }
+        p += n + (p[n] == '|');
+    }
+    return false;
+}
+
+/* Option track_programs (memtrack run --preload --track): a process that is neither the one
+ * memtrack run started (track_pid) nor running a matching executable stands aside, as if
+ * memtrack were not there: nothing tracked, printed or written, its exit status its own.
+ * Its frees still find the tracked blocks a tracked parent may have handed it. */
+static void stand_aside_unless_tracked(void)
+{
+    if (!mt_opt.track_all || mt_opt.track_programs[0] == '\0')
+        return;
+    if (mt_opt.track_pid != 0 && (size_t)getpid() == mt_opt.track_pid)
+        return;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        if (program_matches(mt_opt.track_programs, exe))
+            return;
+    }
+    (void)mt_options_parse("track_all=0:quiet=1:leaks=0:exitcode=-1:json=:sarif=:html=:"
+                           "crash_report=0:timeline=0",
+                           "track_programs");
+}
+
 static void init_once_fn(void)
 {
     mt_busy++;
     mt_options_init();
+    stand_aside_unless_tracked();
     (void)mt_libc_usable_size(NULL); /* resolve it now, not inside a lock */
     if (mt_opt.verbose) {
         mt_buf_t b;

@@ -31,6 +31,9 @@
     X(track_all, BOOL, "0",                                                                        \
       "also track blocks made by code built without memtrack, sited by return address")            \
     X(system_leaks, BOOL, "0", "with track_all: also list blocks made inside system libraries")    \
+    X(track_programs, STRING, "",                                                                  \
+      "with track_all: track only processes whose executable matches a glob (| between them)")     \
+    X(track_pid, COUNT, "0", "with track_programs: this process is tracked whatever it runs")      \
     X(symbolize, BOOL, "1",                                                                        \
       "turn code addresses into file:line from the debug information (libdw)")                     \
     /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                              \
