@@ -45,7 +45,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 
 .PHONY: all deps help demo test test-quick unit e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile format format-check install \
-	install-command uninstall bench bench-core bench-pools sanitize fuzz clean
+	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -273,7 +273,7 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools
+bench: bench-core bench-pools bench-startup
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
@@ -284,6 +284,23 @@ $(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
 
 bench-pools: $(B)/bench/pools
 	$(B)/bench/pools $(if $(filter-out 0,$(QUICK)),--quick)
+
+# Start-up cost: a one-malloc program plain, tracked, and plain under --preload.
+$(B)/bench/startup: tools/bench/startup.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARN) $< -o $@
+
+$(B)/bench/one-plain: tools/bench/one_malloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $< -o $@
+
+$(B)/bench/one-tracked: tools/bench/one_malloc.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	./memtrack cc -O2 -g $< -o $@
+
+bench-startup: all $(B)/bench/startup $(B)/bench/one-plain $(B)/bench/one-tracked
+	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \
+	    $(B)/bench/one-tracked $(CURDIR)/$(B)/libmemtrack.so
 
 # ---- sanitize, fuzz -----------------------------------------------------------------------
 # Each sanitizer in its own build directory, with the internal invariants checked:

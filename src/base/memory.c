@@ -36,7 +36,7 @@
 #define MIN_SHIFT 5u  /* 32-byte blocks, header included */
 #define MAX_SHIFT 16u /* 64 KiB blocks */
 #define CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
-#define CHUNK_BYTES (256u * 1024u)
+#define CHUNK_BYTES (1024u * 1024u) /* address space: pages are touched as used */
 #define BIG_CLASS 0xffffffffu
 
 typedef struct header {
@@ -51,9 +51,15 @@ typedef struct free_block {
     struct free_block *next;
 } free_block_t;
 
+/* A class takes blocks from its free list first, then from the untouched rest of the
+ * newest chunk, which every class carves from (so a short-lived process maps one chunk and
+ * faults in only the pages it uses: a chunk per class, each threaded through with a free
+ * list up front, cost it hundreds of page faults). Blocks are powers of two of at least
+ * 32 bytes carved from a page-aligned start, so each keeps the 16-byte alignment. */
 static struct {
     mt_lock_t lock;
     free_block_t *free[CLASSES];
+    unsigned char *carve_next, *carve_end;
 } mem = {.lock = MT_LOCK_INIT};
 
 static size_t page_size(void)
@@ -86,23 +92,37 @@ static unsigned class_of(size_t total)
     return shift - MIN_SHIFT;
 }
 
-/* Carves a new chunk into blocks of class c; caller holds mem.lock. */
-static bool refill_locked(unsigned c)
+/* Takes a block of class c from the untouched rest of the chunk, mapping a new chunk when
+ * the rest is too small (the rest goes to the free lists first); caller holds mem.lock. */
+static void *carve_locked(unsigned c)
 {
     size_t block = (size_t)1 << (c + MIN_SHIFT);
-    unsigned char *chunk = map_guarded(CHUNK_BYTES);
-    if (chunk == NULL)
-        return false;
-    for (size_t off = CHUNK_BYTES; off >= block; off -= block) {
-        free_block_t *f = (free_block_t *)(chunk + off - block);
-        f->next = mem.free[c];
-        mem.free[c] = f;
+    if ((size_t)(mem.carve_end - mem.carve_next) < block) {
+        unsigned char *chunk = map_guarded(CHUNK_BYTES);
+        if (chunk == NULL)
+            return NULL;
+        for (unsigned k = CLASSES; k-- > 0;) { /* the old rest, largest pieces first */
+            size_t piece = (size_t)1 << (k + MIN_SHIFT);
+            while ((size_t)(mem.carve_end - mem.carve_next) >= piece) {
+                free_block_t *f = (free_block_t *)mem.carve_next;
+                f->next = mem.free[k];
+                mem.free[k] = f;
+                mem.carve_next += piece;
+            }
+        }
+        mem.carve_next = chunk;
+        mem.carve_end = chunk + CHUNK_BYTES;
     }
-    return true;
+    void *p = mem.carve_next;
+    mem.carve_next += block;
+    return p;
 }
 
-void *mt_mem_alloc(size_t size)
+/* Returns a block of at least size bytes; *fresh tells whether its memory is untouched
+ * since the kernel mapped it, so already zero. */
+static void *alloc_block(size_t size, bool *fresh)
 {
+    *fresh = true;
     if (size > SIZE_MAX / 2)
         return NULL;
     size_t total = size + HEADER;
@@ -119,25 +139,37 @@ void *mt_mem_alloc(size_t size)
     }
     unsigned c = class_of(total);
     mt_lock(&mem.lock);
-    if (mem.free[c] == NULL && !refill_locked(c)) {
-        mt_unlock(&mem.lock);
-        return NULL;
+    if (mem.free[c] != NULL) {
+        h = (header_t *)mem.free[c];
+        mem.free[c] = mem.free[c]->next;
+        *fresh = false;
+    } else {
+        h = carve_locked(c);
     }
-    h = (header_t *)mem.free[c];
-    mem.free[c] = mem.free[c]->next;
     mt_unlock(&mem.lock);
+    if (h == NULL)
+        return NULL;
     h->cls = c;
     h->map_size = 0;
     return (unsigned char *)h + HEADER;
 }
 
+void *mt_mem_alloc(size_t size)
+{
+    bool fresh;
+    return alloc_block(size, &fresh);
+}
+
+/* Memory fresh from the kernel is zero already: a start-up's tables are not written twice
+ * (nor their pages faulted in before they are used). */
 void *mt_mem_calloc(size_t count, size_t size)
 {
     size_t total;
+    bool fresh;
     if (__builtin_mul_overflow(count, size, &total))
         return NULL;
-    void *p = mt_mem_alloc(total);
-    if (p != NULL)
+    void *p = alloc_block(total, &fresh);
+    if (p != NULL && !fresh)
         memset(p, 0, total);
     return p;
 }

@@ -94,7 +94,8 @@ extern MT_TLS int mt_in_crash;
 extern atomic_bool mt_abort_expected;
 
 const char *mt_program_name(void);
-/* Anonymous memory straight from the kernel (async-signal-safe); NULL on failure. */
+/* Anonymous memory straight from the kernel, zero-filled (memory.c relies on it to skip
+ * clearing fresh tables); async-signal-safe; NULL on failure. */
 void *mt_pages_alloc(size_t size);
 void mt_pages_free(void *ptr, size_t size);
 /* Makes pages inaccessible (a guard page in front of the tracker's own mappings). */

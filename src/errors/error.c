@@ -33,6 +33,7 @@ static struct {
     _Atomic size_t total;
     _Atomic size_t by_kind[MT_ERROR_COUNT];
     cap_slot_t caps[CAP_SLOTS];
+    size_t caps_used; /* slots taken: a clean run's report never walks (faults in) caps */
 } errors = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* In the crash handler nothing may wait: a lock the crashed thread holds is only tried. */
@@ -54,6 +55,7 @@ static uint64_t count_message_locked(mt_error_kind_t kind, uint32_t site)
         if (c->kind_plus_one == 0) {
             c->kind_plus_one = (uint32_t)kind + 1;
             c->site = site;
+            errors.caps_used++;
         }
         if (c->kind_plus_one == (uint32_t)kind + 1 && c->site == site)
             return ++c->messages;
@@ -212,7 +214,7 @@ size_t mt_error_not_printed(mt_capped_t *out, size_t max)
     uint64_t cap = mt_opt.max_messages;
     if (max == 0 || !lock_errors())
         return 0;
-    for (unsigned i = 0; i < CAP_SLOTS; i++) {
+    for (unsigned i = 0; i < CAP_SLOTS && errors.caps_used > 0; i++) {
         const cap_slot_t *c = &errors.caps[i];
         if (c->kind_plus_one == 0 || c->messages <= cap)
             continue;

@@ -39,6 +39,9 @@
 static void *storage_alloc(size_t size);
 #define uthash_malloc(sz) storage_alloc(sz)
 #define uthash_free(ptr, sz) mt_mem_free(ptr)
+/* uthash clears what it has just allocated, and only that: storage_alloc returns it zeroed
+ * already, without writing (faulting in) a new table's pages that are fresh from the kernel. */
+#define uthash_bzero(a, n) ((void)0)
 #define HASH_NONFATAL_OOM 1
 #define uthash_nonfatal_oom(obj) (mt_hash_oom = true)
 #include <uthash.h>
@@ -88,7 +91,7 @@ static void *storage_alloc(size_t size)
     size_t fail_from = mt_opt.test_fail_storage;
     if (MT_UNLIKELY(fail_from != 0) && atomic_fetch_add(&storage_allocations, 1) + 1 >= fail_from)
         return NULL;
-    return mt_mem_alloc(size);
+    return mt_mem_calloc(1, size);
 }
 
 mt_shard_t mt_shards[MT_SHARD_COUNT] = {
@@ -133,17 +136,18 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
         s->free_records = (mt_block_t *)rec(b)->hh.next;
         return b;
     }
-    /* A new slab: its records go on the free list. Slabs are never returned. */
-    mt_block_t *slab = storage_alloc(SLAB_BYTES);
-    if (slab == NULL)
-        return NULL;
-    size_t n = SLAB_BYTES / sizeof(mt_block_t);
-    for (size_t i = n - 1; i >= 1; i--) { /* lowest first on the list */
-        rec(&slab[i])->hh.next = s->free_records;
-        s->free_records = &slab[i];
+    /* Then the untouched rest of the newest slab, one record at a time, so a short-lived
+     * process faults in only the records it uses. Slabs are never returned. */
+    if (s->slab_left == 0) {
+        mt_block_t *slab = storage_alloc(SLAB_BYTES);
+        if (slab == NULL)
+            return NULL;
+        s->slab_next = slab;
+        s->slab_left = SLAB_BYTES / sizeof(mt_block_t);
+        s->records_made += s->slab_left;
     }
-    s->records_made += n;
-    return &slab[0];
+    s->slab_left--;
+    return s->slab_next++;
 }
 
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)

@@ -63,6 +63,8 @@ typedef struct mt_shard {
     mt_lock_t lock;
     void *live;               /* the hash of the live blocks (table.c); NULL when none */
     mt_block_t *free_records; /* records ready for reuse, linked through their link */
+    mt_block_t *slab_next;    /* the newest slab's records not yet used: slab_left of them */
+    size_t slab_left;
     size_t records_made;
     void *quarantine;        /* the hash of the freed blocks held back (quarantine.c),
                                 in the order they were freed: the oldest first */

@@ -14,8 +14,10 @@ int main(void)
     struct rlimit cap = {256u << 20, 256u << 20};
     if (setrlimit(RLIMIT_AS, &cap) != 0)
         return 3;
-    while (malloc(1u << 20) != NULL) /* until the address space is used up */
-        ;
+    /* until the address space is used up, to the last small piece the tracker could use */
+    for (size_t size = 1u << 20; size >= 256; size /= 4)
+        while (malloc(size) != NULL)
+            ;
     return 0;
 }
 C
