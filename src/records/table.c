@@ -261,6 +261,20 @@ void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
     }
 }
 
+bool mt_table_empty(void)
+{
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        mt_lock(&s->lock);
+        record_t *live_hash = s->live;
+        size_t live = HASH_COUNT(live_hash);
+        mt_unlock(&s->lock);
+        if (live != 0)
+            return false;
+    }
+    return true;
+}
+
 /* ---- the quarantine: freed blocks held back, in a second hash per shard -------------- */
 
 bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)

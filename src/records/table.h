@@ -105,6 +105,8 @@ void mt_quarantine_remove_oldest_locked(mt_shard_t *s);
  * or remove blocks. Within a shard the order is the allocations'. In the crash handler
  * (mt_in_crash) a shard whose lock is taken is skipped and counted. */
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
+/* True when no block is live (none tracked, owned or registered); takes each shard's lock. */
+bool mt_table_empty(void);
 /* The same for the blocks in quarantine, oldest first (pending ones included: see
  * MT_META_FLAG_PENDING); fn must not add or remove blocks. */
 void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx);

@@ -298,6 +298,15 @@ static bool print_without_memory(void)
     return leaks || errors != 0;
 }
 
+/* A clean run prints nothing and asks for no file: the exit report need not be built (a
+ * suite of many small processes pays for it once a process). */
+static bool clean_and_silent(void)
+{
+    return !mt_opt.verbose && !mt_opt.unwritten && mt_opt.json[0] == '\0' &&
+           mt_opt.sarif[0] == '\0' && mt_opt.html[0] == '\0' && mt_error_total() == 0 &&
+           mt_table_empty();
+}
+
 void mt_report_at_exit(void)
 {
     mt_report_t r;
@@ -311,6 +320,10 @@ void mt_report_at_exit(void)
     uint32_t exit_site = mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL);
     (void)mt_owners_check(exit_site); /* released pool slots and arena bytes */
     (void)mt_check_all(exit_site);
+    if (clean_and_silent()) { /* nothing to say or write: no report to build */
+        mt_busy--;
+        return;
+    }
     mt_report_lock();
     bool built = mt_report_build(&r, MT_WHEN_EXIT, 1);
     bool found = mt_error_total() != 0;
