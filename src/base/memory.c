@@ -186,10 +186,13 @@ void mt_mem_free(void *ptr)
         mt_pages_free((unsigned char *)h - page_size(), (size_t)h->map_size);
         return;
     }
+    /* The class is read before the block becomes a free-list entry: its link overwrites
+     * the header (on 32-bit targets exactly the class field). */
+    unsigned cls = h->cls;
     free_block_t *f = (free_block_t *)h;
     mt_lock(&mem.lock);
-    f->next = mem.free[h->cls];
-    mem.free[h->cls] = f;
+    f->next = mem.free[cls];
+    mem.free[cls] = f;
     mt_unlock(&mem.lock);
 }
 
