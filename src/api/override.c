@@ -26,7 +26,7 @@ extern void *__libc_pvalloc(size_t size);
 
 /* ---- the process's allocator, for code built without the header ------------------------ */
 
-#ifndef MT_SANITIZER_ALLOCATOR /* a sanitizer provides these itself */
+#ifdef MT_GLIBC_MALLOC /* elsewhere the C library or a sanitizer provides them */
 
 #define CALLER_SITE(kind) mt_site_pc(pc, MT_KIND_##kind)
 #define RETURN_ADDRESS __builtin_return_address(0)
@@ -308,4 +308,4 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
     return mt_libc_usable_size(ptr);
 }
 
-#endif /* MT_SANITIZER_ALLOCATOR */
+#endif /* MT_GLIBC_MALLOC */

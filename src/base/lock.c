@@ -15,7 +15,7 @@ void mt_lock_wait(mt_lock_t *l)
             atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0)
             return;
         if (spins < 64)
-            __builtin_ia32_pause();
+            MT_CPU_RELAX();
         else
             sched_yield(); /* the holder may be waiting for this CPU */
     }

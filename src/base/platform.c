@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,13 +31,13 @@ unsigned mt_thread_number_slow(void)
     return mt_thread_number;
 }
 
-#ifdef MT_SANITIZER_ALLOCATOR
+#if defined(MT_SANITIZER_ALLOCATOR)
 
 size_t mt_libc_usable_size(void *ptr)
 {
     return ptr != NULL ? __sanitizer_get_allocated_size(ptr) : 0;
 }
-#else
+#elif defined(MT_GLIBC_MALLOC)
 /* glibc exports malloc_usable_size only under its public name, which we provide
  * ourselves; the C library's is found once with dlsym (see mt_init). */
 static size_t (*libc_usable_size)(void *);
@@ -51,6 +52,26 @@ size_t mt_libc_usable_size(void *ptr)
             return 0;
     }
     return libc_usable_size(ptr);
+}
+#else
+/* Another C library (musl): its own malloc_usable_size. */
+size_t mt_libc_usable_size(void *ptr)
+{
+    return ptr != NULL ? malloc_usable_size(ptr) : 0;
+}
+#endif
+
+#ifndef MT_GLIBC_MALLOC
+void *mt_libc_aligned(size_t alignment, size_t size)
+{
+    void *p = NULL;
+    int saved = errno;
+    if (alignment < sizeof(void *))
+        alignment = sizeof(void *);
+    if (posix_memalign(&p, alignment, size) != 0)
+        p = NULL;
+    errno = saved;
+    return p;
 }
 #endif
 
@@ -77,6 +98,17 @@ extern char *program_invocation_name;
 const char *mt_program_name(void)
 {
     return program_invocation_name != NULL ? program_invocation_name : "?";
+}
+
+/* The program's image, from its first byte to the end of its data and bss, as the linker
+ * names them (weak: a linker that does not gives 0 and the test is false). */
+extern const char mt_image_start[] __asm__("__executable_start") __attribute__((weak));
+extern const char mt_image_end[] __asm__("end") __attribute__((weak));
+
+bool mt_in_program_image(uintptr_t p)
+{
+    return mt_image_start != NULL && mt_image_end != NULL && p >= (uintptr_t)mt_image_start &&
+           p < (uintptr_t)mt_image_end;
 }
 
 void mt_assert_failed(const char *what, const char *file, int line)

@@ -23,6 +23,15 @@
 /* A type through which any object may be read (the table's view of a record). */
 #define MT_MAY_ALIAS __attribute__((__may_alias__))
 
+/* A hint to the CPU that this thread is spinning on a lock (base/lock.c). */
+#if defined(__x86_64__) || defined(__i386__)
+#define MT_CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__) || defined(__arm__)
+#define MT_CPU_RELAX() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define MT_CPU_RELAX() __asm__ __volatile__("" ::: "memory")
+#endif
+
 /* Internal invariants, checked in debug and sanitizer builds (-DMT_DEBUG: make sanitize,
  * make DEBUG=1) and compiled out otherwise. A broken one is a bug in memtrack, not in the
  * program: it says which and where, and aborts. */
@@ -35,12 +44,6 @@ __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *fi
 
 /* The alignment malloc gives on this platform; user pointers keep it. */
 #define MT_MIN_ALIGN 16u
-
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t count, size_t size);
-extern void *__libc_realloc(void *ptr, size_t size);
-extern void *__libc_memalign(size_t alignment, size_t size);
-extern void __libc_free(void *ptr);
 
 /* Built with AddressSanitizer or ThreadSanitizer (make sanitize), the sanitizer's allocator
  * is underneath instead and libmemtrack does not provide malloc, free... for the process
@@ -55,24 +58,41 @@ extern void __libc_free(void *ptr);
 #endif
 #endif
 
-#ifndef MT_SANITIZER_ALLOCATOR
+/* MT_GLIBC_MALLOC: glibc's allocator is underneath, reached through its own entry points
+ * (__libc_malloc...), so libmemtrack provides malloc, free... for the whole process
+ * (api/override.c) and knows glibc's chunk layout (checks/foreign.c, checks/guard.c).
+ * Elsewhere (musl and other C libraries, the sanitizers) the C library's public malloc is
+ * underneath and the process keeps its own: blocks cross to untracked code only through
+ * tracked code's free and realloc (README, "Platforms"). */
+#if defined(__GLIBC__) && !defined(MT_SANITIZER_ALLOCATOR)
+#define MT_GLIBC_MALLOC 1
+#endif
+
+#ifdef MT_GLIBC_MALLOC
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *ptr);
 #define mt_libc_malloc __libc_malloc
 #define mt_libc_calloc __libc_calloc
 #define mt_libc_realloc __libc_realloc
 #define mt_libc_memalign __libc_memalign
 #define mt_libc_free __libc_free
 #else
-#include <malloc.h>
 #include <stdlib.h>
+#ifdef MT_SANITIZER_ALLOCATOR
 /* The sanitizers' allocator interface (GCC ships no header for it). */
 int __sanitizer_get_ownership(const volatile void *p);
 size_t __sanitizer_get_allocated_size(const volatile void *p);
+#endif
 /* In parentheses: a test that sees the drop-in macros must still reach the functions. */
 #define mt_libc_malloc (malloc)
 #define mt_libc_calloc (calloc)
 #define mt_libc_realloc (realloc)
-#define mt_libc_memalign (memalign)
+#define mt_libc_memalign(alignment, size) mt_libc_aligned((alignment), (size))
 #define mt_libc_free (free)
+void *mt_libc_aligned(size_t alignment, size_t size);
 #endif
 size_t mt_libc_usable_size(void *ptr);
 
@@ -94,6 +114,9 @@ extern MT_TLS int mt_in_crash;
 extern atomic_bool mt_abort_expected;
 
 const char *mt_program_name(void);
+/* True when p lies in the program's own image (code, data, bss): static, for programs
+ * linked statically too, where dladdr knows nothing. */
+bool mt_in_program_image(uintptr_t p);
 /* Anonymous memory straight from the kernel, zero-filled (memory.c relies on it to skip
  * clearing fresh tables); async-signal-safe; NULL on failure. */
 void *mt_pages_alloc(size_t size);

@@ -17,8 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <dwarf.h>
-#include <elfutils/libdwfl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,10 +24,23 @@
 #include "base/options.h"
 #include "base/symbolize.h"
 
+/* Targets built without elfutils' headers (the other platforms, README "Platforms") read
+ * symbols with dladdr alone: sites made by the macros have their file and line anyway. */
+#if defined(__has_include)
+#if __has_include(<elfutils/libdwfl.h>)
+#define MT_HAVE_LIBDW 1
+#endif
+#endif
+#ifdef MT_HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#endif
+
 /* The C++ runtime's demangler, when the program has one (weak: C programs do not). */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
     __attribute__((weak));
 
+#ifdef MT_HAVE_LIBDW
 /* ---- libdw, opened on first use -------------------------------------------------------- */
 
 #define MT_DW_FUNCTIONS(X)                                                                         \
@@ -54,6 +65,8 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
     X(dwarf_formstring)                                                                            \
     X(dwarf_diename)
 
+#endif
+
 typedef struct cache_entry {
     uintptr_t pc; /* 0: empty */
     mt_symbol_t sym;
@@ -61,16 +74,19 @@ typedef struct cache_entry {
 
 static struct {
     pthread_mutex_t lock;
+#ifdef MT_HAVE_LIBDW
     bool dw_tried;
     Dwfl *dwfl; /* NULL when libdw could not be opened or started */
     Dwfl_Callbacks callbacks;
 #define MT_DW_POINTER(name) __typeof__(name) *name;
     MT_DW_FUNCTIONS(MT_DW_POINTER)
 #undef MT_DW_POINTER
+#endif
     cache_entry_t *cache;
     size_t cache_size, cache_used; /* cache_size is a power of two */
 } symbols = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+#ifdef MT_HAVE_LIBDW
 /* Reports the process's mapped objects to libdwfl (again: dlopen()ed ones appear). */
 static bool report_modules_locked(void)
 {
@@ -96,6 +112,7 @@ static void open_libdw_locked(void)
     if (symbols.dwfl != NULL)
         (void)report_modules_locked();
 }
+#endif
 
 /* ---- strings --------------------------------------------------------------------------- */
 
@@ -178,6 +195,7 @@ static const char *base_name(const char *path)
 
 /* ---- resolving one address ------------------------------------------------------------- */
 
+#ifdef MT_HAVE_LIBDW
 /* The compilation unit whose code holds addr, and the bias of its addresses. libdw finds
  * it through .debug_aranges, which clang does not write (and in a program that mixes
  * compilers, libdw may then answer with a neighbouring unit): unless the unit found
@@ -253,27 +271,30 @@ static Dwfl_Module *module_of_locked(Dwarf_Addr addr)
         mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
     return mod;
 }
+#endif
 
 static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
 {
-    /* pc is a return address: the call is the instruction before it. */
-    Dwarf_Addr addr = (Dwarf_Addr)pc - 1;
     Dl_info info;
     bool found = dladdr((void *)pc, &info) != 0;
     memset(out, 0, sizeof *out);
     if (found && info.dli_fname != NULL && info.dli_fname[0] != '\0')
         out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
+    const char *symbol = NULL;
+#ifdef MT_HAVE_LIBDW
+    /* pc is a return address: the call is the instruction before it. */
+    Dwarf_Addr addr = (Dwarf_Addr)pc - 1;
     Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
 
     /* The symbol around pc: from the full symbol table when libdw reads it (it knows
      * static functions), else from the dynamic one (dladdr). */
-    const char *symbol = NULL;
     if (mod != NULL) {
         GElf_Off off = 0;
         GElf_Sym sym;
         symbol = symbols.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
         out->offset = (uintptr_t)off + 1; /* from the return address, as dladdr's */
     }
+#endif
     if (symbol == NULL && found && info.dli_sname != NULL) {
         symbol = info.dli_sname;
         out->offset = pc - (uintptr_t)info.dli_saddr;
@@ -284,12 +305,14 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
 
     /* File, line and the innermost function from the debug information. */
     const char *func = NULL;
+#ifdef MT_HAVE_LIBDW
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
     if (cu != NULL) {
         dwarf_line_locked(cu, addr - bias, out);
         func = dwarf_function_locked(cu, addr - bias);
     }
+#endif
     out->func = func != NULL ? func : out->symbol;
 }
 

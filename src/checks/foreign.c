@@ -33,6 +33,7 @@
 
 #include "checks/foreign.h"
 #include "checks/guard.h"
+#include "checks/quarantine.h"
 #include "records/site.h"
 
 /* ---- reading memory that may not be there ---------------------------------------------- */
@@ -83,17 +84,23 @@ bool mt_probe_read(uintptr_t addr, void *out, size_t n)
     return ok;
 }
 
-#ifndef MT_SANITIZER_ALLOCATOR
+#ifdef MT_GLIBC_MALLOC
 
-/* ---- glibc's chunk layout (malloc/malloc.c), 64-bit -------------------------------------- */
+/* ---- glibc's chunk layout (malloc/malloc.c) ---------------------------------------------- */
 
-#define CHUNK_HEADER 16u
-#define CHUNK_MIN 32u
+/* A chunk's words are size_t: 8 bytes on 64-bit targets, 4 on 32-bit ones, where chunks
+ * stay 16-byte aligned (MALLOC_ALIGNMENT) and so start 8 bytes before a 16-aligned user
+ * pointer. Words are read in the target's byte order. */
+typedef size_t word_t;
+#define WORD ((uintptr_t)sizeof(word_t))
+#define CHUNK_HEADER (2 * WORD)
+#define CHUNK_MIN (4 * WORD > 16 ? 4 * WORD : 16) /* MINSIZE */
 #define FLAG_PREV_INUSE 1u
 #define FLAG_MMAPPED 2u
 #define FLAG_NON_MAIN_ARENA 4u
 #define FLAGS 7u
-#define ARENA_HEAP_SIZE (UINT64_C(64) << 20) /* HEAP_MAX_SIZE: 2 * 32 MiB on 64-bit */
+/* HEAP_MAX_SIZE: 2 * DEFAULT_MMAP_THRESHOLD_MAX, 64 MiB on 64-bit targets, 1 MiB on 32-bit. */
+#define ARENA_HEAP_SIZE (WORD == 8 ? (uintptr_t)64 << 20 : (uintptr_t)1 << 20)
 
 /* Where the main heap (the brk heap) starts: field 47 (start_brk) of /proc/self/stat.
  * 0 when unknown: then only the probes and the chunk checks guard the lower side. */
@@ -133,8 +140,8 @@ static pthread_once_t tcache_key_once = PTHREAD_ONCE_INIT;
  * the kernel: the chunk is glibc's now). 0 when the thread cache is off or the bin full. */
 static void learn_tcache_key(void)
 {
-    uint64_t *q = mt_libc_malloc(1000);
-    uint64_t key = 0;
+    word_t *q = mt_libc_malloc(1000);
+    word_t key = 0;
     if (q == NULL)
         return;
     q[0] = q[1] = 0;
@@ -145,12 +152,12 @@ static void learn_tcache_key(void)
 
 /* Where the chunks of the heap holding chunk may lie: [*lo, *hi). False when the chunk is
  * in no heap glibc could have made. */
-static bool heap_bounds(uintptr_t chunk, uint64_t size_field, uintptr_t *lo, uintptr_t *hi)
+static bool heap_bounds(uintptr_t chunk, word_t size_field, uintptr_t *lo, uintptr_t *hi)
 {
     if (size_field & FLAG_NON_MAIN_ARENA) {
         uintptr_t heap = chunk & ~(uintptr_t)(ARENA_HEAP_SIZE - 1);
-        uint64_t info[3]; /* heap_info: ar_ptr, prev, size */
-        uint64_t arena_word;
+        word_t info[3]; /* heap_info: ar_ptr, prev, size */
+        word_t arena_word;
         if (!mt_probe_read(heap, info, sizeof info) || info[0] == 0 ||
             !mt_probe_read((uintptr_t)info[0], &arena_word, sizeof arena_word) ||
             info[2] > ARENA_HEAP_SIZE)
@@ -166,23 +173,23 @@ static bool heap_bounds(uintptr_t chunk, uint64_t size_field, uintptr_t *lo, uin
 }
 
 /* A free chunk at c that glibc would unlink: its size and both neighbours' links agree. */
-static bool free_chunk_consistent(uintptr_t c, uint64_t expected_size)
+static bool free_chunk_consistent(uintptr_t c, word_t expected_size)
 {
-    uint64_t hdr[4], link;
-    if (!mt_probe_read(c, hdr, sizeof hdr) || (hdr[1] & ~(uint64_t)FLAGS) != expected_size)
+    word_t hdr[4], link;
+    if (!mt_probe_read(c, hdr, sizeof hdr) || (hdr[1] & ~(word_t)FLAGS) != expected_size)
         return false;
     /* fd->bk == c and bk->fd == c, as glibc's unlink checks. */
-    if (!mt_probe_read((uintptr_t)hdr[2] + 24, &link, sizeof link) || link != c)
+    if (!mt_probe_read((uintptr_t)hdr[2] + 3 * WORD, &link, sizeof link) || link != c)
         return false;
-    if (!mt_probe_read((uintptr_t)hdr[3] + 16, &link, sizeof link) || link != c)
+    if (!mt_probe_read((uintptr_t)hdr[3] + 2 * WORD, &link, sizeof link) || link != c)
         return false;
     return true;
 }
 
-static bool mmapped_chunk_ok(uintptr_t p, uintptr_t chunk, uint64_t prev_size, uint64_t size)
+static bool mmapped_chunk_ok(uintptr_t p, uintptr_t chunk, word_t prev_size, word_t size)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), block = chunk - (uintptr_t)prev_size;
-    uint64_t total = prev_size + size;
+    word_t total = prev_size + size;
     uintptr_t in_page = p & (page - 1);
     unsigned char first, last;
     if (prev_size > chunk || total < size || ((block | total) & (page - 1)) != 0 ||
@@ -195,13 +202,13 @@ static bool mmapped_chunk_ok(uintptr_t p, uintptr_t chunk, uint64_t prev_size, u
 static bool is_libc_chunk(uintptr_t p, mt_pointer_class_t *why)
 {
     uintptr_t lo, hi;
-    uint64_t hdr[2], words[2], next[2];
+    word_t hdr[2], words[2], next[2];
     unsigned char byte;
     *why = mt_probe_read(p, &byte, 1) ? MT_POINTER_NOT_HEAP : MT_POINTER_WILD;
     if (p % MT_MIN_ALIGN != 0 || p < 4096 || !mt_probe_read(p - CHUNK_HEADER, hdr, sizeof hdr))
         return false;
     uintptr_t chunk = p - CHUNK_HEADER;
-    uint64_t size = hdr[1] & ~(uint64_t)FLAGS;
+    word_t size = hdr[1] & ~(word_t)FLAGS;
     if (size < CHUNK_MIN || size % 16 != 0 || chunk + size < chunk)
         return false;
     if (hdr[1] & FLAG_MMAPPED)
@@ -209,7 +216,7 @@ static bool is_libc_chunk(uintptr_t p, mt_pointer_class_t *why)
     if (!heap_bounds(chunk, hdr[1], &lo, &hi) || size > hi - chunk ||
         !mt_probe_read(chunk + size, next, sizeof next) || !mt_probe_read(p, words, sizeof words))
         return false;
-    uint64_t next_size = next[1] & ~(uint64_t)FLAGS;
+    word_t next_size = next[1] & ~(word_t)FLAGS;
     if (next_size < CHUNK_HEADER || next_size % 16 != 0 || next_size > hi - (chunk + size))
         return false;
     pthread_once(&tcache_key_once, learn_tcache_key);
@@ -218,7 +225,7 @@ static bool is_libc_chunk(uintptr_t p, mt_pointer_class_t *why)
         return false;
     }
     if (!(hdr[1] & FLAG_PREV_INUSE)) { /* glibc will merge it with the free chunk before */
-        uint64_t prev_size = hdr[0];
+        word_t prev_size = hdr[0];
         if (prev_size < CHUNK_MIN || prev_size % 16 != 0 || prev_size > chunk - lo ||
             !free_chunk_consistent(chunk - (uintptr_t)prev_size, prev_size))
             return false;
@@ -226,7 +233,7 @@ static bool is_libc_chunk(uintptr_t p, mt_pointer_class_t *why)
     return true;
 }
 
-#endif /* !MT_SANITIZER_ALLOCATOR */
+#endif /* MT_GLIBC_MALLOC */
 
 /* True when p is where the C library's block under a tracked block (live or freed)
  * starts: a real C library block, but ours. Tried for every alignment up to 64 KiB. */
@@ -250,7 +257,7 @@ static bool starts_tracked_block(uintptr_t p)
     return false;
 }
 
-#ifndef MT_SANITIZER_ALLOCATOR
+#if defined(MT_GLIBC_MALLOC)
 
 bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
 {
@@ -266,7 +273,7 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
     return false;
 }
 
-#else /* MT_SANITIZER_ALLOCATOR: the sanitizer's allocator is underneath and can tell. */
+#elif defined(MT_SANITIZER_ALLOCATOR) /* the sanitizer's allocator is underneath: it can tell */
 
 /* ThreadSanitizer's ownership test is true for any address inside a block; its allocated
  * size is known only at a block's first 8 bytes, and blocks are 16-byte aligned: together
@@ -279,6 +286,30 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
         return true;
     *why = mt_probe_read((uintptr_t)ptr, &byte, 1) ? MT_POINTER_NOT_HEAP : MT_POINTER_WILD;
     return false;
+}
+
+#else /* another C library (musl): its chunks are not ours to read. */
+
+static bool on_own_stack(uintptr_t p);
+static bool is_static(const void *ptr);
+
+/* Without the C library's layout, a pointer goes to it unless it is clearly not one of its
+ * blocks: misaligned, unreadable, on this thread's stack, in a program's or a library's
+ * static data, where a tracked block starts, or where a block given back lately was (a
+ * second free). The C library judges the rest, as it would without memtrack. */
+bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    unsigned char byte;
+    mt_block_t gone;
+    *why = mt_probe_read(p, &byte, 1) ? MT_POINTER_NOT_HEAP : MT_POINTER_WILD;
+    if (*why == MT_POINTER_WILD || p % MT_MIN_ALIGN != 0 || on_own_stack(p) || is_static(ptr))
+        return false;
+    if (mt_gone_find(ptr, &gone)) {
+        *why = MT_POINTER_RELEASED;
+        return false;
+    }
+    return !starts_tracked_block(p);
 }
 
 #endif
@@ -339,6 +370,13 @@ static bool on_own_stack(uintptr_t p)
     return on;
 }
 
+/* True when p is static data or code: in the program's image or a loaded object. */
+static bool is_static(const void *ptr)
+{
+    Dl_info info;
+    return mt_in_program_image((uintptr_t)ptr) || dladdr(ptr, &info) != 0;
+}
+
 /* Scans the live blocks, then the quarantined ones, for one that holds c->p (guards
  * included); says which it found, or UNKNOWN. */
 static mt_pointer_class_t find_inside(inside_ctx_t *c)
@@ -362,7 +400,6 @@ bool mt_foreign_inside_tracked(const void *ptr)
 void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed, mt_error_t *e)
 {
     uintptr_t p = (uintptr_t)ptr;
-    Dl_info info;
     e->pointer = p;
     e->addr = p;
     e->what = why;
@@ -382,7 +419,7 @@ void mt_foreign_describe(const void *ptr, mt_pointer_class_t why, bool detailed,
         e->offset = (int64_t)p - (int64_t)mt_block_addr(&c.block); /* negative in the front guard */
     } else if (why == MT_POINTER_NOT_HEAP && on_own_stack(p)) {
         e->what = MT_POINTER_STACK;
-    } else if (why == MT_POINTER_NOT_HEAP && dladdr(ptr, &info) != 0) {
+    } else if (why == MT_POINTER_NOT_HEAP && is_static(ptr)) {
         e->what = MT_POINTER_STATIC;
     }
     mt_busy--;

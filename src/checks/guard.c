@@ -183,21 +183,23 @@ size_t mt_block_front(unsigned align_shift)
 
 /* ---- an overrun that runs on into the blocks after it ------------------------------------ */
 
-#ifndef MT_SANITIZER_ALLOCATOR /* the layout below is glibc's */
-/* The size of the C library's chunk that starts 16 bytes before raw (its size field is the
- * word before raw), or 0 for a chunk of its own mapping, which has no neighbour. */
+#ifdef MT_GLIBC_MALLOC /* the layout below is glibc's */
+/* The size of the C library's chunk that starts two words before raw (its size field is the
+ * word before raw; words are size_t), or 0 for a chunk of its own mapping, which has no
+ * neighbour. */
 static size_t chunk_size_at(const unsigned char *raw)
 {
-    uint64_t field;
+    size_t field;
     memcpy(&field, raw - sizeof field, sizeof field);
-    return (field & 2u) != 0 ? 0 : (size_t)(field & ~(uint64_t)7);
+    return (field & 2u) != 0 ? 0 : field & ~(size_t)7;
 }
 
-/* The chunk glibc gives for a request of n bytes. */
+/* The chunk glibc gives for a request of n bytes (16-byte aligned, at least MINSIZE). */
 static size_t chunk_for(size_t n)
 {
-    size_t size = (n + 8 + 15) & ~(size_t)15;
-    return size < 32 ? 32 : size;
+    size_t size = (n + sizeof(size_t) + 15) & ~(size_t)15;
+    size_t min = 4 * sizeof(size_t) > 16 ? 4 * sizeof(size_t) : 16;
+    return size < min ? min : size;
 }
 
 /* Copies the live record at addr; with mark, also flags it as reported. */

@@ -123,8 +123,15 @@ static bool found_by_realloc(const mt_report_error_t *e)
 static void print_module_of(mt_buf_t *b, uintptr_t p)
 {
     Dl_info info;
-    if (mt_in_crash || dladdr((void *)p, &info) == 0 || info.dli_fname == NULL)
+    if (mt_in_crash)
         return;
+    if (dladdr((void *)p, &info) == 0 || info.dli_fname == NULL) {
+        if (mt_in_program_image(p)) { /* a static program: no symbols for dladdr */
+            mt_buf_str(b, " in ");
+            mt_buf_str(b, mt_program_name());
+        }
+        return;
+    }
     const char *slash = strrchr(info.dli_fname, '/');
     mt_buf_str(b, " in ");
     mt_buf_str(b, info.dli_fname[0] == '\0' ? mt_program_name()

@@ -104,8 +104,8 @@ mt_shard_t mt_shards[MT_SHARD_COUNT] = {
 #undef SHARD_INIT
 };
 
-_Static_assert(sizeof(mt_block_t) == sizeof(UT_hash_handle) + 24,
-               "a record is uthash's handle and 24 bytes: keep it small");
+_Static_assert(sizeof(mt_block_t) == sizeof(UT_hash_handle) + sizeof(size_t) + 16,
+               "a record is uthash's handle and 24 bytes (20 on 32-bit targets): keep it small");
 _Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
 
 static inline unsigned bucket_index(unsigned hashv, unsigned buckets)

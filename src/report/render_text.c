@@ -110,7 +110,13 @@ static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
 /* "12.5%", rounded down so that 99.96% does not show as 100%. */
 static void print_percent(mt_buf_t *b, uint64_t part, uint64_t whole)
 {
+#ifdef __SIZEOF_INT128__
     uint64_t tenths = whole == 0 ? 0 : (uint64_t)((unsigned __int128)part * 1000 / whole);
+#else /* 32-bit targets: exact while part * 1000 fits, which any count of bytes does there */
+    uint64_t tenths = whole == 0                  ? 0
+                      : part <= UINT64_MAX / 1000 ? part * 1000 / whole
+                                                  : (uint64_t)((long double)part * 1000 / whole);
+#endif
     mt_buf_u64(b, tenths / 10);
     mt_buf_char(b, '.');
     mt_buf_u64(b, tenths % 10);
