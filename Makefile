@@ -35,6 +35,9 @@ LIB_C_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
 LIB_CXX_OBJ = $(LIB_CXX_SRC:src/%.cpp=$(B)/obj/%.o)
 LIB_OBJ = $(LIB_C_OBJ) $(LIB_CXX_OBJ)
 
+# PLATFORM=NAME or CROSS=prefix-: the library for another target, in build/platform/NAME.
+include tools/platform.mk
+
 # The report tool reads a JSON report back into the library's model and renders it with
 # the library's own renderers.
 TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c src/base/buf.c \
@@ -44,7 +47,8 @@ TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c 
 VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/memtrack.h)
 
 .PHONY: all deps help demo test test-quick unit e2e e2e-quick fault model model-long stress \
-	browser test-command test-header test-report test-hostile format format-check install \
+	browser test-command test-header test-report test-hostile test-platforms platform-env \
+	print-platforms format format-check install \
 	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
 .DEFAULT_GOAL := all
 
@@ -56,7 +60,7 @@ help:
 	@echo '                  and report scripts; not the compiler matrices (header group,'
 	@echo '                  cxx_matrix), the format check or the browser'
 	@echo 'make unit | e2e | fault | model | stress | browser | test-command | test-header |'
-	@echo '     test-report | test-hostile  one suite (test/README.md)'
+	@echo '     test-report | test-hostile | test-platforms  one suite (test/README.md)'
 	@echo 'make format       clang-format the sources; make format-check: only check'
 	@echo 'make install      PREFIX=/usr/local DESTDIR= (make uninstall takes it back)'
 	@echo 'make bench        the benchmark tables of tools/bench/README.md (QUICK=1: under a minute)'
@@ -64,17 +68,20 @@ help:
 	@echo 'make model-long   the model test for STEPS steps; make fuzz: libFuzzer (clang)'
 	@echo 'make clean        remove build/'
 	@echo 'DEBUG=1           check the library'"'"'s internal invariants (MT_ASSERT)'
+	@echo 'PLATFORM=NAME     the library for another target in build/platform/NAME: musl, i686,'
+	@echo '                  aarch64, s390x (CROSS=prefix- for another gcc; README, "Platforms")'
 
 # ---- all: the library, the report tool, the pkg-config file -----------------------------
 
-all: $(B)/libmemtrack.a $(B)/libmemtrack.so $(B)/memtrack-report $(B)/pkgconfig/memtrack.pc \
-	$(B)/cmake/memtrackConfig.cmake $(B)/cmake/memtrackConfigVersion.cmake
+all: $(B)/libmemtrack.a $(if $(PLATFORM),,$(B)/libmemtrack.so $(B)/memtrack-report \
+	$(B)/pkgconfig/memtrack.pc $(B)/cmake/memtrackConfig.cmake \
+	$(B)/cmake/memtrackConfigVersion.cmake)
 
 deps:
 	@tools/deps.sh build
 
 $(B)/.deps-build:
-	@tools/deps.sh build
+	@tools/deps.sh $(DEPS_LIST)
 	@mkdir -p $(B) && touch $@
 
 $(B)/obj/%.o: src/%.c $(B)/.deps-build
@@ -92,7 +99,7 @@ $(B)/obj/%.o: src/%.cpp $(B)/.deps-build
 $(B)/libmemtrack.a: $(LIB_OBJ)
 	rm -f $@
 	$(LD) -r -o $(B)/memtrack-c.o $(LIB_C_OBJ)
-	ar rcs $@ $(B)/memtrack-c.o $(LIB_CXX_OBJ)
+	$(AR) rcs $@ $(B)/memtrack-c.o $(LIB_CXX_OBJ)
 
 # The operators reference the C++ runtime weakly (src/api/cxx.cpp), so libmemtrack.so
 # does not need libstdc++ and a C program links and starts without it; the check fails
@@ -142,7 +149,7 @@ demo: all
 
 FORMAT_CHECK ?= 1
 test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) unit e2e fault model stress \
-	test-command test-header test-report test-hostile browser
+	test-command test-header test-report test-hostile browser test-platforms
 test-quick: unit e2e-quick fault model stress test-command test-report test-hostile
 
 $(B)/.deps-test:
@@ -170,6 +177,12 @@ fault: all $(B)/.deps-test
 
 test-command test-header test-report test-hostile: all $(B)/.deps-test
 	test/lib/scripts.sh $(@:test-%=%)
+
+# The library and test/platforms' programs for every target of tools/platform.mk (musl,
+# i686, aarch64, s390x), run natively or under qemu-user; native x86-64 glibc first.
+test-platforms: all
+	@tools/deps.sh platforms
+	test/platforms/run.sh
 
 # The model test: random operations against a reference model of what must be reported.
 # `make model` runs a fixed number of steps (a few seeds and quarantine sizes); `make

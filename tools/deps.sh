@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages a make target needs are installed.
 #
-#   tools/deps.sh build|test|bench|browser
+#   tools/deps.sh build|test|bench|browser|platforms
 #
 # Missing packages are installed with apt-get when we are root (CI, containers);
 # otherwise we stop with the exact command to run.
@@ -11,6 +11,10 @@ need_build="uthash-dev pkg-config g++ libdw-dev"
 need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema \
     cmake autoconf meson ninja-build"
 need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind"
+# The other targets (make test-platforms, tools/platform.mk): compilers and emulators. The
+# i686 compiler is Debian's cross one, not gcc-multilib, which conflicts with the others.
+need_platforms="uthash-dev musl-tools gcc-i686-linux-gnu libc6-dev-i386-cross \
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
 # Node.js and npm may come from elsewhere (NodeSource's nodejs ships npm): Debian's are
 # wanted only when there is no npm at all.
 need_browser="chromium"
@@ -21,7 +25,8 @@ build) want=$need_build ;;
 test) want=$need_test ;;
 bench) want=$need_bench ;;
 browser) want=$need_browser ;;
-*) echo "usage: tools/deps.sh build|test|bench|browser" >&2; exit 2 ;;
+platforms) want=$need_platforms ;;
+*) echo "usage: tools/deps.sh build|test|bench|browser|platforms" >&2; exit 2 ;;
 esac
 
 missing=""

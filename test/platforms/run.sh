@@ -1,0 +1,68 @@
+#!/bin/bash
+# run.sh - the same programs on every target (README, "Platforms"): each is built with the
+# target's compiler against build/platform/NAME/libmemtrack.a, run here (natively or under
+# qemu-user), and its stderr, addresses and pids normalized, must equal the expected report
+# line for line: the very report Linux x86-64 glibc prints, which runs first.
+#
+# The programs: this folder's (NAME.c, NAME.expected) and some of test/e2e's, whose reports
+# do not depend on the size of a pointer (E2E below), with their e2e expected files.
+# Directives: platform-options (or e2e-options): MEMTRACK_OPTIONS for the run; OUT in them
+# is the output folder, and a report written to OUT/NAME.json is compared after stderr.
+#
+#   test/platforms/run.sh [PLATFORM...]    default: native and every target of
+#                                          tools/platform.mk; outputs in build/platforms
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/runner.sh
+. "$here/../lib/runner.sh"
+top=$TOP
+E2E="clean leak_kinds overrun guard_zero atexit_order pool_errors arena_errors"
+
+platforms=("$@")
+[ ${#platforms[@]} -eq 0 ] && platforms=(native $(make -s -C "$top" print-platforms))
+
+for p in "${platforms[@]}"; do
+    out="$top/build/platforms/$p"
+    mkdir -p "$out"
+    if [ "$p" = native ]; then
+        lib="$top/build/libmemtrack.a"; CC=${CC:-cc}; LDFLAGS=""; RUN=""; SKIP=""; WHY=""
+        make -s -C "$top" all >"$out/build.log" 2>&1
+    else
+        lib="$top/build/platform/$p/libmemtrack.a"
+        eval "$(make -s -C "$top" PLATFORM="$p" platform-env)"
+        make -s -C "$top" PLATFORM="$p" >"$out/build.log" 2>&1
+    fi || { failed "$p: the library" "$out/build.log"; continue; }
+    progs=()
+    for n in $E2E; do progs+=("$top/test/e2e/$n.c"); done
+    for src in "$here"/*.c; do progs+=("$src"); done
+    for src in "${progs[@]}"; do
+        dir=$(dirname "$src"); name=$(basename "$src" .c)
+        kind=platform; [ "$dir" = "$here" ] || kind=e2e
+        if [[ " $SKIP " == *" $name "* ]]; then echo "skip $p/$name: $WHY"; continue; fi
+        options=$(directive $kind options "$src")
+        options=${options//OUT/$out}
+        rm -f "$out/$name.json"
+        bin="$out/$name"
+        # shellcheck disable=SC2086
+        if ! (cd "$dir" && $CC -std=gnu11 -g -O0 -DMEMORY_CONTROL_ON -I"$top/include" \
+                -include memtrack.h "$name.c" -o "$bin" $LDFLAGS "$lib" -ldl -pthread) \
+                >"$out/$name.build" 2>&1; then
+            failed "$p/$name" "$out/$name.build"; continue
+        fi
+        # shellcheck disable=SC2086
+        (cd "$dir" && MEMTRACK_OPTIONS="$options" timeout 120 $RUN "$bin" >"$out/$name.out" \
+            2>"$out/$name.err")
+        status=$?
+        [ -f "$out/$name.json" ] && sed -E -e 's/"pid": [0-9]+/"pid": PID/' \
+            -e 's/"usec": [0-9]+/"usec": USEC/g' -e 's/"cwd": "[^"]*"/"cwd": CWD/' \
+            "$out/$name.json" >>"$out/$name.err"
+        normalize "$out" <"$out/$name.err" >"$out/$name.norm"
+        ok=1
+        diff -u "$dir/$name.expected" "$out/$name.norm" >"$out/$name.diff" 2>&1 || ok=0
+        if grep -q "$kind-stdout" "$src" && ! diff -u "$dir/$name.stdout" "$out/$name.out" \
+                >>"$out/$name.diff" 2>&1; then ok=0; fi
+        [ "$status" = 0 ] || { echo "exit status $status, expected 0" >>"$out/$name.diff"; ok=0; }
+        if [ $ok = 1 ]; then passed "$p/$name"; else failed "$p/$name" "$out/$name.diff"; fi
+    done
+done
+summary platforms
