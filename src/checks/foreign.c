@@ -217,7 +217,10 @@ static bool is_libc_chunk(uintptr_t p, mt_pointer_class_t *why)
         !mt_probe_read(chunk + size, next, sizeof next) || !mt_probe_read(p, words, sizeof words))
         return false;
     word_t next_size = next[1] & ~(word_t)FLAGS;
-    if (next_size < CHUNK_HEADER || next_size % 16 != 0 || next_size > hi - (chunk + size))
+    /* Word pairs, not 16: the next chunk may be the top one, which runs to the heap's
+     * page-aligned end from an address that is 8 past a multiple of 16 on 32-bit targets. */
+    if (next_size < CHUNK_HEADER || next_size % CHUNK_HEADER != 0 ||
+        next_size > hi - (chunk + size))
         return false;
     pthread_once(&tcache_key_once, learn_tcache_key);
     if (!(next[1] & FLAG_PREV_INUSE) || (tcache_key != 0 && words[1] == tcache_key)) {
