@@ -8,6 +8,7 @@
 # do not depend on the size of a pointer (E2E below), with their e2e expected files.
 # Directives: platform-options (or e2e-options): MEMTRACK_OPTIONS for the run; OUT in them
 # is the output folder, and a report written to OUT/NAME.json is compared after stderr.
+# platform-untracked: FILE.c is also compiled WITHOUT the flag and linked in (a library).
 #
 #   test/platforms/run.sh [PLATFORM...]    default: native and every target of
 #                                          tools/platform.mk; outputs in build/platforms
@@ -34,7 +35,7 @@ for p in "${platforms[@]}"; do
     fi || { failed "$p: the library" "$out/build.log"; continue; }
     progs=()
     for n in $E2E; do progs+=("$top/test/e2e/$n.c"); done
-    for src in "$here"/*.c; do progs+=("$src"); done
+    for src in "$here"/*.c; do [[ "$src" == *-untracked.c ]] || progs+=("$src"); done
     for src in "${progs[@]}"; do
         dir=$(dirname "$src"); name=$(basename "$src" .c)
         kind=platform; [ "$dir" = "$here" ] || kind=e2e
@@ -43,9 +44,17 @@ for p in "${platforms[@]}"; do
         options=${options//OUT/$out}
         rm -f "$out/$name.json"
         bin="$out/$name"
+        untracked=$(directive $kind untracked "$src")
+        objs=()
+        if [ -n "$untracked" ]; then
+            # shellcheck disable=SC2086
+            (cd "$dir" && $CC -std=gnu11 -g -O0 -c "$untracked" -o "$out/$name-untracked.o") \
+                >"$out/$name.build" 2>&1 || { failed "$p/$name" "$out/$name.build"; continue; }
+            objs=("$out/$name-untracked.o")
+        fi
         # shellcheck disable=SC2086
         if ! (cd "$dir" && $CC -std=gnu11 -g -O0 -DMEMORY_CONTROL_ON -I"$top/include" \
-                -include memtrack.h "$name.c" -o "$bin" $LDFLAGS "$lib" -ldl -pthread) \
+                -include memtrack.h "$name.c" "${objs[@]}" -o "$bin" $LDFLAGS "$lib" -ldl -pthread) \
                 >"$out/$name.build" 2>&1; then
             failed "$p/$name" "$out/$name.build"; continue
         fi
