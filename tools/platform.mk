@@ -1,7 +1,7 @@
 # platform.mk - the library built for another target (README, "Platforms").
 #
 #   make PLATFORM=musl|i686|aarch64|s390x     build/platform/NAME/libmemtrack.a
-#   make CROSS=arm-linux-gnueabihf- PLATFORM=armhf   any other gcc toolchain by its prefix
+#   make PLATFORM=armhf CROSS=arm-linux-gnueabihf-   another gcc toolchain by its prefix
 #   make test-platforms                        every target's programs (test/platforms)
 #
 # Included by the Makefile before its rules. A target is a compiler and, for running what it
