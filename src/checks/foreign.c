@@ -18,6 +18,8 @@
  *     free-list links point back at it (glibc would unlink it);
  *   - its second word is not glibc's tcache key (the mark of a chunk glibc already has).
  * Anything else is reported and not passed on: a leak at worst, never a crash.
+ * Over another C library (musl: no MT_GLIBC_MALLOC) its layout is not ours to read, so the
+ * rule is the reverse: a pointer goes to it unless it is clearly none of its blocks (below).
  *
  * Untracked callers (the process's free()) do not come here: they get the table lookups
  * only, so the C library's own frees stay cheap.
