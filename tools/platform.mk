@@ -21,11 +21,11 @@ PLATFORM_RUN_s390x = qemu-s390x -L /usr/s390x-linux-gnu
 # How a program is linked: musl statically (nothing to install to run it).
 PLATFORM_LDFLAGS_musl = -static
 # Programs of test/platforms a target cannot run here, and why (run.sh prints it). This
-# machine's kernel runs no 32-bit code, and qemu-i386 (7.2) hangs in pthread_create in any
-# dynamically linked i686 glibc program, with or without memtrack; a static one cannot take
-# libmemtrack's malloc (glibc's libc.a defines it too).
-PLATFORM_SKIP_i686 = threads
-PLATFORM_SKIP_WHY_i686 = qemu-i386 hangs in pthread_create of a dynamic i686 glibc program
+# machine's kernel runs no 32-bit code, and qemu-i386 (7.2) hangs in pthread_create and in
+# fork (clone) of any dynamically linked i686 glibc program, with or without memtrack; a
+# static one cannot take libmemtrack's malloc (glibc's libc.a defines it too).
+PLATFORM_SKIP_i686 = threads fork_exit
+PLATFORM_SKIP_WHY_i686 = qemu-i386 hangs in pthread_create and fork of a dynamic i686 glibc program
 
 ifneq ($(PLATFORM),)
 CROSS ?= $(PLATFORM_CROSS_$(PLATFORM))

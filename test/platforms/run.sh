@@ -17,7 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/runner.sh
 . "$here/../lib/runner.sh"
 top=$TOP
-E2E="clean leak_kinds overrun guard_zero atexit_order pool_errors arena_errors"
+E2E="clean clean_verbose leak_kinds overrun guard_zero atexit_order fork_exit options_bad \
+    options_code xmalloc pool_errors pool_register arena_errors"
 
 platforms=("$@")
 [ ${#platforms[@]} -eq 0 ] && platforms=(native $(make -s -C "$top" print-platforms))
