@@ -12,7 +12,10 @@
  * Blocks are 16..256 bytes; the first and last byte of each new block are written, as a
  * program would. Setup (filling the live set) and teardown are not timed.
  *
- *   churn [--list] [--live N] [--ops N] [--threads N] [--seed N]
+ *   churn [--list] [--single] [--live N] [--ops N] [--threads N] [--seed N]
+ *
+ * --single allocates one block and frees it at once, with no other block live (a thread
+ * that mallocs and frees one block at a time).
  *
  * prints one line of key=value pairs: live, ops (per thread), threads, ns_per_pair (wall
  * time per malloc+free pair of one thread), mpairs_per_s (all threads), maxrss_kb, and
@@ -52,6 +55,7 @@ static size_t pick_size(rng_t *r)
 }
 
 static int use_list;
+static int single; /* --single: each step allocates one block and frees it at once */
 
 static void *block_new(size_t size)
 {
@@ -94,8 +98,11 @@ static void *work(void *arg)
 {
     worker_t *w = arg;
     rng_t r = {w->seed * UINT64_C(0x9E3779B97F4A7C15) + 1};
-    w->slots = calloc(w->live, sizeof(void *));
-    if (w->slots == NULL) {
+    if (single)
+        w->live = 0; /* no live set, not even the slots: the thread's arena empties */
+    else
+        w->slots = calloc(w->live, sizeof(void *));
+    if (w->slots == NULL && !single) {
         fprintf(stderr, "churn: out of memory\n");
         exit(1);
     }
@@ -103,7 +110,9 @@ static void *work(void *arg)
         w->slots[i] = block_new(pick_size(&r));
     pthread_barrier_wait(&start_line);
     double t0 = now();
-    for (size_t k = 0; k < w->ops; k++) {
+    for (size_t k = 0; single && k < w->ops; k++)
+        block_free(block_new(pick_size(&r)));
+    for (size_t k = 0; !single && k < w->ops; k++) {
         size_t i = rng_below(&r, w->live);
         block_free(w->slots[i]);
         w->slots[i] = block_new(pick_size(&r));
@@ -138,6 +147,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--list") == 0)
             use_list = 1;
+        else if (strcmp(argv[i], "--single") == 0)
+            single = 1;
         else if (i + 1 < argc && strcmp(argv[i], "--live") == 0)
             live = parse_count(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--ops") == 0)
@@ -147,8 +158,8 @@ int main(int argc, char **argv)
         else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
             seed = parse_count(argv[++i]);
         else {
-            fprintf(stderr, "usage: churn [--list] [--live N] [--ops N] [--threads N] "
-                            "[--seed N]\n");
+            fprintf(stderr, "usage: churn [--list] [--single] [--live N] [--ops N] "
+                            "[--threads N] [--seed N]\n");
             return 2;
         }
     }
