@@ -22,7 +22,7 @@ static void copy_freed(const mt_block_t *b, mt_block_t *out)
 {
     out->link.key = b->link.key;
     out->size = b->size;
-    out->meta = mt_meta_load(b) & ~MT_META_FLAG_PENDING;
+    out->meta = mt_meta_load(b) & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
     out->site = b->site;
     out->free_site = b->free_site;
 }
@@ -33,11 +33,11 @@ mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
     mt_found_t found = MT_FOUND_NONE;
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
-    if (b != NULL) {
+    mt_block_t *b = mt_table_lookup_locked(s, (uintptr_t)ptr);
+    if (b != NULL && !(mt_meta_load(b) & MT_META_FLAG_FREED)) {
         *out = *b;
         found = MT_FOUND_LIVE;
-    } else if ((b = mt_quarantine_find_locked(s, (uintptr_t)ptr)) != NULL) {
+    } else if (b != NULL) {
         copy_freed(b, out);
         found = MT_FOUND_FREED;
     }
@@ -72,30 +72,34 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
-    if (b != NULL)
+    mt_block_t *b = mt_table_lookup_locked(s, (uintptr_t)ptr); /* live or freed: one lookup */
+    uint64_t meta = 0; /* a freed block's may change under us (pending): loaded once */
+    if (MT_LIKELY(b != NULL)) {
         __builtin_prefetch((const char *)ptr + b->size);
-    if (MT_UNLIKELY(b != NULL && (b->meta & MT_META_FLAG_OWNED))) {
-        found = MT_FOUND_OWNED; /* it stays in the table: its owner releases it */
+        meta = mt_meta_load(b);
+    }
+    if (MT_UNLIKELY(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
         site = site_of(where);
-        copy = *b;
+        if (meta & MT_META_FLAG_FREED) {
+            found = MT_FOUND_FREED;
+            copy_freed(b, &copy);
+        } else {
+            found = MT_FOUND_OWNED; /* it stays in the table: its owner releases it */
+            copy = *b;
+        }
     } else if (MT_LIKELY(b != NULL)) {
         found = MT_FOUND_LIVE;
         site = site_of(where);
-        mt_table_remove_locked(s, b);
         b->free_site = site;
         copy = *b;
         if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
-            held = b;
+            held = b; /* it stays in the table, flagged freed */
             nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         } else {
+            mt_table_remove_locked(s, b);
             mt_gone_note_locked(s, b); /* given back at once: remembered for a second free */
             mt_record_recycle_locked(s, b);
         }
-    } else if ((b = mt_quarantine_find_locked(s, (uintptr_t)ptr)) != NULL) {
-        found = MT_FOUND_FREED;
-        site = site_of(where);
-        copy_freed(b, &copy);
     }
     mt_unlock(&s->lock);
 
@@ -165,8 +169,7 @@ bool mt_free_nested(void *ptr)
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
     if (!mt_trylock(&s->lock))
         return false;
-    bool tracked = mt_table_find_locked(s, (uintptr_t)ptr) != NULL ||
-                   mt_quarantine_find_locked(s, (uintptr_t)ptr) != NULL;
+    bool tracked = mt_table_lookup_locked(s, (uintptr_t)ptr) != NULL;
     mt_unlock(&s->lock);
     if (!tracked)
         mt_libc_free(ptr);

@@ -1,10 +1,11 @@
 /* quarantine.c - freed blocks held back before their memory goes back to the C library.
  *
- * A tracked block that is freed leaves the live table for its shard's quarantine: a second
- * uthash of freed records, keyed on the same address, whose insertion order is a FIFO
- * (oldest first). While a block is there its memory belongs to nobody else, so:
- *   - a second free, or a realloc, of its address is found by one more hash lookup under
- *     the lock the free path takes anyway, and is a double free for certain;
+ * A tracked block that is freed stays in its shard's table, flagged freed, and joins the
+ * shard's quarantine: a FIFO of freed records (records/table.c), oldest first. While a
+ * block is there its memory belongs to nobody else, so:
+ *   - a second free, or a realloc, of its address is found by the same lookup that finds
+ *     a live block, under the lock the free path takes anyway, and is a double free for
+ *     certain;
  *   - it is filled with 0xDD (fill_freed), and a byte that changed when it leaves, at
  *     memtrack_check() or at exit is a write after free.
  *
@@ -40,13 +41,11 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
     if (cost > budget)
         return false;
-    /* Nobody else can see b yet: plain writes. Damage reported while it was live says
-     * nothing about writes after free. */
-    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_PENDING;
-    if (MT_UNLIKELY(!mt_quarantine_insert_locked(s, b))) {
-        b->meta &= ~MT_META_FLAG_PENDING;
+    if (MT_UNLIKELY(!mt_quarantine_insert_locked(s, b)))
         return false;
-    }
+    /* Under the lock, nobody reads b's meta without it: plain writes. Damage reported while
+     * it was live says nothing about writes after free. */
+    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_PENDING;
     s->quarantine_bytes += cost;
     return true;
 }
@@ -125,7 +124,9 @@ void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
     /* Release: whoever sees the flag clear (under the shard lock) sees the fill too. While
      * the block is pending only this thread writes its meta, so a plain store will do: the
      * value put_locked left, without the pending flag. */
-    __atomic_store_n(&b->meta, copy->meta & ~(MT_META_FLAG_REPORTED | MT_META_FLAG_PENDING),
+    __atomic_store_n(&b->meta,
+                     (copy->meta & ~(MT_META_FLAG_REPORTED | MT_META_FLAG_PENDING)) |
+                         MT_META_FLAG_FREED,
                      __ATOMIC_RELEASE);
 }
 
@@ -208,7 +209,7 @@ void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b)
     gone_entry_t *e = &g->ring[g->next];
     e->addr = mt_block_addr(b);
     e->size = b->size;
-    e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED);
+    e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
     e->site = b->site;
     e->free_site = b->free_site;
     g->next = (g->next + 1) % MT_GONE_MAX;

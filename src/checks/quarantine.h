@@ -9,8 +9,9 @@
 /* What a freed block counts against the quarantine budget: all it holds from the C
  * library (guards included), at least 16 bytes so empty blocks count too. */
 size_t mt_quarantine_cost(size_t size, unsigned align_shift);
-/* Puts a block just taken out of the live table into quarantine as pending. False when it
- * does not fit the budget or the hash cannot grow: the caller releases it at once. */
+/* Puts a live block into quarantine as pending (it stays in the table, flagged freed).
+ * False when it does not fit the budget or the FIFO cannot grow: the caller takes it out of
+ * the table and releases it at once. */
 bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget);
 /* Releases the oldest non-pending blocks while the shard holds more than `budget`. Blocks
  * found written after free are described in errs[0..max) for the caller to report once

@@ -22,9 +22,20 @@
  * overrun of a user block cannot reach them. Sixteen shards, chosen by the 64 MiB region
  * of the address, each have their own lock, records and table.
  *
- * Each shard also keeps its quarantine (freed blocks held back, quarantine.c) in a second
- * uthash of records with the same key and index; uthash's insertion-order list is the
- * FIFO, oldest first. A record is in one of the two hashes, never both.
+ * Each shard's hash holds its quarantined blocks too (freed, held back: quarantine.c): a
+ * freed record stays where it was, flagged MT_META_FLAG_FREED, so the one lookup a free does
+ * tells a live block from a second free. The quarantine's order is a FIFO of record
+ * pointers per shard, oldest first; a record leaves the hash when it leaves the FIFO. The
+ * FIFO is a queue of 4 KiB segments, not one array that doubles: its memory grows with what
+ * the quarantine holds and is never copied (a doubling array briefly holds three times its
+ * entries, which a process out of address space may not have).
+ *
+ * uthash frees a hash's table when its last record goes and makes it again (1024 buckets,
+ * a 16 KiB memset) on the next insert: a thread that allocated and freed one block at a
+ * time paid that at every pair. So each shard's hash starts with a record of its own, the
+ * anchor (key 0, flagged freed, in no FIFO), which never leaves: the table is made once.
+ * It is also the head of uthash's insertion-order list for good, so a removal never moves
+ * the head.
  */
 #include <string.h>
 
@@ -197,8 +208,14 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    /* a record is in exactly one hash: live or quarantined */
-    MT_ASSERT(s->quarantine == NULL || hash_find(s->quarantine, mt_block_addr(b)) == NULL);
+    /* one record per address: a block cannot start where a live or quarantined one does */
+    MT_ASSERT(s->live == NULL || hash_find(s->live, mt_block_addr(b)) == NULL);
+    if (MT_UNLIKELY(s->live == NULL)) { /* the shard's first block: the anchor goes first */
+        mt_block_set_addr(&s->anchor, 0);
+        s->anchor.meta = MT_META_FLAG_FREED;
+        if (!hash_add(&s->live, &s->anchor))
+            return false;
+    }
     return hash_add(&s->live, b);
 }
 
@@ -222,16 +239,30 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     return b != NULL;
 }
 
+mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    if (MT_UNLIKELY(s->live == NULL))
+        return NULL;
+    mt_block_t *b = hash_find(s->live, addr);
+    return MT_LIKELY(b != &s->anchor) ? b : NULL;
+}
+
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    return hash_find(s->live, addr);
+    if (MT_UNLIKELY(s->live == NULL))
+        return NULL;
+    mt_block_t *b = hash_find(s->live, addr); /* the anchor is flagged freed */
+    return b != NULL && !(mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(b != &s->anchor);
     hash_delete(&s->live, b);
+    MT_ASSERT(s->live == &s->anchor); /* the head never moves: the table is kept */
 }
 
 atomic_uint mt_shards_skipped;
@@ -256,7 +287,7 @@ void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
         mt_shard_t *s = &mt_shards[i];
         if (!lock_for_walk(s))
             continue;
-        HASH_EACH(s->live, b, fn(b, ctx));
+        HASH_EACH(s->live, b, if (!(mt_meta_load(b) & MT_META_FLAG_FREED)) fn(b, ctx));
         mt_unlock(&s->lock);
     }
 }
@@ -267,7 +298,8 @@ bool mt_table_empty(void)
         mt_shard_t *s = &mt_shards[i];
         mt_lock(&s->lock);
         record_t *live_hash = s->live;
-        size_t live = HASH_COUNT(live_hash);
+        size_t records = HASH_COUNT(live_hash); /* the anchor and quarantined blocks too */
+        size_t live = records != 0 ? records - 1 - s->fifo_count : 0;
         mt_unlock(&s->lock);
         if (live != 0)
             return false;
@@ -275,33 +307,72 @@ bool mt_table_empty(void)
     return true;
 }
 
-/* ---- the quarantine: freed blocks held back, in a second hash per shard -------------- */
+/* ---- the quarantine's FIFO: the freed records of a shard, oldest first ---------------- */
+
+/* One segment: a block of 4 KiB of the tracker's memory, its 16-byte header included. */
+#define FIFO_ENTRIES ((4096u - 16u - sizeof(void *)) / sizeof(mt_block_t *))
+
+struct mt_fifo_segment {
+    struct mt_fifo_segment *next; /* the next newer segment */
+    mt_block_t *entry[FIFO_ENTRIES];
+};
 
 bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(hash_find(s->live, mt_block_addr(b)) == NULL);
-    return hash_add(&s->quarantine, b);
+    MT_ASSERT(mt_table_find_locked(s, mt_block_addr(b)) == b);
+    if (MT_UNLIKELY(s->fifo_last == NULL || s->fifo_tail == FIFO_ENTRIES)) {
+        struct mt_fifo_segment *seg = s->fifo_spare;
+        if (seg != NULL)
+            s->fifo_spare = NULL;
+        else if ((seg = storage_alloc(sizeof *seg)) == NULL)
+            return false;
+        seg->next = NULL;
+        if (s->fifo_last != NULL)
+            s->fifo_last->next = seg;
+        else
+            s->fifo_first = seg;
+        s->fifo_last = seg;
+        s->fifo_tail = 0;
+    }
+    b->meta |= MT_META_FLAG_FREED;
+    s->fifo_last->entry[s->fifo_tail++] = b;
+    s->fifo_count++;
+    return true;
 }
 
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    if (s->quarantine == NULL)
-        return NULL;
-    return hash_find(s->quarantine, addr);
+    mt_block_t *b = mt_table_lookup_locked(s, addr);
+    return b != NULL && (mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
 mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    return s->quarantine; /* uthash's head is the first added still there */
+    return s->fifo_count != 0 ? s->fifo_first->entry[s->fifo_head] : NULL;
 }
 
 void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    hash_delete(&s->quarantine, s->quarantine);
+    MT_ASSERT(s->fifo_count != 0);
+    mt_block_t *b = s->fifo_first->entry[s->fifo_head++];
+    s->fifo_count--;
+    if (s->fifo_count == 0) { /* empty: the one segment left starts over */
+        MT_ASSERT(s->fifo_first == s->fifo_last);
+        s->fifo_head = s->fifo_tail = 0;
+    } else if (s->fifo_head == FIFO_ENTRIES) { /* the oldest segment is used up */
+        struct mt_fifo_segment *done = s->fifo_first;
+        s->fifo_first = done->next;
+        s->fifo_head = 0;
+        if (s->fifo_spare == NULL) /* one kept for the next, so a steady state allocates */
+            s->fifo_spare = done;  /* nothing */
+        else
+            mt_mem_free(done);
+    }
+    mt_table_remove_locked(s, b);
 }
 
 void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx)
@@ -310,7 +381,15 @@ void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), 
         mt_shard_t *s = &mt_shards[i];
         if (!lock_for_walk(s))
             continue;
-        HASH_EACH(s->quarantine, b, fn(s, b, ctx)); /* oldest first */
+        const struct mt_fifo_segment *seg = s->fifo_first;
+        unsigned k = s->fifo_head;
+        for (size_t left = s->fifo_count; left > 0; left--, k++) { /* oldest first */
+            if (k == FIFO_ENTRIES) {
+                seg = seg->next;
+                k = 0;
+            }
+            fn(s, seg->entry[k], ctx);
+        }
         mt_unlock(&s->lock);
     }
 }
@@ -330,13 +409,15 @@ void mt_table_unlock_all(void)
 void mt_table_shape(mt_table_shape_t *out)
 {
     double visits = 0;
+    size_t records = 0; /* in the hashes: live, quarantined, anchors */
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         mt_lock(&s->lock);
         if (s->live != NULL) {
             UT_hash_table *t = ((record_t *)s->live)->hh.tbl;
-            out->items += t->num_items;
+            records += t->num_items;
+            out->items += t->num_items - 1 - s->fifo_count;
             out->buckets += t->num_buckets;
             out->noexpand_shards += t->noexpand ? 1u : 0u;
             for (unsigned k = 0; k < t->num_buckets; k++) {
@@ -348,7 +429,7 @@ void mt_table_shape(mt_table_shape_t *out)
         }
         mt_unlock(&s->lock);
     }
-    out->mean_visits = out->items > 0 ? visits / (double)out->items : 0.0;
+    out->mean_visits = records > 0 ? visits / (double)records : 0.0;
 }
 
 void mt_table_storage(const mt_shard_t *s, const void **table, const void **buckets)

@@ -37,18 +37,21 @@ static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
     b->link.key = (const void *)addr;
 }
 
-#define MT_SEQ_BITS 40
+#define MT_SEQ_BITS 39
 #define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
-#define MT_META_THREAD(m) ((unsigned)(((m) >> MT_SEQ_BITS) & 0xffffu))
+#define MT_META_THREAD(m) ((unsigned)(((m) >> 40) & 0xffffu))
 #define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x1fu)) /* alignments to 2^31 */
-#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62)                /* its damage was reported */
-#define MT_META_FLAG_OWNED (UINT64_C(1) << 63) /* a pool's, an arena's or a registrar's */
+/* Freed and held in the quarantine: the record stays in the table, so the lookup that finds
+ * a live block finds a second free too. */
+#define MT_META_FLAG_FREED (UINT64_C(1) << 39)
+#define MT_META_FLAG_REPORTED (UINT64_C(1) << 62) /* its damage was reported */
+#define MT_META_FLAG_OWNED (UINT64_C(1) << 63)    /* a pool's, an arena's or a registrar's */
 /* In quarantine, still being checked and filled by the thread that freed it: nobody else
  * may check or release it yet. Cleared with an atomic store; read with mt_meta_load(). */
 #define MT_META_FLAG_PENDING (UINT64_C(1) << 61)
 #define MT_META_MAKE(seq, thread, align_shift)                                                     \
     (((uint64_t)(seq) & ((UINT64_C(1) << MT_SEQ_BITS) - 1)) |                                      \
-     ((uint64_t)((thread)&0xffffu) << MT_SEQ_BITS) | ((uint64_t)((align_shift)&0x1fu) << 56))
+     ((uint64_t)((thread)&0xffffu) << 40) | ((uint64_t)((align_shift)&0x1fu) << 56))
 
 /* Reads a record's meta, which the freeing thread may still change (MT_META_FLAG_PENDING). */
 static inline uint64_t mt_meta_load(const mt_block_t *b)
@@ -61,15 +64,21 @@ static inline uint64_t mt_meta_load(const mt_block_t *b)
 
 typedef struct mt_shard {
     mt_lock_t lock;
-    void *live;               /* the hash of the live blocks (table.c); NULL when none */
+    void *live; /* the hash of the shard's blocks, live and quarantined (table.c); once made,
+                   it is kept: `anchor` is its first record and never leaves */
     mt_block_t *free_records; /* records ready for reuse, linked through their link */
     mt_block_t *slab_next;    /* the newest slab's records not yet used: slab_left of them */
     size_t slab_left;
     size_t records_made;
-    void *quarantine;        /* the hash of the freed blocks held back (quarantine.c),
-                                in the order they were freed: the oldest first */
+    /* The quarantine's FIFO (table.c): records of freed blocks, still in the hash with
+     * MT_META_FLAG_FREED, in the order they were freed, in a queue of fixed segments: the
+     * oldest at fifo_first->entry[fifo_head], the next one goes to fifo_last at fifo_tail. */
+    struct mt_fifo_segment *fifo_first, *fifo_last, *fifo_spare;
+    unsigned fifo_head, fifo_tail;
+    size_t fifo_count;
     size_t quarantine_bytes; /* what they hold (mt_quarantine_cost of each) */
     struct mt_gone *gone;    /* the last blocks given back to the C library (quarantine.c) */
+    mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
 extern mt_shard_t mt_shards[MT_SHARD_COUNT];
@@ -92,13 +101,17 @@ void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
 /* Records a new live block (takes its shard's lock); false when there is no room. */
 bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site);
+/* The live block that starts at addr, or NULL. */
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
+/* The block that starts at addr, live or in quarantine (MT_META_FLAG_FREED), or NULL: one
+ * lookup for a free, which a second free finds the same way. */
+mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
-/* The quarantine's hash (same key, same index); its insertion order is the FIFO
- * (quarantine.c keeps the budget). insert is false when the hash cannot grow. */
+/* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
+ * freed, leaves it in the hash and queues it; false when the FIFO cannot grow. */
 bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b);
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
-/* The oldest block in quarantine, or NULL; and its removal (from hash and FIFO). */
+/* The oldest block in quarantine, or NULL; and its removal (from the FIFO and the hash). */
 mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s);
 void mt_quarantine_remove_oldest_locked(mt_shard_t *s);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
