@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +182,36 @@ Test(quarantine, out_of_memory_gives_the_quarantine_back)
     cr_assert(held(a));
     cr_expect_eq(mt_quarantine_drain(MT_SITE_NONE), 1000);
     cr_expect_not(held(a));
+}
+
+/* The FIFO spans several of its segments (a few hundred entries each): every block is held,
+ * found as freed by the one lookup, walked by the checks, and leaves oldest first. */
+Test(quarantine, thousands_of_blocks_leave_in_the_order_they_were_freed)
+{
+    enum { N = 2000 };
+    static char *p[N];
+    memtrack_set_option("quarantine", "1g");
+    p[0] = memtrack_malloc_at(24, AT);
+    for (int i = 1; i < N; i++)
+        p[i] = same_shard(p[0], 24);
+    for (int i = 0; i < N; i++)
+        memtrack_free_at(p[i], AT);
+    for (int i = 0; i < N; i++)
+        cr_assert(held(p[i]), "block %d", i);
+    p[N / 2][3] = 0;
+    cr_expect_eq(memtrack_check(), 1, "the walk reaches a block in a middle segment");
+    cr_expect_eq(last_error.kind, MT_ERROR_WRITE_AFTER_FREE);
+    cr_expect_eq(last_error.addr, (uintptr_t)p[N / 2]);
+    size_t cost = mt_quarantine_cost(24, 4);
+    /* A budget for the newest 500 and the free that passes it: the oldest go first. */
+    char budget[32];
+    snprintf(budget, sizeof budget, "%zu", 500 * cost);
+    memtrack_set_option("quarantine", budget);
+    memtrack_free_at(same_shard(p[0], 24), AT);
+    cr_expect_not(held(p[0]));
+    cr_expect_not(held(p[N - 500]), "500 newer blocks fill the budget");
+    cr_expect(held(p[N - 499]));
+    cr_expect(held(p[N - 1]));
+    memtrack_free_at(p[N - 1], AT);
+    cr_expect_eq(last_error.kind, MT_ERROR_DOUBLE_FREE, "still a double free, found by the lookup");
 }

@@ -59,6 +59,32 @@ Test(table, stays_constant_time_at_a_million_blocks, .timeout = 120)
     free(blocks);
 }
 
+/* uthash frees a hash's table with its last record and makes it again on the next insert
+ * (a 16 KiB memset): a shard's table is kept instead, so a thread that mallocs and frees
+ * one block at a time does not pay that at every pair. */
+Test(table, a_shard_keeps_its_table_when_its_last_block_goes)
+{
+    memtrack_set_option("quarantine", "0");
+    void *p = memtrack_malloc_at(10, __FILE__, __LINE__, __func__);
+    mt_shard_t *s = mt_shard_of((uintptr_t)p);
+    const void *table, *buckets, *table2, *buckets2;
+    mt_table_storage(s, &table, &buckets);
+    memtrack_free_at(p, __FILE__, __LINE__, __func__);
+    mt_table_shape_t shape;
+    mt_table_shape(&shape);
+    cr_expect_eq(shape.items, 0);
+    mt_table_storage(s, &table2, &buckets2);
+    cr_expect_not_null(table2);
+    cr_expect_eq(table2, table, "the same table, kept");
+    cr_expect_eq(buckets2, buckets);
+    void *q = memtrack_malloc_at(10, __FILE__, __LINE__, __func__);
+    if (mt_shard_of((uintptr_t)q) == s) {
+        mt_table_storage(s, &table2, &buckets2);
+        cr_expect_eq(table2, table, "and used again");
+    }
+    memtrack_free_at(q, __FILE__, __LINE__, __func__);
+}
+
 Test(table, records_live_outside_user_memory)
 {
     /* Overwrite far past a block's guards: its record must still be found and the
