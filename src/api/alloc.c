@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "base/output.h"
+#include "checks/page_guard.h"
 #include "checks/quarantine.h"
 #include "records/stats.h"
 
@@ -78,6 +79,31 @@ static unsigned char *libc_block(size_t total, size_t align, bool zero)
     return mt_libc_malloc(total);
 }
 
+/* A block against an inaccessible page (checks/page_guard.c), tracked as any block; NULL
+ * when it cannot be one (the caller then makes an ordinary block). */
+static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, bool zero)
+{
+    unsigned char *user = mt_page_guard_alloc(size, align, site);
+    if (user == NULL)
+        return NULL;
+    if (!zero && mt_fill_new)
+        memset(user, MT_ALLOC_FILL_BYTE, size);
+    uint64_t seq = mt_next_seq();
+    if (!mt_table_track((uintptr_t)user, size, MT_META_MAKE(seq, mt_thread(), log2_of(align)),
+                        site)) {
+        mt_block_t b = {.size = size};
+        mt_block_set_addr(&b, (uintptr_t)user);
+        mt_page_guard_retire_locked(&b); /* (no lock is needed: nobody knows it) */
+        mt_page_guard_free(&b);
+        return NULL;
+    }
+    mt_stats_alloc(size);
+    if (MT_UNLIKELY(mt_opt.break_on == seq))
+        mt_break_now(seq, size, site);
+    MT_AFTER_OPERATION(site);
+    return user;
+}
+
 void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 {
     if (MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
@@ -94,6 +120,11 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
     if (MT_UNLIKELY(size > SIZE_MAX / 2 - front - back))
         return mt_fail(ENOMEM);
     size_t total = front + size + back;
+    if (MT_UNLIKELY(mt_page_guard_wanted(site))) {
+        void *guarded = page_guarded(size, align, site, zero);
+        if (guarded != NULL)
+            return guarded;
+    }
     unsigned char *raw = libc_block(total, align, zero);
     /* Out of memory: what the quarantine holds goes back to the C library first. */
     if (MT_UNLIKELY(raw == NULL) && mt_quarantine_drain(site) != 0)

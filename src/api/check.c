@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "api/api.h"
+#include "checks/page_guard.h"
 #include "records/stats.h"
 #include "checks/quarantine.h"
 
@@ -35,6 +36,7 @@ static void find_spill(mt_block_t *b, void *ctx)
     size_t back = mt_block_back();
     const unsigned char *end = (const unsigned char *)mt_block_addr(b) + b->size;
     if (c->n < MT_SPILL_MAX && back != 0 && !(b->meta & MT_META_FLAG_REPORTED) &&
+        !mt_page_guarded(mt_block_addr(b)) && /* (its end touches an inaccessible page) */
         MT_UNLIKELY(end[back - 1] != MT_GUARD_BYTE) &&
         mt_block_damaged(b, &(mt_guard_damage_t){0}, &(mt_guard_damage_t){0}))
         c->found[c->n++] = *b;

@@ -23,6 +23,7 @@
 
 #include "api/api.h"
 #include "base/output.h"
+#include "checks/page_guard.h"
 #include "report/report.h"
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGABRT};
@@ -88,11 +89,21 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
     unsigned i = 0;
-    (void)context;
     while (i < CRASH_SIGNALS && crash_signals[i] != sig)
         i++;
     if (i == CRASH_SIGNALS)
         return;
+    /* An access at a page-guarded block: reported there, then it runs again or the
+     * program ends as the signal would (page_guard_stop). */
+    int guarded = sig != SIGABRT && info != NULL && info->si_code > 0
+                      ? mt_page_guard_fault(info->si_addr, context)
+                      : 0;
+    if (guarded != 0) {
+        if (guarded == 2)
+            hand_on(i, info);
+        errno = saved_errno;
+        return;
+    }
     if ((sig == SIGABRT && atomic_load(&mt_abort_expected)) || !mt_opt.crash_report) {
         hand_on(i, info);
         errno = saved_errno;
@@ -125,7 +136,7 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
 
 void mt_crash_install(void)
 {
-    if (!mt_opt.crash_report || atomic_exchange(&installed, true))
+    if ((!mt_opt.crash_report && !mt_page_guard_enabled()) || atomic_exchange(&installed, true))
         return;
     crash_site = mt_site_id(NULL, 0, NULL, MT_KIND_CRASH, NULL);
     stack_t current;

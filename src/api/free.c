@@ -11,6 +11,7 @@
 #include "api/owned.h"
 #include "checks/foreign.h"
 #include "checks/mismatch.h"
+#include "checks/page_guard.h"
 #include "checks/quarantine.h"
 #include "checks/unwritten.h"
 #include "records/stats.h"
@@ -67,6 +68,7 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
     size_t nlate = 0, budget = mt_opt.quarantine;
     mt_found_t found = MT_FOUND_NONE;
     uint32_t site = MT_SITE_NONE;
+    bool paged = false; /* a page-guarded block: its pages hold it, not the quarantine */
 
     /* The guards are checked next, and the C library reads the chunk's header: start
      * loading them while the table is searched (a prefetch never faults). */
@@ -92,7 +94,12 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
         site = site_of(where);
         b->free_site = site;
         copy = *b;
-        if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
+        if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
+            paged = true;
+            mt_page_guard_retire_locked(b);
+            mt_table_remove_locked(s, b);
+            mt_record_recycle_locked(s, b);
+        } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
             held = b; /* it stays in the table, flagged freed */
             nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         } else {
@@ -113,7 +120,10 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
         } else {
             if (mt_unwritten_counts(&copy))
                 mt_unwritten_count_block(&copy);
-            mt_libc_free(mt_block_raw(mt_block_addr(&copy), copy.meta));
+            if (MT_UNLIKELY(paged))
+                mt_page_guard_free(&copy);
+            else
+                mt_libc_free(mt_block_raw(mt_block_addr(&copy), copy.meta));
         }
         mt_stats_free(copy.size);
         for (size_t i = 0; i < nlate; i++)
@@ -152,6 +162,8 @@ void mt_release_foreign(void *ptr, uint32_t site)
     mt_pointer_class_t why;
     if (MT_UNLIKELY(mt_owned_memory_misuse(ptr, site)))
         return; /* a stale pointer into a pool's or an arena's memory */
+    if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr)) && mt_page_guard_freed_again(ptr, site))
+        return;
     mt_block_t gone;
     if (MT_LIKELY(mt_foreign_is_libc_block(ptr, &why)))
         mt_libc_free(ptr);
@@ -169,7 +181,8 @@ bool mt_free_nested(void *ptr)
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
     if (!mt_trylock(&s->lock))
         return false;
-    bool tracked = mt_table_lookup_locked(s, (uintptr_t)ptr) != NULL;
+    bool tracked =
+        mt_table_lookup_locked(s, (uintptr_t)ptr) != NULL || mt_page_guarded((uintptr_t)ptr);
     mt_unlock(&s->lock);
     if (!tracked)
         mt_libc_free(ptr);
@@ -193,7 +206,7 @@ void mt_free(void *ptr, uint32_t site, bool from_tracked)
     mt_free_site_t where = {site, NULL, MT_KIND_FREE};
     if (mt_release(ptr, &where, 0) != MT_FOUND_NONE)
         return;
-    if (from_tracked)
+    if (from_tracked || mt_page_guarded((uintptr_t)ptr)) /* never the C library's */
         mt_release_foreign(ptr, site);
     else
         mt_libc_free(ptr);
@@ -208,6 +221,8 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
     unsigned char *user = ptr;
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
     mt_block_t before;
+    if (mt_page_guarded((uintptr_t)ptr))
+        return NULL; /* its memory is a slot of pages, not the C library's block */
     mt_guard_damage_t under, over;
     bool resized = false, damaged = false;
     uint64_t seq = 0;
@@ -287,6 +302,10 @@ void *mt_realloc_foreign(void *ptr, size_t size, uint32_t site)
         return NULL;
     }
     mt_block_t gone;
+    if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr)) && mt_page_guard_freed_again(ptr, site)) {
+        errno = EINVAL; /* a double free: reported */
+        return NULL;
+    }
     if (MT_LIKELY(mt_foreign_is_libc_block(ptr, &why)))
         return mt_libc_realloc(ptr, size);
     if (gone_again(ptr, &gone))
@@ -307,7 +326,8 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
     case MT_FOUND_FREED: return mt_realloc_freed(&old, site);
     case MT_FOUND_NONE: break;
     }
-    return from_tracked ? mt_realloc_foreign(ptr, size, site) : mt_libc_realloc(ptr, size);
+    return from_tracked || mt_page_guarded((uintptr_t)ptr) ? mt_realloc_foreign(ptr, size, site)
+                                                           : mt_libc_realloc(ptr, size);
 }
 
 /* ---- entry points for code built with the header --------------------------------------- */

@@ -12,6 +12,7 @@
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
+#include "checks/page_guard.h"
 #include "records/place.h"
 #include "records/timeline.h"
 #include "report/report.h"
@@ -21,6 +22,7 @@ static void fork_prepare(void)
     mt_report_lock();
     mt_owners_lock_all();
     mt_table_lock_all();
+    mt_page_guard_lock();
     mt_sites_lock_all();
     mt_errors_lock_all();
     mt_timeline_lock();
@@ -37,6 +39,7 @@ static void fork_parent(void)
     mt_timeline_unlock();
     mt_errors_unlock_all();
     mt_sites_unlock_all();
+    mt_page_guard_unlock();
     mt_table_unlock_all();
     mt_owners_unlock_all();
     mt_report_unlock();
@@ -51,6 +54,7 @@ static void fork_child(void)
     mt_timeline_unlock();
     mt_errors_unlock_all();
     mt_sites_unlock_all();
+    mt_page_guard_unlock();
     mt_table_unlock_all();
     mt_owners_unlock_all();
     mt_report_unlock();

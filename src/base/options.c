@@ -43,7 +43,9 @@ static const option_desc_t options[] = {
 static bool option_is_frozen_kind(const option_desc_t *o)
 {
     return strcmp(o->name, "guard") == 0 || strcmp(o->name, "fill_new") == 0 ||
-           strcmp(o->name, "fill_freed") == 0;
+           strcmp(o->name, "fill_freed") == 0 || strcmp(o->name, "page_guard") == 0 ||
+           strcmp(o->name, "page_guard_side") == 0 || strcmp(o->name, "page_guard_slots") == 0 ||
+           strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "page_guard_rate") == 0;
 }
 
 /* Writes the option's current value, as MEMTRACK_OPTIONS would spell it. */
@@ -121,6 +123,25 @@ static bool parse_u64(const char *s, size_t n, bool allow_suffix, uint64_t *out)
     return true;
 }
 
+/* The words a string option accepts, or NULL when its text is free (a path, a site). */
+static const char *string_form(const option_desc_t *o, const char *v, size_t n)
+{
+    if (strcmp(o->name, "page_guard") == 0 && !(n == 0 || (n == 3 && strncmp(v, "all", 3) == 0)))
+        return "all, or nothing";
+    if (strcmp(o->name, "page_guard_side") == 0 &&
+        !((n == 3 && strncmp(v, "end", 3) == 0) || (n == 5 && strncmp(v, "start", 5) == 0)))
+        return "end or start";
+    if (strcmp(o->name, "page_guard_site") == 0 && n != 0) {
+        const char *colon = NULL;
+        for (size_t i = 0; i < n; i++)
+            colon = v[i] == ':' ? v + i : colon;
+        if (colon == NULL || colon == v || colon + 1 == v + n ||
+            strspn(colon + 1, "0123456789") < (size_t)(v + n - colon - 1))
+            return "FILE:LINE";
+    }
+    return NULL;
+}
+
 /* Sets one option from text; returns NULL on success or the expected form on failure. */
 static const char *set_value(const option_desc_t *o, const char *v, size_t n)
 {
@@ -158,13 +179,23 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
             return "a size from 0 to 4096";
         *(size_t *)o->field = (size_t)u;
         return NULL;
-    case MT_OPT_STRING:
-        if (n >= MT_OPTION_STRING_MAX)
+    case MT_OPT_STRING: {
+        const char *form = string_form(o, v, n);
+        if (form != NULL)
+            return form;
+        /* page_guard_site is repeatable: each entry adds a site ("" clears them). */
+        size_t at = n != 0 && strcmp(o->name, "page_guard_site") == 0 && o->text[0] != '\0'
+                        ? strlen(o->text) + 1
+                        : 0;
+        if (at + n >= MT_OPTION_STRING_MAX)
             return "a shorter value";
-        memcpy(o->text, v, n);
-        o->text[n] = '\0';
+        if (at != 0)
+            o->text[at - 1] = ' ';
+        memcpy(o->text + at, v, n);
+        o->text[at + n] = '\0';
         *(char **)o->field = o->text;
         return NULL;
+    }
     }
     return "a valid value";
 }
@@ -228,6 +259,15 @@ int mt_options_parse(const char *text, const char *source)
     const char *p = text;
     while (*p != '\0') {
         size_t n = strcspn(p, ":,");
+        /* "key=FILE:LINE" (page_guard_site): a ':' before a line number goes on the value. */
+        while (p[n] == ':' && memchr(p, '=', n) != NULL) {
+            size_t digits = strspn(p + n + 1, "0123456789");
+            char after = p[n + 1 + digits];
+            if (digits == 0 || (after != '\0' && after != ':' && after != ',' && after != ' ' &&
+                                after != '\t' && after != '\n'))
+                break;
+            n += 1 + digits;
+        }
         /* Leading and trailing blanks are not part of a key or value. */
         const char *s = p;
         size_t m = n;

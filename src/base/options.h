@@ -45,6 +45,17 @@
       "report per site the share of freed bytes never written (needs fill_new)")                   \
     X(realloc_moves, BOOL, "1",                                                                    \
       "realloc always moves the block (0: resize in place when it fits)")                          \
+    /* page guards (checks/page_guard.c): blocks against an inaccessible page */                   \
+    X(page_guard_rate, COUNT, "1000",                                                              \
+      "page-guard one allocation in N, at random, from a bounded pool (0: none)")                  \
+    X(page_guard_slots, COUNT, "16", "sampled blocks page-guarded at a time, live or freed")       \
+    X(page_guard_site, STRING, "",                                                                 \
+      "FILE:LINE: page-guard every block made there (repeatable; FILE ends the path)")             \
+    X(page_guard, STRING, "", "all: page-guard every block (Electric Fence mode, small programs)") \
+    X(page_guard_side, STRING, "end", "end: an overrun faults at once; start: an underrun does")   \
+    X(page_guard_stop, BOOL, "0",                                                                  \
+      "at a page-guard fault: 0 reports it once and goes on; 1 then ends the program (SIGSEGV)")   \
+    X(page_guard_seed, COUNT, "0", "seed of the page-guard sampling (0: a new one each run)")      \
     X(abort_on_error, BOOL, "0", "abort (core dump, debugger) right after the first error")        \
     X(break_on, COUNT, "0", "raise SIGTRAP when allocation number N is made (0: never)")           \
     X(check_every, COUNT, "0", "check every live block every N allocations and frees (0: never)")  \

@@ -19,6 +19,7 @@
 
 #include "base/options.h"
 #include "checks/guard.h"
+#include "checks/page_guard.h"
 #include "errors/error.h"
 #include "records/site.h"
 
@@ -57,7 +58,8 @@ size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, si
 
 void mt_guard_clear_cookie(unsigned char *user, size_t front)
 {
-    if (front >= MT_COOKIE_SLOT)
+    /* (at the start side a page-guarded block has no front guard: its page is before it) */
+    if (front >= MT_COOKIE_SLOT && !(mt_page_guarded((uintptr_t)user) && mt_page_guard_start))
         memset(user - MT_COOKIE_SLOT, 0, MT_COOKIE_SLOT);
 }
 
@@ -171,6 +173,7 @@ void mt_layout_freeze(void)
     mt_guard_bytes = mt_opt.guard;
     mt_fill_new = mt_opt.fill_new != 0;
     mt_fill_freed = mt_opt.fill_freed != 0;
+    mt_page_guard_freeze();
     atomic_store(&mt_options_frozen, true);
 }
 
@@ -225,7 +228,8 @@ static bool peek_live(uintptr_t addr, mt_block_t *out, bool mark)
 size_t mt_overrun_spill(const mt_block_t *a, size_t *extent, size_t *changed, bool mark)
 {
     size_t back = mt_guard_bytes, front = mt_block_front(4), spans = 0;
-    if (back == 0 || mt_site_get(a->site)->kind == MT_KIND_REGISTERED)
+    if (back == 0 || mt_site_get(a->site)->kind == MT_KIND_REGISTERED ||
+        mt_page_guarded(mt_block_addr(a)))
         return 0;
     /* A write that ran on changed every byte of a's back guard (a stray byte or two in it
      * is a bug of its own, and so is one in the next block's front guard). */
@@ -327,9 +331,13 @@ static inline bool block_damaged(const mt_block_t *b, mt_guard_damage_t *under,
     if (MT_UNLIKELY(b->meta & MT_META_FLAG_OWNED) &&
         mt_site_get(b->site)->kind == MT_KIND_REGISTERED)
         return false; /* a registrar's bytes, with no guards around */
-    if (MT_LIKELY(
-            !mt_guard_check(user, b->size, mt_block_front_of(b), mt_guard_bytes, under, over)))
+    if (MT_UNLIKELY(mt_page_guarded((uintptr_t)user))) { /* one side is a page, not bytes */
+        if (!mt_page_guard_damaged(b, under, over))
+            return false;
+    } else if (MT_LIKELY(!mt_guard_check(user, b->size, mt_block_front_of(b), mt_guard_bytes, under,
+                                         over))) {
         return false;
+    }
     mt_kind_t kind = mt_site_get(b->site)->kind; /* unknown if its site could not be made */
     if (under->changed != 0 && (kind == MT_KIND_NEW || kind == MT_KIND_NONE)) {
         mt_guard_recheck_cookie(user, mt_block_front_of(b), under); /* the zero slot */

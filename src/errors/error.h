@@ -27,6 +27,8 @@ typedef struct mt_error {
                             block: the pointer minus the block's start */
     uintptr_t pointer;   /* invalid free: the pointer the program passed */
     unsigned what;       /* invalid free: what the pointer is (mt_pointer_class_t) */
+    unsigned access;     /* a fault at a page guard: 1 read, 2 write, 3 either (0: none);
+                            found_site is the access, offset where it fell */
 } mt_error_t;
 
 /* Prints the messages this thread kept while it held a lock (see base/lock.h). */

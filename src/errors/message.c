@@ -43,6 +43,8 @@ void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out)
     bool invalid = e->kind == MT_ERROR_INVALID_FREE;
     out->what = invalid ? mt_pointer_class_names[e->what] : NULL;
     out->what_id = invalid ? (int)e->what : MT_POINTER_COUNT;
+    static const char *const accesses[] = {NULL, "read", "write", "read or write"};
+    out->access = e->access < 4 ? accesses[e->access] : NULL;
 }
 
 /* The kind of a place, MT_KIND_NONE when it has none. */
@@ -218,12 +220,51 @@ static void print_delete_size(mt_buf_t *b, const mt_report_error_t *e)
     mt_buf_str(b, ": deleted through a base class without a virtual destructor?\n");
 }
 
+/* ---- page guards (checks/page_guard.c) ------------------------------------------------ */
+
+/* "overrun (write) of block #3 (13 bytes) at offset 13, by main() at x.c:14": the access
+ * that faulted at a page-guarded block, where it fell and the instruction that made it. */
+static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
+{
+    mt_buf_str(b, e->kind);
+    mt_buf_str(b, " (");
+    mt_buf_str(b, e->access);
+    mt_buf_str(b, ") of ");
+    mt_buf_block_name(b, e);
+    mt_buf_str(b, " at offset ");
+    mt_buf_i64(b, e->offset);
+    mt_buf_str(b, ", by ");
+    if (e->found.file != NULL) {
+        if (e->found.func != NULL && e->found.func[0] != '\0') {
+            mt_buf_text(b, e->found.func);
+            mt_buf_str(b, "() at ");
+        }
+        mt_buf_text(b, e->found.file);
+        mt_buf_char(b, ':');
+        mt_buf_u64(b, (uint64_t)(e->found.line < 0 ? 0 : e->found.line));
+    } else {
+        mt_buf_place(b, &e->found); /* no line information: the address and symbol */
+    }
+    mt_buf_char(b, '\n');
+    print_block_line(b, e);
+    if (e->freed.kind != NULL)
+        print_freed_line(b, e);
+    mt_buf_line(b);
+    mt_buf_str(b, mt_opt.page_guard_stop
+                      ? "  found by its page guard; the program ends here\n"
+                      : "  found by its page guard; told once, the program goes on\n");
+}
+
 /* ---- all errors ---------------------------------------------------------------------- */
 
 static void print_error(mt_buf_t *b, const mt_report_error_t *e)
 {
     mt_buf_line(b);
     mt_buf_str(b, "ERROR: ");
+    if (e->access != NULL) {
+        print_fault(b, e);
+        return;
+    }
     switch (e->kind_id) {
     case MT_ERROR_OVERRUN:
         mt_buf_str(b, "overrun after ");
@@ -299,6 +340,7 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
             print_freed_line(b, e);
         print_found_line(b, e);
         return;
+    case MT_ERROR_USE_AFTER_FREE:
     case MT_ERROR_COUNT: break;
     }
     print_block_line(b, e);

@@ -23,7 +23,8 @@
     /* freed blocks and pointers the tracker never made */                                         \
     X(DOUBLE_FREE, "double free") /* also realloc of a freed block */                              \
     X(WRITE_AFTER_FREE, "write after free")                                                        \
-    X(INVALID_FREE, "invalid free") /* free or realloc of a pointer: see what */
+    X(INVALID_FREE, "invalid free")     /* free or realloc of a pointer: see what */               \
+    X(USE_AFTER_FREE, "use after free") /* an access that faulted at a page guard */
 
 /* A block released by the wrong family: new[] by delete, new by free... (mismatch.c);
  * a sized delete given another size than the block's (the object deleted through a base

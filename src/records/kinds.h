@@ -44,6 +44,7 @@
     X(PERIODIC, "periodic check", NONE)                                                            \
     X(CRASH, "crash report", NONE)                                                                 \
     X(EXIT, "exit", NONE)                                                                          \
+    X(PAGE_GUARD, "page guard", NONE) /* an access that faulted there (checks/page_guard.c) */     \
     X(NONE, "?", NONE)
 
 typedef enum {

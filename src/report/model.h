@@ -73,6 +73,10 @@ typedef struct mt_report_error {
                          pool and arena errors: where, from the block's start */
     const char *what; /* invalid free: what the pointer is ("a stack address"...), or NULL */
     int what_id;      /* the same as a number (errors/words.h); MT_POINTER_COUNT when NULL */
+
+    /* A fault at a page guard: "read", "write" or "read or write", the access being
+     * `found` and where it fell `offset`; NULL for the other errors. */
+    const char *access;
 } mt_report_error_t;
 
 /* Messages the option max_messages kept from being printed, by kind of error and place. */

@@ -1,0 +1,595 @@
+/* page_guard.c - page-guarded blocks: the region they live in, its slots, the choice of
+ * blocks (sampled, chosen sites, all) and the report of a fault at one of their pages.
+ *
+ * The region is reserved (inaccessible, no memory committed) at the first page-guarded
+ * block, in classes of fixed-size slots: a slot is one guard page, then 2^c data pages.
+ *
+ *    | guard | data (2^c pages) | guard | data | guard | ... | data | guard |
+ *                  ...[slack][block]^ end side (default): the block ends at the page after
+ *                  [block][pad]...    start side: the block starts right after a guard page
+ *
+ * At the end side a chosen block's last byte touches the next guard page (its alignment is
+ * the largest power of two dividing its size, at most 16: all an object of that size can
+ * need), so a one-byte overrun faults; a sampled block keeps malloc's 16 bytes (programs
+ * count on them), so an overrun within its last 15 bytes of pad is found by the check of
+ * the pad instead. The `guard` bytes before the block are filled and checked as any front
+ * guard, and so is the pad after it. At the start side the pad after it is checked.
+ * A freed slot's pages are replaced by inaccessible ones (their memory goes back to the
+ * kernel) until the slot is reused, the oldest freed first, so a use after free faults.
+ * Sampling alone reserves page_guard_slots slots of one data page; with sites or all, 16
+ * classes of about 1 GiB each, for blocks up to 128 MiB (bigger ones get byte guards).
+ *
+ * A fault in the region comes here from the crash handler (api/crash.c). It runs in the
+ * thread that made the access, in the program's code (never inside the tracker, whose
+ * checks never touch an inaccessible page), so it may do what a report does: look the
+ * block up, symbolize the faulting instruction (libdw) and print. It reports once per
+ * block, then opens the page and returns, so the access runs again and the program goes
+ * on (page_guard_stop=1: the program ends as the signal would).
+ *
+ * Locking: the pool's lock (a spin lock, never held across a system call or a report)
+ * protects the slots' states, the freed slots' queues and the counts. The fault handler
+ * only tries it.
+ */
+#define _GNU_SOURCE
+#include <execinfo.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "base/options.h"
+#include "base/output.h"
+#include "checks/page_guard.h"
+#include "checks/quarantine.h"
+#include "errors/error.h"
+#include "records/place.h"
+#include "records/site.h"
+
+uintptr_t mt_pg_start;
+size_t mt_pg_size;
+MT_TLS size_t mt_pg_countdown;
+bool mt_pg_every_call;
+bool mt_page_guard_start;
+
+#define CLASSES_MAX 16u
+#define CLASS_SPAN ((size_t)1 << 30) /* bytes of region per class, with sites or all */
+#define SITE_CACHE ((size_t)1 << 16) /* sites whose choice is remembered */
+
+enum { SLOT_UNUSED, SLOT_LIVE, SLOT_FREED };
+
+typedef struct pg_slot {
+    mt_block_t record; /* freed: its record as it left the table (free site included) */
+    uintptr_t user;    /* live or freed: the block's address and size */
+    size_t size;
+    unsigned char state; /* SLOT_* */
+    bool sampled;        /* chosen by sampling (counted in `sampled_live`) */
+    bool reported;       /* a fault was reported and its page opened */
+} pg_slot_t;
+
+typedef struct pg_class {
+    uintptr_t base;    /* the first slot's guard page */
+    size_t pages;      /* data pages per slot */
+    size_t stride;     /* a guard page and the data pages */
+    uint32_t capacity; /* slots */
+    uint32_t fresh;    /* slots never used so far (handed out in order) */
+    uint32_t *freed;   /* freed slots, a ring in the order they were freed */
+    uint32_t first, count;
+    pg_slot_t *slots;
+} pg_class_t;
+
+static struct {
+    mt_lock_t lock;
+    bool frozen, reserved, failed;
+    bool all;
+    size_t page, slots_max, sampled_live;
+    unsigned nclasses;
+    pg_class_t classes[CLASSES_MAX];
+    char sites[MT_OPTION_STRING_MAX]; /* page_guard_site, frozen */
+    unsigned char *site_choice;       /* per site id: 0 not known yet, 1 no, 2 yes */
+} pg;
+
+static MT_TLS uint64_t rng; /* this thread's sampling state (xorshift64*) */
+
+/* ---- which blocks ---------------------------------------------------------------------- */
+
+bool mt_page_guard_enabled(void)
+{
+    return mt_opt.page_guard_rate != 0 || mt_opt.page_guard_site[0] != '\0' ||
+           mt_opt.page_guard[0] != '\0';
+}
+
+void mt_page_guard_freeze(void)
+{
+    if (pg.frozen)
+        return;
+    pg.frozen = true;
+    pg.all = strcmp(mt_opt.page_guard, "all") == 0;
+    mt_page_guard_start = strcmp(mt_opt.page_guard_side, "start") == 0;
+    pg.slots_max = mt_opt.page_guard_slots;
+    strcpy(pg.sites, mt_opt.page_guard_site);
+    if (pg.sites[0] != '\0')
+        pg.site_choice = mt_pages_alloc(SITE_CACHE);
+    mt_pg_every_call = pg.all || pg.sites[0] != '\0';
+}
+
+static uint64_t next_random(void)
+{
+    if (MT_UNLIKELY(rng == 0)) {
+        uint64_t seed = mt_opt.page_guard_seed;
+        if (seed == 0) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            seed = (uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 30) ^ (uint64_t)getpid() ^
+                   (uint64_t)(uintptr_t)&rng;
+        }
+        rng = (seed + mt_thread()) * UINT64_C(0x9E3779B97F4A7C15) | 1;
+    }
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * UINT64_C(0x2545F4914F6CDD1D);
+}
+
+/* Allocations until the next sample, that one included: on average the rate. A thread's
+ * first sample comes after its first `rate` allocations, so a short program (a test that
+ * overruns a block on purpose) is never sampled by default. */
+static size_t next_gap(size_t rate, bool first)
+{
+    if (rate <= 1)
+        return 1;
+    if (first)
+        return rate + 1 + (size_t)(next_random() % rate);
+    return 1 + (size_t)(next_random() % (2 * rate - 1));
+}
+
+/* FILE:LINE entries of page_guard_site: FILE matches the end of the path, at a '/'. */
+static bool site_listed(const char *file, int line)
+{
+    size_t flen = strlen(file);
+    for (const char *e = pg.sites; *e != '\0';) {
+        size_t n = strcspn(e, " ");
+        const char *colon = e + n;
+        while (colon > e && *colon != ':')
+            colon--;
+        size_t elen = (size_t)(colon - e);
+        if (atoi(colon + 1) == line && elen <= flen && strncmp(file + flen - elen, e, elen) == 0 &&
+            (elen == flen || file[flen - elen - 1] == '/'))
+            return true;
+        e += n;
+        e += *e == ' ';
+    }
+    return false;
+}
+
+static bool site_chosen(uint32_t site)
+{
+    if (pg.all)
+        return true;
+    if (pg.sites[0] == '\0')
+        return false;
+    if (pg.site_choice != NULL && site < SITE_CACHE && pg.site_choice[site] != 0)
+        return pg.site_choice[site] == 2;
+    mt_place_t p;
+    mt_busy++; /* a site known by address is symbolized: libdw allocates */
+    (void)mt_place_of(site, &p);
+    mt_busy--;
+    bool chosen = p.file != NULL && site_listed(p.file, p.line);
+    if (pg.site_choice != NULL && site < SITE_CACHE)
+        pg.site_choice[site] = chosen ? 2 : 1;
+    return chosen;
+}
+
+bool mt_page_guard_choose(uint32_t site)
+{
+    size_t rate = mt_opt.page_guard_rate, n = mt_pg_countdown;
+    bool sample = false;
+    if (rate == 0) {
+        mt_pg_countdown = SIZE_MAX; /* asks again when sampling is turned on, not before */
+    } else {
+        if (n == 0 || n == SIZE_MAX)
+            n = next_gap(rate, true);
+        if (n <= 1) {
+            sample = true;
+            n = next_gap(rate, false) + 1;
+        }
+        mt_pg_countdown = n - 1;
+    }
+    return sample || (mt_pg_every_call && site_chosen(site));
+}
+
+/* ---- the region -------------------------------------------------------------------------- */
+
+static void warn_once(const char *what)
+{
+    mt_buf_t b;
+    mt_warning_begin(&b);
+    mt_buf_str(&b, "page guards unavailable: ");
+    mt_buf_str(&b, what);
+    mt_warning_end(&b);
+}
+
+/* Reserves the region and the slots' records (the pool's lock held; once). */
+static bool reserve_locked(void)
+{
+    if (pg.reserved || pg.failed)
+        return pg.reserved;
+    pg.failed = true;
+    pg.page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = pg.page, total = 0;
+    pg.nclasses = mt_pg_every_call ? CLASSES_MAX : 1;
+    for (unsigned c = 0; c < pg.nclasses; c++) {
+        pg_class_t *k = &pg.classes[c];
+        k->pages = (size_t)1 << c;
+        k->stride = (k->pages + 1) * page;
+        size_t cap = mt_pg_every_call ? CLASS_SPAN / k->stride : pg.slots_max;
+        k->capacity = (uint32_t)(cap == 0 ? 1 : cap > (1u << 20) ? (1u << 20) : cap);
+        total += k->capacity * k->stride + page;
+    }
+    void *region = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED) {
+        warn_once("the address space for them could not be reserved");
+        return false;
+    }
+    uintptr_t at = (uintptr_t)region;
+    for (unsigned c = 0; c < pg.nclasses; c++) {
+        pg_class_t *k = &pg.classes[c];
+        k->base = at;
+        at += k->capacity * k->stride + page;
+        k->slots = mt_pages_alloc(k->capacity * sizeof(pg_slot_t));
+        k->freed = mt_pages_alloc(k->capacity * sizeof(uint32_t));
+        if (k->slots == NULL || k->freed == NULL) {
+            warn_once("no memory for their records");
+            return false;
+        }
+    }
+    /* The fault handler walks the stack with backtrace(), whose first call loads the
+     * unwinder: load it now, not in a signal handler. */
+    void *frames[2];
+    (void)backtrace(frames, 2);
+    pg.reserved = true;
+    pg.failed = false;
+    mt_pg_start = (uintptr_t)region;
+    __atomic_store_n(&mt_pg_size, total, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* The class and slot of an address of the region; false when outside every slot. */
+static bool slot_at(uintptr_t addr, pg_class_t **kp, uint32_t *slot, bool *in_guard)
+{
+    for (unsigned c = 0; c < pg.nclasses; c++) {
+        pg_class_t *k = &pg.classes[c];
+        if (addr < k->base || addr >= k->base + k->capacity * k->stride + pg.page)
+            continue;
+        size_t rel = addr - k->base;
+        *kp = k;
+        *slot = (uint32_t)(rel / k->stride);
+        *in_guard = rel % k->stride < pg.page;
+        return true;
+    }
+    return false;
+}
+
+static unsigned char *slot_data(const pg_class_t *k, uint32_t slot)
+{
+    return (unsigned char *)(k->base + slot * k->stride + pg.page);
+}
+
+/* Replaces pages with fresh ones: zero and accessible, or inaccessible. */
+static bool remap(void *at, size_t len, bool open)
+{
+    return mmap(at, len, open ? PROT_READ | PROT_WRITE : PROT_NONE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED;
+}
+
+/* ---- blocks -------------------------------------------------------------------------------- */
+
+/* The alignment an object of this size can need: the largest power of two dividing it. */
+static size_t natural_alignment(size_t size)
+{
+    size_t a = size & (~size + 1);
+    return a == 0 || a > MT_MIN_ALIGN ? MT_MIN_ALIGN : a;
+}
+
+void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
+{
+    bool sampled = !site_chosen(site);
+    size_t front = mt_front_size(mt_guard_bytes, align);
+    /* Sampled blocks (the default, on in every run) keep malloc's alignment: a program may
+     * count on it. Chosen ones end at the page to the byte. */
+    size_t a = align > MT_MIN_ALIGN || sampled ? align : natural_alignment(size);
+    mt_lock(&pg.lock);
+    if (!reserve_locked() || (sampled && pg.sampled_live >= pg.slots_max)) {
+        mt_unlock(&pg.lock);
+        return NULL;
+    }
+    size_t page = pg.page;
+    size_t need = mt_page_guard_start ? (size != 0 ? size : 1) : size + a - 1 + front;
+    if (mt_page_guard_start && a > page)
+        need = SIZE_MAX; /* a page boundary is all the alignment the start side gives */
+    unsigned c = 0;
+    while (c < pg.nclasses && pg.classes[c].pages * page < need)
+        c++;
+    pg_class_t *k = &pg.classes[c < pg.nclasses ? c : 0];
+    uint32_t slot = UINT32_MAX;
+    if (c == pg.nclasses) {
+        /* too big for a page-guarded block */
+    } else if (k->fresh < k->capacity) {
+        slot = k->fresh++;
+    } else if (k->count != 0) {
+        slot = k->freed[k->first];
+        k->first = (k->first + 1) % k->capacity;
+        k->count--;
+    }
+    if (slot == UINT32_MAX) {
+        mt_unlock(&pg.lock);
+        return NULL;
+    }
+    pg_slot_t *s = &k->slots[slot];
+    s->state = SLOT_LIVE;
+    s->sampled = sampled;
+    s->reported = false;
+    pg.sampled_live += sampled;
+    unsigned char *data = slot_data(k, slot), *end = data + k->pages * page;
+    unsigned char *user =
+        mt_page_guard_start ? data : (unsigned char *)((uintptr_t)(end - size) & ~(a - 1));
+    s->user = (uintptr_t)user;
+    s->size = size;
+    mt_unlock(&pg.lock);
+
+    if (!remap(data, k->pages * page, true)) { /* the kernel's limit on mappings */
+        mt_lock(&pg.lock);
+        s->state = SLOT_UNUSED;
+        pg.sampled_live -= sampled;
+        k->freed[(k->first + k->count++) % k->capacity] = slot;
+        mt_unlock(&pg.lock);
+        return NULL;
+    }
+    if (!mt_page_guard_start)
+        memset(user - front, MT_GUARD_BYTE, front);
+    memset(user + size, MT_GUARD_BYTE, (size_t)(end - user) - size); /* the pad, if any */
+    return user;
+}
+
+void mt_page_guard_retire_locked(const mt_block_t *b)
+{
+    pg_class_t *k;
+    uint32_t slot;
+    bool in_guard;
+    if (!slot_at(mt_block_addr(b), &k, &slot, &in_guard) || in_guard)
+        return;
+    pg_slot_t *s = &k->slots[slot];
+    mt_lock(&pg.lock);
+    s->record = *b;
+    s->state = SLOT_FREED;
+    s->reported = false;
+    pg.sampled_live -= s->sampled;
+    mt_unlock(&pg.lock);
+}
+
+void mt_page_guard_free(const mt_block_t *b)
+{
+    pg_class_t *k;
+    uint32_t slot;
+    bool in_guard;
+    if (!slot_at(mt_block_addr(b), &k, &slot, &in_guard) || in_guard)
+        return;
+    unsigned char *data = slot_data(k, slot);
+    size_t len = k->pages * pg.page;
+    /* The guard page on the guarded side too: a fault may have opened it. */
+    (void)remap(mt_page_guard_start ? data - pg.page : data, len + pg.page, false);
+    mt_lock(&pg.lock);
+    k->freed[(k->first + k->count++) % k->capacity] = slot;
+    mt_unlock(&pg.lock);
+}
+
+bool mt_page_guard_freed_again(const void *ptr, uint32_t site)
+{
+    pg_class_t *k;
+    uint32_t slot;
+    bool in_guard;
+    if (!slot_at((uintptr_t)ptr, &k, &slot, &in_guard) || in_guard)
+        return false;
+    mt_block_t copy;
+    mt_lock(&pg.lock);
+    pg_slot_t *s = &k->slots[slot];
+    bool again = s->state == SLOT_FREED && mt_block_addr(&s->record) == (uintptr_t)ptr;
+    if (again)
+        copy = s->record;
+    mt_unlock(&pg.lock);
+    if (again)
+        mt_error_double_free(&copy, site);
+    return again;
+}
+
+bool mt_page_guard_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over)
+{
+    pg_class_t *k;
+    uint32_t slot;
+    bool in_guard;
+    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
+    memset(under, 0, sizeof *under);
+    memset(over, 0, sizeof *over);
+    if (!slot_at(mt_block_addr(b), &k, &slot, &in_guard) || in_guard)
+        return false;
+    const unsigned char *end = slot_data(k, slot) + k->pages * pg.page;
+    size_t first = 0, last = 0, front = mt_page_guard_start ? 0 : mt_block_front_of(b);
+    under->changed = mt_pattern_scan(user - front, front, MT_GUARD_BYTE, &first, &last);
+    under->extent = under->changed != 0 ? front - first : 0;
+    size_t pad = (size_t)(end - user) - b->size;
+    over->changed = mt_pattern_scan(user + b->size, pad, MT_GUARD_BYTE, &first, &last);
+    over->extent = over->changed != 0 ? last + 1 : 0;
+    return under->changed != 0 || over->changed != 0;
+}
+
+void mt_page_guard_lock(void)
+{
+    mt_lock(&pg.lock);
+}
+
+void mt_page_guard_unlock(void)
+{
+    mt_unlock(&pg.lock);
+}
+
+/* ---- the fault ------------------------------------------------------------------------------ */
+
+enum { ACCESS_UNKNOWN = 3, ACCESS_READ = 1, ACCESS_WRITE = 2 };
+
+/* The faulting instruction and whether it read or wrote, from the signal's context. */
+static uintptr_t fault_pc(const void *context)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__) && defined(REG_RIP)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0; /* the report names no line */
+#endif
+}
+
+static unsigned fault_access(const void *context)
+{
+#if defined(__x86_64__) && defined(REG_ERR)
+    const ucontext_t *uc = context;
+    return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0 ? ACCESS_WRITE : ACCESS_READ;
+#else
+    (void)context;
+    return ACCESS_UNKNOWN;
+#endif
+}
+
+/* The place that made the access: the faulting instruction when it is the program's, else
+ * the first caller outside the system's libraries (strncpy's caller, not strncpy). */
+static uint32_t access_site(uintptr_t pc)
+{
+    if (pc == 0)
+        return mt_site_id(NULL, 0, NULL, MT_KIND_PAGE_GUARD, NULL);
+    /* pc + 1: sites by address are return addresses, looked up one byte before. */
+    uint32_t first = mt_site_pc((void *)(pc + 1), MT_KIND_PAGE_GUARD);
+    mt_place_t p;
+    if (!mt_place_of(first, &p))
+        return first;
+    void *frames[64];
+    int n = backtrace(frames, 64), i = 0;
+    while (i < n && (uintptr_t)frames[i] != pc)
+        i++;
+    for (i++; i < n; i++) {
+        uint32_t id = mt_site_pc(frames[i], MT_KIND_PAGE_GUARD);
+        if (!mt_place_of(id, &p))
+            return id;
+    }
+    return first;
+}
+
+/* The live record of the block at addr, when its shard's lock can be had; it is marked
+ * as reported, so the guard check at its free does not tell the same damage again. */
+static bool live_record(uintptr_t addr, mt_block_t *out)
+{
+    mt_shard_t *sh = mt_shard_of(addr);
+    for (int tries = 0; tries < 1000; tries++) {
+        if (!mt_trylock(&sh->lock))
+            continue;
+        mt_block_t *b = mt_table_find_locked(sh, addr);
+        if (b != NULL) {
+            b->meta |= MT_META_FLAG_REPORTED;
+            *out = *b;
+        }
+        mt_unlock(&sh->lock);
+        return b != NULL;
+    }
+    return false;
+}
+
+static void print_stop(void)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, mt_out_fd());
+    mt_buf_line(&b);
+    mt_buf_str(&b, "page_guard_stop=1: the program ends at the fault\n");
+    mt_out_lock();
+    mt_buf_flush(&b);
+    mt_out_unlock();
+}
+
+int mt_page_guard_fault(void *addr_ptr, void *context)
+{
+    uintptr_t addr = (uintptr_t)addr_ptr;
+    pg_class_t *k;
+    uint32_t slot;
+    bool in_guard;
+    if (!mt_page_guarded(addr) || !slot_at(addr, &k, &slot, &in_guard))
+        return 0;
+    bool locked = mt_trylock(&pg.lock); /* never held across an access of the program's */
+    mt_error_kind_t kind = MT_ERROR_OVERRUN;
+    pg_slot_t *s = NULL;
+    if (in_guard) {
+        /* The guard page before slot `slot`: its own underrun, or the overrun of the one
+         * before, whichever side is guarded first. */
+        pg_slot_t *before = slot > 0 ? &k->slots[slot - 1] : NULL;
+        pg_slot_t *after = slot < k->capacity ? &k->slots[slot] : NULL;
+        bool before_live = before != NULL && before->state == SLOT_LIVE;
+        bool after_live = after != NULL && after->state == SLOT_LIVE;
+        if (before_live && (!mt_page_guard_start || !after_live))
+            s = before;
+        else if (after_live)
+            s = after, kind = MT_ERROR_UNDERRUN;
+    } else if (k->slots[slot].state == SLOT_FREED) {
+        s = &k->slots[slot];
+        kind = MT_ERROR_USE_AFTER_FREE;
+    }
+    if (s == NULL) {
+        if (locked)
+            mt_unlock(&pg.lock);
+        return 0; /* a wild access into the region: the crash report tells what it can */
+    }
+    bool first = !s->reported;
+    s->reported = true;
+    mt_block_t block = s->record;
+    uintptr_t user = s->user;
+    size_t size = s->size;
+    if (locked)
+        mt_unlock(&pg.lock);
+
+    /* Open the page, so the access can run again (unless the program is to stop there).
+     * A block used after free is opened whole and filled as a freed block in quarantine
+     * is. */
+    bool stop = mt_opt.page_guard_stop != 0;
+    uintptr_t page_at = addr & ~(uintptr_t)(pg.page - 1);
+    if (stop) {
+        /* the access faults again once the handler has put the default action back */
+    } else if (kind == MT_ERROR_USE_AFTER_FREE) {
+        unsigned char *data = slot_data(k, slot);
+        if (remap(data, k->pages * pg.page, true))
+            memset(data, MT_FREE_FILL_BYTE, k->pages * pg.page);
+    } else {
+        (void)remap((void *)page_at, pg.page, true);
+    }
+    if (!first)
+        return stop ? 2 : 1;
+
+    mt_busy++; /* the C library's memory for libdw and the loader, not the tracker's */
+    if (kind != MT_ERROR_USE_AFTER_FREE && !live_record(user, &block)) {
+        memset(&block, 0, sizeof block);
+        mt_block_set_addr(&block, user);
+        block.size = size;
+    }
+    mt_error_t e;
+    mt_error_init(&e, kind, &block, access_site(fault_pc(context)));
+    if (kind == MT_ERROR_USE_AFTER_FREE)
+        e.free_site = block.free_site;
+    e.offset = (int64_t)(addr - user);
+    e.access = fault_access(context);
+    e.extent = 1;
+    mt_error_report(&e);
+    mt_busy--;
+    if (stop) {
+        print_stop();
+        return 2;
+    }
+    return 1;
+}

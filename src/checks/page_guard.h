@@ -1,0 +1,75 @@
+/* page_guard.h - page-guarded blocks: a block laid against an inaccessible page, so that
+ * the access that overruns it (or underruns it, page_guard_side=start), or that uses it
+ * after free, faults at the instruction that made it, which the fault handler names.
+ *
+ * Which blocks: one allocation in page_guard_rate, at random, while fewer than
+ * page_guard_slots sampled blocks hold pages (GWP-ASan's design); every block made at a
+ * page_guard_site; every block with page_guard=all (Electric Fence's). The blocks keep
+ * their records in the table as any block does; only their memory differs: it comes from
+ * one region reserved at the first such block, and freed blocks keep their pages
+ * inaccessible until the slot is reused.
+ */
+#ifndef MT_PAGE_GUARD_H
+#define MT_PAGE_GUARD_H
+
+#include "base/buf.h"
+#include "checks/guard.h"
+
+/* The region of page-guarded blocks, [mt_pg_start, mt_pg_start + mt_pg_size): empty until
+ * the first one is made. */
+extern uintptr_t mt_pg_start;
+extern size_t mt_pg_size;
+static inline bool mt_page_guarded(uintptr_t addr)
+{
+    return addr - mt_pg_start < mt_pg_size;
+}
+
+/* page_guard_side=start: the page is before the block (frozen with the layout). */
+extern bool mt_page_guard_start;
+
+/* Allocations this thread makes before the next sample, this one included (0: not armed). */
+extern MT_TLS size_t mt_pg_countdown;
+/* Sites or all are chosen: every allocation asks mt_page_guard_choose. */
+extern bool mt_pg_every_call;
+bool mt_page_guard_choose(uint32_t site);
+/* Whether the allocation about to be made at site is to be page-guarded: the hot path
+ * pays one thread-local decrement while neither sites nor all are chosen. */
+static inline bool mt_page_guard_wanted(uint32_t site)
+{
+    size_t n = mt_pg_countdown;
+    if (MT_LIKELY(n > 1 && !mt_pg_every_call)) {
+        mt_pg_countdown = n - 1;
+        return false;
+    }
+    return mt_page_guard_choose(site);
+}
+
+/* Reads the options (at the first block, with the layout). */
+void mt_page_guard_freeze(void);
+/* True when some block may be page-guarded (the fault handler must be installed). */
+bool mt_page_guard_enabled(void);
+/* A page-guarded block of size bytes (alignment align, 16 or more), or NULL when it cannot
+ * be one (too big, no free slot, no region): the caller then makes an ordinary block.
+ * The block is zero but for the pattern of what surrounds it. */
+void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site);
+/* Releasing a page-guarded block, in two steps: its record as it leaves the table (free
+ * site set) is kept, under the shard's lock, so a second free finds it freed at once;
+ * then, the lock released, its pages become inaccessible until its slot is reused. */
+void mt_page_guard_retire_locked(const mt_block_t *b);
+void mt_page_guard_free(const mt_block_t *b);
+/* A pointer released that is no live block: when it started a freed page-guarded block,
+ * reports the double free and returns true. */
+bool mt_page_guard_freed_again(const void *ptr, uint32_t site);
+/* The guard check of a page-guarded block: the bytes between it and its page's edge on
+ * the side without the inaccessible page (the other side faults instead). */
+bool mt_page_guard_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over);
+/* Called by the crash handler for SIGSEGV and SIGBUS: a fault inside the region is
+ * reported (once per block). Returns 0 when the fault is not one of ours, 1 when the
+ * access may run again (the page was opened), 2 when the program is to end as the signal
+ * would (page_guard_stop=1). */
+int mt_page_guard_fault(void *addr, void *ucontext);
+/* The pool's lock, taken around fork. */
+void mt_page_guard_lock(void);
+void mt_page_guard_unlock(void);
+
+#endif /* MT_PAGE_GUARD_H */
