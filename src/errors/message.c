@@ -255,6 +255,23 @@ static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
                       : "  found by its page guard; told once, the program goes on\n");
 }
 
+/* After damage to a block's guard bytes: the option that makes the next run catch the
+ * access itself, which the guard check cannot see. */
+static void print_rerun_hint(mt_buf_t *b, const mt_report_error_t *e)
+{
+    if (e->alloc.file == NULL || mt_kind_owned((mt_kind_t)kind_of(&e->alloc)))
+        return; /* (pools, arenas and registrars lay out their own memory) */
+    mt_buf_line(b);
+    mt_buf_str(b, "  rerun with MEMTRACK_OPTIONS=page_guard_site=");
+    mt_buf_text(b, e->alloc.file);
+    mt_buf_char(b, ':');
+    mt_buf_u64(b, (uint64_t)(e->alloc.line < 0 ? 0 : e->alloc.line));
+    if (e->kind_id == MT_ERROR_UNDERRUN)
+        mt_buf_str(b, ",page_guard_side=start to name the line that writes before its start\n");
+    else
+        mt_buf_str(b, " to name the line that writes past its end\n");
+}
+
 /* ---- all errors ---------------------------------------------------------------------- */
 
 static void print_error(mt_buf_t *b, const mt_report_error_t *e)
@@ -345,6 +362,8 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
     }
     print_block_line(b, e);
     print_found_line(b, e);
+    if (e->kind_id == MT_ERROR_OVERRUN || e->kind_id == MT_ERROR_UNDERRUN)
+        print_rerun_hint(b, e);
 }
 
 /* ---- pools, arenas and registered blocks (pool.c, arena.c, register.c) ----------------
