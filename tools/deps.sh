@@ -10,7 +10,7 @@ set -eu
 need_build="uthash-dev pkg-config g++ libdw-dev"
 need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema \
     cmake autoconf meson ninja-build"
-need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind"
+need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma electric-fence"
 # The other targets (make test-platforms, tools/platform.mk): compilers and emulators. The
 # i686 compiler is Debian's cross one, not gcc-multilib, which conflicts with the others.
 need_platforms="uthash-dev musl-tools gcc-i686-linux-gnu libc6-dev-i386-cross \

@@ -46,7 +46,7 @@
     X(realloc_moves, BOOL, "1",                                                                    \
       "realloc always moves the block (0: resize in place when it fits)")                          \
     /* page guards (checks/page_guard.c): blocks against an inaccessible page */                   \
-    X(page_guard_rate, COUNT, "1000",                                                              \
+    X(page_guard_rate, COUNT, "10000",                                                             \
       "page-guard one allocation in N, at random, from a bounded pool (0: none)")                  \
     X(page_guard_slots, COUNT, "16", "sampled blocks page-guarded at a time, live or freed")       \
     X(page_guard_site, STRING, "",                                                                 \

@@ -14,8 +14,8 @@
  * count on them), so an overrun within its last 15 bytes of pad is found by the check of
  * the pad instead. The `guard` bytes before the block are filled and checked as any front
  * guard, and so is the pad after it. At the start side the pad after it is checked.
- * A freed slot's pages are replaced by inaccessible ones (their memory goes back to the
- * kernel) until the slot is reused, the oldest freed first, so a use after free faults.
+ * A freed slot's pages are closed (their memory goes back to the kernel) until the slot is
+ * reused, the oldest freed first, so a use after free faults.
  * Sampling alone reserves page_guard_slots slots of one data page; with sites or all, 16
  * classes of about 1 GiB each, for blocks up to 128 MiB (bigger ones get byte guards).
  *
@@ -245,10 +245,6 @@ static bool reserve_locked(void)
             return false;
         }
     }
-    /* The fault handler walks the stack with backtrace(), whose first call loads the
-     * unwinder: load it now, not in a signal handler. */
-    void *frames[2];
-    (void)backtrace(frames, 2);
     pg.reserved = true;
     pg.failed = false;
     mt_pg_start = (uintptr_t)region;
@@ -277,11 +273,18 @@ static unsigned char *slot_data(const pg_class_t *k, uint32_t slot)
     return (unsigned char *)(k->base + slot * k->stride + pg.page);
 }
 
-/* Replaces pages with fresh ones: zero and accessible, or inaccessible. */
-static bool remap(void *at, size_t len, bool open)
+/* Opens pages, or gives their memory back to the kernel and closes them. Only closing
+ * costs a flush of the TLBs (tens of microseconds in a virtual machine): opening pages
+ * that hold no memory changes no entry. */
+static bool open_pages(void *at, size_t len)
 {
-    return mmap(at, len, open ? PROT_READ | PROT_WRITE : PROT_NONE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) != MAP_FAILED;
+    return mprotect(at, len, PROT_READ | PROT_WRITE) == 0;
+}
+
+static void close_pages(void *at, size_t len)
+{
+    (void)madvise(at, len, MADV_DONTNEED); /* zero when opened again */
+    (void)mprotect(at, len, PROT_NONE);
 }
 
 /* ---- blocks -------------------------------------------------------------------------------- */
@@ -291,6 +294,18 @@ static size_t natural_alignment(size_t size)
 {
     size_t a = size & (~size + 1);
     return a == 0 || a > MT_MIN_ALIGN ? MT_MIN_ALIGN : a;
+}
+
+/* The fault handler walks the stack with backtrace(), whose first call loads the unwinder
+ * (dlopen, which allocates and frees): done at the first page-guarded block, with no lock
+ * held, not in a signal handler. */
+static void load_unwinder(void)
+{
+    static atomic_bool loaded;
+    if (!atomic_load_explicit(&loaded, memory_order_relaxed) && !atomic_exchange(&loaded, true)) {
+        void *frames[2];
+        (void)backtrace(frames, 2);
+    }
 }
 
 void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
@@ -338,8 +353,9 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
     s->user = (uintptr_t)user;
     s->size = size;
     mt_unlock(&pg.lock);
+    load_unwinder();
 
-    if (!remap(data, k->pages * page, true)) { /* the kernel's limit on mappings */
+    if (!open_pages(data, k->pages * page)) { /* the kernel's limit on mappings */
         mt_lock(&pg.lock);
         s->state = SLOT_UNUSED;
         pg.sampled_live -= sampled;
@@ -379,7 +395,7 @@ void mt_page_guard_free(const mt_block_t *b)
     unsigned char *data = slot_data(k, slot);
     size_t len = k->pages * pg.page;
     /* The guard page on the guarded side too: a fault may have opened it. */
-    (void)remap(mt_page_guard_start ? data - pg.page : data, len + pg.page, false);
+    close_pages(mt_page_guard_start ? data - pg.page : data, len + pg.page);
     mt_lock(&pg.lock);
     k->freed[(k->first + k->count++) % k->capacity] = slot;
     mt_unlock(&pg.lock);
@@ -564,10 +580,10 @@ int mt_page_guard_fault(void *addr_ptr, void *context)
         /* the access faults again once the handler has put the default action back */
     } else if (kind == MT_ERROR_USE_AFTER_FREE) {
         unsigned char *data = slot_data(k, slot);
-        if (remap(data, k->pages * pg.page, true))
+        if (open_pages(data, k->pages * pg.page))
             memset(data, MT_FREE_FILL_BYTE, k->pages * pg.page);
     } else {
-        (void)remap((void *)page_at, pg.page, true);
+        (void)open_pages((void *)page_at, pg.page);
     }
     if (!first)
         return stop ? 2 : 1;
@@ -584,7 +600,6 @@ int mt_page_guard_fault(void *addr_ptr, void *context)
         e.free_site = block.free_site;
     e.offset = (int64_t)(addr - user);
     e.access = fault_access(context);
-    e.extent = 1;
     mt_error_report(&e);
     mt_busy--;
     if (stop) {

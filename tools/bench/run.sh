@@ -426,6 +426,57 @@ printf '   peak RSS at %s live blocks: memtrack %s of glibc (ASan %s)\n' "$RSS_L
     "$([ -n "${trss[asan]:-}" ] && ratio "$(median ${trss[asan]})" "$(median ${trss[glibc]})" || echo n/a)"
 echo
 
+# ---- 8. page guards -------------------------------------------------------------------
+
+# What page guards cost (src/checks/page_guard.c): sampling (on by default), every block
+# (page_guard=all) beside Electric Fence and DUMA, which guard every block too, and ASan.
+# Every block on its own pages costs a flush of the TLBs per free: those runs make fewer
+# pairs (GOPS).
+GLIVE=1000
+gops=$([ $quick = 1 ] && echo 200000 || echo 500000)
+GOPS=$([ $quick = 1 ] && echo 5000 || echo 20000)
+have_duma=0 have_efence=0
+[ -f /usr/lib/libduma.so ] && have_duma=1
+[ -f /usr/lib/libefence.so ] && have_efence=1
+echo "8. Page guards: ns per pair and ratio to untracked, $GLIVE live blocks"
+printf '%-34s %12s %8s %14s\n' variant "ns per pair" ratio "over rate=0"
+declare -A gp=() gr=() gz=()
+gvariants=("page_guard_rate=0" "(defaults: page_guard_rate=10000)" "page_guard_rate=100" \
+    "page_guard=all" ASan "Electric Fence" DUMA)
+for v in "${gvariants[@]}"; do
+    ns=() rr=() rz=()
+    reps=$REPS
+    ops=$gops
+    case $v in
+    page_guard=all | "Electric Fence" | DUMA) ops=$GOPS ;;
+    esac
+    case $v in
+    ASan) [ $have_asan = 1 ] || continue ;;
+    "Electric Fence") [ $have_efence = 1 ] || continue ;;
+    DUMA) [ $have_duma = 1 ] || continue ;;
+    esac
+    for ((k = 0; k < reps; k++)); do
+        a=$(field ns_per_pair "$(run plain --live $GLIVE --ops "$ops" --seed $((k + 1)))")
+        z=$(field ns_per_pair "$(RUN_ENV="MEMTRACK_OPTIONS=page_guard_rate=0" run tracked --live $GLIVE --ops "$ops" --seed $((k + 1)))")
+        case $v in
+        "(defaults"*) b=$(field ns_per_pair "$(run tracked --live $GLIVE --ops "$ops" --seed $((k + 1)))") ;;
+        ASan) b=$(field ns_per_pair "$(run asan --live $GLIVE --ops "$ops" --seed $((k + 1)))") ;;
+        "Electric Fence") b=$(field ns_per_pair "$(RUN_ENV="LD_PRELOAD=/usr/lib/libefence.so" run plain --live $GLIVE --ops "$ops" --seed $((k + 1)))") ;;
+        DUMA) b=$(field ns_per_pair "$(RUN_ENV="LD_PRELOAD=/usr/lib/libduma.so" run plain --live $GLIVE --ops "$ops" --seed $((k + 1)))") ;;
+        *) b=$(field ns_per_pair "$(RUN_ENV="MEMTRACK_OPTIONS=$v" run tracked --live $GLIVE --ops "$ops" --seed $((k + 1)))") ;;
+        esac
+        ns+=("$b") rr+=("$(ratio "$b" "$a")") rz+=("$(ratio "$b" "$z")")
+    done
+    gp[$v]=$(median "${ns[@]}") gr[$v]=$(median "${rr[@]}") gz[$v]=$(median "${rz[@]}")
+    printf '%-34s %12s %8s %14s\n' "$v" "${gp[$v]}" "${gr[$v]}" "${gz[$v]}"
+done
+[ $have_efence = 1 ] || echo "   Electric Fence: skipped (electric-fence not installed: tools/deps.sh bench)"
+[ $have_duma = 1 ] || echo "   DUMA: skipped (duma not installed: tools/deps.sh bench)"
+echo "   over rate=0: against memtrack with page guards off, same repetition. Electric Fence and"
+echo "   DUMA: LD_PRELOAD on the untracked build, their default options; page_guard=all, Electric"
+echo "   Fence and DUMA make $GOPS pairs a run, the others $gops."
+echo
+
 # ---- targets --------------------------------------------------------------------------
 
 check() { # check TEXT VALUE OP LIMIT
@@ -461,5 +512,7 @@ check "flat per op: ratio to glibc at $last over the ratio at 1K" \
     "$(ratio "$(median ${tr[mt,$last]})" "$(median ${tr[mt,1000]})")" "<=" 1.1
 check "2 threads over 1 thread, tracked" "$threads_ratio" ">=" 1.7
 check "peak RSS memtrack/glibc at $RSS_LIVE live" "$rss_ratio" "<=" 1.8
+check "default page-guard sampling over none at 1K (issue 16)" \
+    "${gz["(defaults: page_guard_rate=10000)"]}" "<=" 1.05
 printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "   (log of every run: $log)"
