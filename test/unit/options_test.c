@@ -75,3 +75,23 @@ Test(options, guard_is_fixed_once_blocks_exist)
     cr_expect_eq(mt_opt.guard, guard);
     memtrack_free_at(p, __FILE__, __LINE__, __func__);
 }
+
+Test(options, page_guard_site_is_file_colon_line_and_repeats)
+{
+    /* the ':' before a line number belongs to the value, not to the next entry */
+    cr_expect_eq(
+        mt_options_parse("page_guard_site=src/a.c:12:verbose=1,page_guard_site=b.c:7", "test"), 0);
+    cr_expect_str_eq(mt_opt.page_guard_site, "src/a.c:12 b.c:7");
+    cr_expect_eq(mt_opt.verbose, 1);
+    cr_expect_eq(mt_options_parse("page_guard_site=", "test"), 0); /* clears the list */
+    cr_expect_str_eq(mt_opt.page_guard_site, "");
+}
+
+Test(options, page_guard_words_are_checked)
+{
+    cr_expect_eq(
+        mt_options_parse("page_guard=some:page_guard_side=middle:page_guard_site=a.c", "test"), 3);
+    cr_expect_eq(mt_options_parse("page_guard=all:page_guard_side=start", "test"), 0);
+    cr_expect_str_eq(mt_opt.page_guard, "all");
+    cr_expect_str_eq(mt_opt.page_guard_side, "start");
+}

@@ -1,0 +1,85 @@
+/* page_guard_test.c - page-guarded blocks: where they sit against their page, the check
+ * of the bytes on their other side, and their release. Each test runs in its own process
+ * (Criterion's default), so each sets the options before the first block. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks/page_guard.h"
+#include "memtrack.h"
+
+#define PAGE ((uintptr_t)sysconf(_SC_PAGESIZE))
+
+static char *alloc(size_t n, int line)
+{
+    return memtrack_malloc_at(n, "unit/page_guard.c", line, "alloc");
+}
+
+static void quiet(void)
+{
+    cr_assert_eq(memtrack_set_options("quiet=1"), 0);
+}
+
+TestSuite(page_guard, .init = quiet);
+
+Test(page_guard, a_chosen_block_ends_at_its_page_to_the_byte)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_site=page_guard.c:10"), 0);
+    char *p = alloc(13, 10), *q = alloc(13, 11);
+    cr_expect(mt_page_guarded((uintptr_t)p));
+    cr_expect_eq(((uintptr_t)p + 13) % PAGE, 0, "13 bytes end at the page");
+    cr_expect_not(mt_page_guarded((uintptr_t)q), "another line is not chosen");
+    memset(p, 'x', 13);
+    cr_expect_eq(memtrack_check(), 0);
+    memtrack_free_at(p, __FILE__, __LINE__, __func__);
+    memtrack_free_at(q, __FILE__, __LINE__, __func__);
+}
+
+Test(page_guard, a_sampled_block_keeps_malloc_alignment_and_its_pad_is_checked)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_rate=1"), 0);
+    char *p = alloc(13, 20);
+    cr_assert(mt_page_guarded((uintptr_t)p));
+    cr_expect_eq((uintptr_t)p % 16, 0);
+    cr_expect_eq(((uintptr_t)p + 16) % PAGE, 0, "the pad fills the last 16 bytes");
+    cr_expect_eq(memtrack_check(), 0);
+    p[13] = 'x'; /* in the pad: no fault, found by the check */
+    cr_expect_eq(memtrack_check(), 1);
+    memtrack_free_at(p, __FILE__, __LINE__, __func__);
+}
+
+Test(page_guard, the_start_side_puts_the_block_after_its_page)
+{
+    cr_assert_eq(memtrack_set_options("page_guard=all:page_guard_side=start"), 0);
+    char *p = alloc(100, 30);
+    cr_expect(mt_page_guarded((uintptr_t)p));
+    cr_expect_eq((uintptr_t)p % PAGE, 0);
+    p[100] = 'x'; /* the pad after it is checked */
+    cr_expect_eq(memtrack_check(), 1);
+    memtrack_free_at(p, __FILE__, __LINE__, __func__);
+}
+
+Test(page_guard, the_pool_of_sampled_slots_is_bounded)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_rate=1:page_guard_slots=3"), 0);
+    char *p[5];
+    size_t guarded = 0;
+    for (int i = 0; i < 5; i++)
+        guarded += mt_page_guarded((uintptr_t)(p[i] = alloc(8, 40)));
+    cr_expect_eq(guarded, 3);
+    for (int i = 0; i < 5; i++)
+        memtrack_free_at(p[i], __FILE__, __LINE__, __func__);
+    char *again = alloc(8, 41);
+    cr_expect(mt_page_guarded((uintptr_t)again), "a freed slot is used again");
+    memtrack_free_at(again, __FILE__, __LINE__, __func__);
+}
+
+Test(page_guard, no_sampling_before_allocation_rate_plus_one)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_rate=50"), 0);
+    for (int i = 0; i < 50; i++) {
+        char *p = alloc(8, 50);
+        cr_expect_not(mt_page_guarded((uintptr_t)p));
+        memtrack_free_at(p, __FILE__, __LINE__, __func__);
+    }
+}
