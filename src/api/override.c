@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "checks/page_guard.h"
 
 extern void *__libc_valloc(size_t size);
 extern void *__libc_pvalloc(size_t size);
@@ -86,7 +87,9 @@ static inline void process_free(void *ptr, void *pc, bool checked)
     mt_free_site_t where = {MT_SITE_NONE, pc, MT_KIND_FREE};
     if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE))
         return;
-    if (checked) /* the whole program is checked: its bad frees are found too */
+    /* the whole program is checked: its bad frees are found too; a page-guarded block's
+     * memory is never the C library's */
+    if (checked || mt_page_guarded((uintptr_t)ptr))
         mt_release_foreign(ptr, mt_site_pc(pc, MT_KIND_FREE));
     else
         mt_libc_free(ptr);
@@ -103,7 +106,7 @@ static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, mt_kind_
     case MT_FOUND_FREED: return mt_realloc_freed(&b, mt_site_pc(pc, kind));
     case MT_FOUND_NONE: break;
     }
-    if (track)
+    if (track || mt_page_guarded((uintptr_t)ptr))
         return mt_realloc_foreign(ptr, size, mt_site_pc(pc, kind));
     return mt_libc_realloc(ptr, size);
 }

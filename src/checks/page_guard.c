@@ -411,13 +411,25 @@ bool mt_page_guard_freed_again(const void *ptr, uint32_t site)
     mt_block_t copy;
     mt_lock(&pg.lock);
     pg_slot_t *s = &k->slots[slot];
-    bool again = s->state == SLOT_FREED && mt_block_addr(&s->record) == (uintptr_t)ptr;
-    if (again)
+    uintptr_t start = mt_block_addr(&s->record);
+    bool freed = s->state == SLOT_FREED && (uintptr_t)ptr - start <= s->record.size;
+    if (freed)
         copy = s->record;
     mt_unlock(&pg.lock);
-    if (again)
+    if (!freed)
+        return false;
+    if ((uintptr_t)ptr == start) {
         mt_error_double_free(&copy, site);
-    return again;
+        return true;
+    }
+    mt_error_t e; /* a pointer inside it, as foreign.c tells one inside a block in quarantine */
+    mt_error_init(&e, MT_ERROR_INVALID_FREE, &copy, site);
+    e.what = MT_POINTER_INSIDE_FREED;
+    e.free_site = copy.free_site;
+    e.pointer = (uintptr_t)ptr;
+    e.offset = (int64_t)((uintptr_t)ptr - start);
+    mt_error_report(&e);
+    return true;
 }
 
 bool mt_page_guard_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over)

@@ -57,8 +57,8 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site);
  * then, the lock released, its pages become inaccessible until its slot is reused. */
 void mt_page_guard_retire_locked(const mt_block_t *b);
 void mt_page_guard_free(const mt_block_t *b);
-/* A pointer released that is no live block: when it started a freed page-guarded block,
- * reports the double free and returns true. */
+/* A pointer released that is no live block: when it starts a freed page-guarded block
+ * (a double free) or points inside one (an invalid free), reports it and returns true. */
 bool mt_page_guard_freed_again(const void *ptr, uint32_t site);
 /* The guard check of a page-guarded block: the bytes between it and its page's edge on
  * the side without the inaccessible page (the other side faults instead). */
