@@ -83,3 +83,13 @@ Test(page_guard, no_sampling_before_allocation_rate_plus_one)
         memtrack_free_at(p, __FILE__, __LINE__, __func__);
     }
 }
+
+Test(page_guard, guard_0_checks_no_bytes_but_the_page_still_guards)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_rate=1:guard=0"), 0);
+    char *p = alloc(13, 60);
+    cr_assert(mt_page_guarded((uintptr_t)p));
+    p[13] = 'x'; /* the pad: not checked with guards off */
+    cr_expect_eq(memtrack_check(), 0);
+    memtrack_free_at(p, __FILE__, __LINE__, __func__);
+}
