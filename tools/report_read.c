@@ -273,6 +273,7 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
             out->offset = offset;
             out->what = opt_string(rd, e, "what", where);
             out->what_id = mt_pointer_class_named(out->what);
+            out->access = json_get(e, "access") != NULL ? opt_string(rd, e, "access", where) : NULL;
             char sub[96];
             snprintf(sub, sizeof sub, "%s.allocated_at", where);
             read_place(rd, json_get(e, "allocated_at"), &out->alloc, sub);

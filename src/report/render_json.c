@@ -170,6 +170,10 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
         mt_buf_i64(b, e->offset);
         mt_buf_str(b, ", ");
         str_field(b, "what", e->what, true);
+        if (e->access != NULL) { /* a fault at a page guard: found_at is the access */
+            mt_buf_str(b, ", ");
+            str_field(b, "access", e->access, true);
+        }
         mt_buf_str(b, ",\n       \"allocated_at\": ");
         place(b, &e->alloc);
         mt_buf_str(b, ",\n       \"released_at\": ");
