@@ -35,7 +35,9 @@ static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
 
-#define ALT_STACK_SIZE (64u * 1024u)
+/* A fault at a page guard is reported from the handler, symbolized there: opening libdw and
+ * reading a line table takes about 150 KiB of stack. Pages never touched cost nothing. */
+#define ALT_STACK_SIZE (1024u * 1024u)
 
 /* Puts back what was there before us and lets it have the signal. */
 static void hand_on(unsigned i, const siginfo_t *info)

@@ -187,7 +187,7 @@ bool mt_page_guard_choose(uint32_t site)
     size_t rate = mt_opt.page_guard_rate, n = mt_pg_countdown;
     bool sample = false;
     if (rate == 0) {
-        mt_pg_countdown = SIZE_MAX; /* asks again when sampling is turned on, not before */
+        mt_pg_countdown = SIZE_MAX; /* never again: the rate is fixed with the layout */
     } else {
         if (n == 0 || n == SIZE_MAX)
             n = next_gap(rate, true);
