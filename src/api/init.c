@@ -52,7 +52,7 @@ static void stand_aside_unless_tracked(void)
             return;
     }
     (void)mt_options_parse("track_all=0:quiet=1:leaks=0:exitcode=-1:json=:sarif=:html=:"
-                           "crash_report=0:timeline=0",
+                           "crash_report=0:timeline=0:page_guard_rate=0",
                            "track_programs");
 }
 
