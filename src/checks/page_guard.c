@@ -31,7 +31,6 @@
  * only tries it.
  */
 #define _GNU_SOURCE
-#include <execinfo.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,10 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#if defined(__GLIBC__) /* (known once a C library header is read) */
+#include <execinfo.h>  /* backtrace(): the caller of a C library function that faulted */
+#define MT_HAVE_BACKTRACE 1
+#endif
 
 #include "base/options.h"
 #include "base/output.h"
@@ -55,7 +58,8 @@ bool mt_pg_every_call;
 bool mt_page_guard_start;
 
 #define CLASSES_MAX 16u
-#define CLASS_SPAN ((size_t)1 << 30) /* bytes of region per class, with sites or all */
+/* bytes of region per class, with sites or all (a 32-bit process has 4 GiB in all) */
+#define CLASS_SPAN (sizeof(void *) >= 8 ? (size_t)1 << 30 : (size_t)1 << 24)
 #define SITE_CACHE ((size_t)1 << 16) /* sites whose choice is remembered */
 
 enum { SLOT_UNUSED, SLOT_LIVE, SLOT_FREED };
@@ -301,11 +305,13 @@ static size_t natural_alignment(size_t size)
  * held, not in a signal handler. */
 static void load_unwinder(void)
 {
+#ifdef MT_HAVE_BACKTRACE
     static atomic_bool loaded;
     if (!atomic_load_explicit(&loaded, memory_order_relaxed) && !atomic_exchange(&loaded, true)) {
         void *frames[2];
         (void)backtrace(frames, 2);
     }
+#endif
 }
 
 void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
@@ -502,6 +508,7 @@ static uint32_t access_site(uintptr_t pc)
     mt_place_t p;
     if (!mt_place_of(first, &p))
         return first;
+#ifdef MT_HAVE_BACKTRACE
     void *frames[64];
     int n = backtrace(frames, 64), i = 0;
     while (i < n && (uintptr_t)frames[i] != pc)
@@ -511,7 +518,8 @@ static uint32_t access_site(uintptr_t pc)
         if (!mt_place_of(id, &p))
             return id;
     }
-    return first;
+#endif
+    return first; /* (without backtrace(): the C library's function itself) */
 }
 
 /* The live record of the block at addr, when its shard's lock can be had; it is marked
