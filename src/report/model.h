@@ -29,6 +29,24 @@
  * a reader could notice. */
 #define MT_REPORT_FORMAT_VERSION 2 /* 2: errors' pointer, offset, what; not_printed; unwritten */
 
+/* One caller in a call stack: a return address and what the debug information says of it. */
+typedef struct mt_frame {
+    uint64_t pc;        /* the return address */
+    const char *func;   /* function (or nearest symbol), or NULL */
+    const char *file;   /* source file, or NULL without line information */
+    long line;          /* 0 when unknown */
+    const char *module; /* shared object holding it when not the program, or NULL */
+    uint64_t offset;    /* pc minus the address of func, when there is no file */
+} mt_frame_t;
+
+/* The callers of a place, innermost first: frames[0] called the place's function. The
+ * place itself is not repeated, nor the system's frames below the program's last one
+ * (the C library's start-up code). nframes 0: no stack (stack=0, or the place is main). */
+typedef struct mt_stack {
+    const mt_frame_t *frames;
+    size_t nframes;
+} mt_stack_t;
+
 /* A place in the program: where a block was made or released, or where an error was seen. */
 typedef struct mt_place {
     const char *kind;   /* what happened there: "malloc", "free", "check", "exit"...; NULL: none */
@@ -40,6 +58,7 @@ typedef struct mt_place {
     const char *module; /* program or shared library holding an address-only site, or NULL */
     uint64_t pc;        /* return address of an address-only site, else 0 */
     uint64_t offset;    /* pc minus the address of func, for address-only sites */
+    mt_stack_t stack;   /* who called it (option stack) */
 } mt_place_t;
 
 /* Blocks still live, grouped by the place that made them. */
@@ -107,6 +126,12 @@ typedef struct mt_apart {
     uint64_t bytes, blocks, sites;
 } mt_apart_t;
 
+/* A function seen as an allocation wrapper: leaks made inside it are shown at its callers. */
+typedef struct mt_wrapper {
+    mt_frame_t fn;  /* its name, and its file and line where the site inside it is */
+    bool detected;  /* found by the rule (report.c), not named by option alloc_fn */
+} mt_wrapper_t;
+
 /* A suppression rule and the leaks it left out. */
 typedef struct mt_rule_hits {
     const char *rule; /* as written in the file: "function:cache_*" */
@@ -145,6 +170,8 @@ typedef struct mt_report {
     mt_rule_hits_t *rules;
     size_t nrules;
     mt_apart_t system; /* made inside system libraries (track_all) */
+    mt_wrapper_t *wrappers; /* functions whose sites are shown at their callers */
+    size_t nwrappers;
 
     size_t errors;                /* errors found */
     mt_name_count_t *error_kinds; /* errors found by kind, kinds with none left out */
