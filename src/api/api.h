@@ -8,6 +8,7 @@
 #include "base/options.h"
 #include "checks/guard.h"
 #include "records/site.h"
+#include "records/stack.h"
 #include "records/table.h"
 
 /* ---- init.c: the lifecycle ----------------------------------------------------------- */

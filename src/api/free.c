@@ -332,7 +332,10 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
 
 /* ---- entry points for code built with the header --------------------------------------- */
 
-#define SITE(kind) mt_site_id(file, line, func, MT_KIND_##kind, NULL)
+/* A realloc's site is also its new block's: it has the stack of calls that led to it. */
+#define SITE(kind)                                                                                 \
+    mt_site_stacked(file, line, func, MT_KIND_##kind, NULL,                                        \
+                    mt_stack_here(__builtin_frame_address(0), __builtin_return_address(0)))
 
 MT_EXPORT void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line,
                                     const char *func)
@@ -353,5 +356,7 @@ MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const cha
 {
     if (ptr == NULL)
         return; /* free(NULL) is frequent: no site lookup, no lock */
-    mt_free(ptr, SITE(FREE), true);
+    MT_OPERATION_BEGIN(); /* an error found names this call's stack */
+    mt_free(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
+    MT_OPERATION_END();
 }

@@ -14,6 +14,7 @@
 #include "base/symbolize.h"
 #include "checks/page_guard.h"
 #include "records/place.h"
+#include "records/stack.h"
 #include "records/timeline.h"
 #include "report/report.h"
 
@@ -24,6 +25,7 @@ static void fork_prepare(void)
     mt_table_lock_all();
     mt_page_guard_lock();
     mt_sites_lock_all();
+    mt_stacks_lock_all();
     mt_errors_lock_all();
     mt_timeline_lock();
     mt_out_lock();
@@ -38,6 +40,7 @@ static void fork_parent(void)
     mt_out_unlock();
     mt_timeline_unlock();
     mt_errors_unlock_all();
+    mt_stacks_unlock_all();
     mt_sites_unlock_all();
     mt_page_guard_unlock();
     mt_table_unlock_all();
@@ -53,6 +56,7 @@ static void fork_child(void)
     mt_out_after_fork_child();
     mt_timeline_unlock();
     mt_errors_unlock_all();
+    mt_stacks_unlock_all();
     mt_sites_unlock_all();
     mt_page_guard_unlock();
     mt_table_unlock_all();

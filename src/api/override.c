@@ -21,6 +21,7 @@
 
 #include "api/api.h"
 #include "checks/page_guard.h"
+#include "records/stack.h"
 
 extern void *__libc_valloc(size_t size);
 extern void *__libc_pvalloc(size_t size);
@@ -29,8 +30,10 @@ extern void *__libc_pvalloc(size_t size);
 
 #ifdef MT_GLIBC_MALLOC /* elsewhere the C library or a sanitizer provides them */
 
-#define CALLER_SITE(kind) mt_site_pc(pc, MT_KIND_##kind)
-#define RETURN_ADDRESS __builtin_return_address(0)
+/* The caller's return address is the site, and the frames above it its stack. */
+#define CALLER_SITE(kind) STACKED_SITE(MT_KIND_##kind)
+#define STACKED_SITE(kind) mt_site_pc_stacked(pc, kind, NULL, mt_stack_here(frame, pc))
+#define RETURN_ADDRESS __builtin_return_address(0), __builtin_frame_address(0)
 
 /* Option track_all: blocks made by code built without memtrack are tracked too. Never
  * inside the tracker itself (the loader's and the C library's calls it makes). */
@@ -43,14 +46,14 @@ static inline bool tracking_all(void)
  * track_all) and the memtrack_*_caller entry points that memtrack.h's MEMTRACK_CALLER_SITES
  * names instead of malloc... (always tracked). pc is the caller's return address, the site. */
 
-static inline void *process_malloc(size_t size, void *pc, bool track)
+static inline void *process_malloc(size_t size, void *pc, void *frame, bool track)
 {
     if (track)
         return mt_alloc(size, 0, CALLER_SITE(MALLOC), false);
     return mt_libc_malloc(size);
 }
 
-static inline void *process_calloc(size_t count, size_t size, void *pc, bool track)
+static inline void *process_calloc(size_t count, size_t size, void *pc, void *frame, bool track)
 {
     if (track) {
         size_t total;
@@ -63,10 +66,10 @@ static inline void *process_calloc(size_t count, size_t size, void *pc, bool tra
 
 /* The C library's strdup calls malloc from inside itself, which would site the copy in
  * the C library: ours sites it at the caller. Untracked, it is the plain copy. */
-static inline char *process_strndup(const char *s, size_t len, void *pc, bool track, mt_kind_t kind)
+static inline char *process_strndup(const char *s, size_t len, void *pc, void *frame, bool track, mt_kind_t kind)
 {
     char *copy =
-        track ? mt_alloc(len + 1, 0, mt_site_pc(pc, kind), false) : mt_libc_malloc(len + 1);
+        track ? mt_alloc(len + 1, 0, STACKED_SITE(kind), false) : mt_libc_malloc(len + 1);
     if (copy != NULL) {
         memcpy(copy, s, len);
         copy[len] = '\0';
@@ -76,7 +79,7 @@ static inline char *process_strndup(const char *s, size_t len, void *pc, bool tr
 
 /* Untracked callers get the table lookups only: a tracked block is released as tracked,
  * a block in quarantine is a double free, anything else is the C library's. */
-static inline void process_free(void *ptr, void *pc, bool checked)
+static inline void process_free(void *ptr, void *pc, void *frame, bool checked)
 {
     if (ptr == NULL)
         return;
@@ -85,57 +88,67 @@ static inline void process_free(void *ptr, void *pc, bool checked)
         return;
     }
     mt_free_site_t where = {MT_SITE_NONE, pc, MT_KIND_FREE};
-    if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE))
+    MT_OPERATION_AT(frame, pc); /* an error found names this call's stack */
+    if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE)) {
+        MT_OPERATION_END();
         return;
+    }
     /* the whole program is checked: its bad frees are found too; a page-guarded block's
      * memory is never the C library's */
     if (checked || mt_page_guarded((uintptr_t)ptr))
         mt_release_foreign(ptr, mt_site_pc(pc, MT_KIND_FREE));
     else
         mt_libc_free(ptr);
+    MT_OPERATION_END();
 }
 
-static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, mt_kind_t kind, bool track)
+static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, void *frame, mt_kind_t kind, bool track)
 {
     mt_block_t b;
     if (ptr == NULL || MT_UNLIKELY(mt_busy))
         return mt_libc_realloc(ptr, size);
+    void *result;
+    MT_OPERATION_AT(frame, pc); /* an error found names this call's stack */
     switch (mt_peek_block(ptr, &b)) {
     case MT_FOUND_LIVE:
-    case MT_FOUND_OWNED: return mt_realloc_live(ptr, &b, size, mt_site_pc(pc, kind), false);
-    case MT_FOUND_FREED: return mt_realloc_freed(&b, mt_site_pc(pc, kind));
-    case MT_FOUND_NONE: break;
+    case MT_FOUND_OWNED: result = mt_realloc_live(ptr, &b, size, STACKED_SITE(kind), false); break;
+    case MT_FOUND_FREED: result = mt_realloc_freed(&b, mt_site_pc(pc, kind)); break;
+    case MT_FOUND_NONE:
+    default:
+        result = track || mt_page_guarded((uintptr_t)ptr)
+                     ? mt_realloc_foreign(ptr, size, STACKED_SITE(kind))
+                     : mt_libc_realloc(ptr, size);
+        break;
     }
-    if (track || mt_page_guarded((uintptr_t)ptr))
-        return mt_realloc_foreign(ptr, size, mt_site_pc(pc, kind));
-    return mt_libc_realloc(ptr, size);
+    MT_OPERATION_END();
+    return result;
 }
 
-static inline void *process_realloc(void *ptr, size_t size, void *pc, bool track)
+static inline void *process_realloc(void *ptr, size_t size, void *pc, void *frame, bool track)
 {
     if (ptr == NULL && track)
         return mt_alloc(size, 0, CALLER_SITE(REALLOC), false);
-    return realloc_untracked_caller(ptr, size, pc, MT_KIND_REALLOC, track);
+    return realloc_untracked_caller(ptr, size, pc, frame, MT_KIND_REALLOC, track);
 }
 
-static inline void *process_reallocarray(void *ptr, size_t count, size_t size, void *pc, bool track)
+static inline void *process_reallocarray(void *ptr, size_t count, size_t size, void *pc, void *frame, bool track)
 {
     size_t total;
     if (mt_mul_overflows(count, size, &total))
         return mt_fail(ENOMEM);
     if (ptr == NULL && track)
         return mt_alloc(total, 0, CALLER_SITE(REALLOCARRAY), false);
-    return realloc_untracked_caller(ptr, total, pc, MT_KIND_REALLOCARRAY, track);
+    return realloc_untracked_caller(ptr, total, pc, frame, MT_KIND_REALLOCARRAY, track);
 }
 
-static inline void *process_memalign(size_t alignment, size_t size, void *pc, bool track)
+static inline void *process_memalign(size_t alignment, size_t size, void *pc, void *frame, bool track)
 {
     if (track)
         return mt_alloc(size, mt_round_alignment(alignment), CALLER_SITE(MEMALIGN), false);
     return mt_libc_memalign(alignment, size);
 }
 
-static inline void *process_aligned_alloc(size_t alignment, size_t size, void *pc, bool track)
+static inline void *process_aligned_alloc(size_t alignment, size_t size, void *pc, void *frame, bool track)
 {
     if (!mt_power_of_two(alignment)) {
         errno = EINVAL;
@@ -146,7 +159,7 @@ static inline void *process_aligned_alloc(size_t alignment, size_t size, void *p
     return mt_libc_memalign(alignment, size);
 }
 
-static inline int process_posix_memalign(void **out, size_t alignment, size_t size, void *pc,
+static inline int process_posix_memalign(void **out, size_t alignment, size_t size, void *pc, void *frame,
                                          bool track)
 {
     if (!mt_power_of_two(alignment) || alignment % sizeof(void *) != 0)
@@ -161,7 +174,7 @@ static inline int process_posix_memalign(void **out, size_t alignment, size_t si
     return 0;
 }
 
-static inline void *process_valloc(size_t size, void *pc, bool track)
+static inline void *process_valloc(size_t size, void *pc, void *frame, bool track)
 {
     if (track)
         return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), CALLER_SITE(VALLOC), false);
@@ -228,7 +241,7 @@ MT_EXPORT void *valloc(size_t size)
 MT_EXPORT void *pvalloc(size_t size)
 {
     if (tracking_all()) {
-        void *pc = RETURN_ADDRESS;
+        void *pc = __builtin_return_address(0), *frame = __builtin_frame_address(0);
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
         size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
         if (rounded < size)

@@ -131,6 +131,11 @@ static const char *string_form(const option_desc_t *o, const char *v, size_t n)
     if (strcmp(o->name, "page_guard_side") == 0 &&
         !((n == 3 && strncmp(v, "end", 3) == 0) || (n == 5 && strncmp(v, "start", 5) == 0)))
         return "end or start";
+    if (strcmp(o->name, "unwind") == 0 &&
+        !((n == 4 && strncmp(v, "fast", 4) == 0) || (n == 5 && strncmp(v, "exact", 5) == 0)))
+        return "fast or exact";
+    if (strcmp(o->name, "alloc_fn") == 0 && memchr(v, ' ', n) != NULL)
+        return "a function name without spaces";
     if (strcmp(o->name, "page_guard_site") == 0 && n != 0) {
         const char *colon = NULL;
         for (size_t i = 0; i < n; i++)
@@ -183,8 +188,9 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
         const char *form = string_form(o, v, n);
         if (form != NULL)
             return form;
-        /* page_guard_site is repeatable: each entry adds a site ("" clears them). */
-        size_t at = n != 0 && strcmp(o->name, "page_guard_site") == 0 && o->text[0] != '\0'
+        /* page_guard_site and alloc_fn are repeatable: each entry adds one ("" clears). */
+        bool repeatable = strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "alloc_fn") == 0;
+        size_t at = n != 0 && repeatable && o->text[0] != '\0'
                         ? strlen(o->text) + 1
                         : 0;
         if (at + n >= MT_OPTION_STRING_MAX)

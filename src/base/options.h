@@ -28,9 +28,16 @@
     X(suppressions, STRING, "",                                                                    \
       "file of rules (file:, function:, site:, module:) whose leaks are left out")                 \
     X(timeline, BOOL, "1", "sample live bytes and blocks over the run for the report")             \
-    X(track_all, BOOL, "0",                                                                        \
-      "also track blocks made by code built without memtrack, sited by return address")            \
+    X(track_all, BOOL, "1",                                                                        \
+      "also track blocks made by code built without memtrack (0: only the macros' blocks)")        \
     X(system_leaks, BOOL, "0", "with track_all: also list blocks made inside system libraries")    \
+    X(stack, COUNT, "8", "callers recorded per allocation site, innermost first (0: none)")        \
+    X(unwind, STRING, "fast",                                                                      \
+      "how stacks are taken: fast (frame pointers) or exact (DWARF unwinder, slower)")             \
+    X(alloc_fn, STRING, "",                                                                        \
+      "a function that only wraps an allocator (* wildcards; repeatable): sites at its callers")   \
+    X(wrappers, BOOL, "1",                                                                         \
+      "find allocation wrappers (small functions reached from many callers): sites at callers")   \
     X(track_programs, STRING, "",                                                                  \
       "with track_all: track only processes whose executable matches a glob (| between them)")     \
     X(track_pid, COUNT, "0", "with track_programs: this process is tracked whatever it runs")      \

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -293,11 +294,16 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
         GElf_Sym sym;
         symbol = symbols.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
         out->offset = (uintptr_t)off + 1; /* from the return address, as dladdr's */
+        out->size = symbol != NULL ? (size_t)sym.st_size : 0;
     }
 #endif
     if (symbol == NULL && found && info.dli_sname != NULL) {
+        const ElfW(Sym) *entry = NULL;
+        Dl_info again;
         symbol = info.dli_sname;
         out->offset = pc - (uintptr_t)info.dli_saddr;
+        if (dladdr1((void *)pc, &again, (void **)&entry, RTLD_DL_SYMENT) != 0 && entry != NULL)
+            out->size = (size_t)entry->st_size;
     }
     out->symbol = keep_function(symbol);
     if (out->symbol == NULL)

@@ -13,6 +13,7 @@ typedef struct mt_symbol {
                            inlined), else the symbol; NULL when unknown */
     const char *symbol; /* the symbol around pc, from the symbol tables, or NULL */
     uintptr_t offset;   /* pc - symbol's address */
+    size_t size;        /* the symbol's size in bytes (its function's code), 0: unknown */
     const char *module; /* file name of the object (program or library), or NULL */
 } mt_symbol_t;
 /* Function names are demangled when the program has the C++ runtime, and shown without

@@ -74,6 +74,26 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
     mt_buf_str(b, "an unknown site");
 }
 
+void mt_buf_stack_lines(mt_buf_t *b, const mt_stack_t *s, const char *indent)
+{
+    for (size_t i = 0; i < s->nframes; i++) {
+        const mt_frame_t *f = &s->frames[i];
+        mt_place_t p;
+        memset(&p, 0, sizeof p);
+        p.file = f->file;
+        p.line = f->line;
+        p.func = f->func;
+        p.module = f->module;
+        p.pc = f->pc;
+        p.offset = f->offset;
+        mt_buf_line(b);
+        mt_buf_str(b, indent);
+        mt_buf_str(b, "from ");
+        mt_buf_place(b, &p);
+        mt_buf_char(b, '\n');
+    }
+}
+
 void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every)
 {
     switch (p->kind != NULL ? p->kind_id : MT_KIND_NONE) {

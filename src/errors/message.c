@@ -14,6 +14,11 @@
 #include "records/place.h"
 #include "records/site.h"
 
+/* The callers printed under each place of a message, at most this many (report.c gives
+ * the reports the whole depth of option stack). */
+#define MESSAGE_FRAMES 16u
+#define STACK_INDENT "    "
+
 /* Writes "file:line in func()", or for a site known only by address and without line
  * information "0x... in symbol+0x.. (module)": the place a report shows. */
 void mt_buf_site(mt_buf_t *b, uint32_t id)
@@ -23,7 +28,8 @@ void mt_buf_site(mt_buf_t *b, uint32_t id)
     mt_buf_place(b, &p);
 }
 
-void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out)
+size_t mt_error_to_model(const mt_error_t *e, mt_report_error_t *out, mt_frame_t *frames,
+                         size_t max)
 {
     memset(out, 0, sizeof *out);
     out->kind = mt_error_names[e->kind];
@@ -35,6 +41,11 @@ void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out)
     (void)mt_place_of(e->alloc_site, &out->alloc);
     (void)mt_place_of(e->free_site, &out->freed); /* kind NULL when there is none */
     (void)mt_place_of(e->found_site, &out->found);
+    /* The stacks share frames: each place gets a third at most. */
+    size_t used = 0, each = max / 3;
+    used += mt_place_stack(e->alloc_site, &out->alloc, frames + used, each);
+    used += mt_place_stack(e->free_site, &out->freed, frames + used, each);
+    used += mt_place_stack(e->found_site, &out->found, frames + used, each);
     out->changed = e->changed;
     out->spans = e->spans;
     out->extent = e->extent;
@@ -45,6 +56,7 @@ void mt_error_to_model(const mt_error_t *e, mt_report_error_t *out)
     out->what_id = invalid ? (int)e->what : MT_POINTER_COUNT;
     static const char *const accesses[] = {NULL, "read", "write", "read or write"};
     out->access = e->access < 4 ? accesses[e->access] : NULL;
+    return used;
 }
 
 /* The kind of a place, MT_KIND_NONE when it has none. */
@@ -78,6 +90,7 @@ static void print_block_line(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_u64(b, e->thread);
     }
     mt_buf_str(b, ")\n");
+    mt_buf_stack_lines(b, &e->alloc.stack, STACK_INDENT);
 }
 
 /* What found an error (format.c words it), for a site id. */
@@ -99,6 +112,7 @@ static void print_found_line(mt_buf_t *b, const mt_report_error_t *e)
         kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
         mt_buf_str(b, ", as the block left quarantine");
     mt_buf_char(b, '\n');
+    mt_buf_stack_lines(b, &e->found.stack, STACK_INDENT);
 }
 
 /* "  freed at x.c:3 in f() by free" */
@@ -113,6 +127,7 @@ static void print_freed_line(mt_buf_t *b, const mt_report_error_t *e)
     if (kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY)
         mt_buf_str(b, ", which moved it");
     mt_buf_char(b, '\n');
+    mt_buf_stack_lines(b, &e->freed.stack, STACK_INDENT);
 }
 
 static bool found_by_realloc(const mt_report_error_t *e)
@@ -421,6 +436,7 @@ static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t 
         mt_buf_place(b, p);
     }
     mt_buf_char(b, '\n');
+    mt_buf_stack_lines(b, &p->stack, STACK_INDENT);
 }
 
 /* ", the first at offset 8" / ", the first 4 bytes before its start" */
@@ -610,6 +626,8 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
 void mt_buf_error_message(mt_buf_t *b, const mt_error_t *raw)
 {
     mt_report_error_t e;
-    mt_error_to_model(raw, &e);
+    mt_frame_t frames[3 * MESSAGE_FRAMES];
+    size_t depth = mt_opt.stack < MESSAGE_FRAMES ? mt_opt.stack : MESSAGE_FRAMES;
+    (void)mt_error_to_model(raw, &e, frames, 3 * depth);
     print_error(b, &e);
 }

@@ -22,6 +22,7 @@
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
+#include "records/stack.h"
 
 /* Directories the system's own libraries live in. A library the user built and loads
  * from elsewhere is the user's code, and so is the program, wherever it is installed. */
@@ -76,12 +77,21 @@ static bool is_cxx_runtime(const char *path)
     return false;
 }
 
+static uintptr_t program_base = 1, self_base;
+
+/* The program's load address (0 for a program not built as PIE). */
+static uintptr_t program_base_address(void)
+{
+    if (program_base == 1)
+        dl_iterate_phdr(first_object, &program_base);
+    return program_base;
+}
+
 static bool module_is_system(const Dl_info *info)
 {
-    static uintptr_t program_base = 1, self_base;
-    if (program_base == 1) {
+    if (self_base == 0) {
         Dl_info self;
-        dl_iterate_phdr(first_object, &program_base);
+        (void)program_base_address();
         if (dladdr((void *)(uintptr_t)&module_is_system, &self) != 0)
             self_base = (uintptr_t)self.dli_fbase;
     }
@@ -147,4 +157,97 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
         }
     }
     return system;
+}
+
+/* ---- stacks ----------------------------------------------------------------------------- */
+
+/* True when the symbolizer's name for a function is the site's __func__: the same, or a
+ * C++ qualified name ending with it ("ns::Pool::grow" for "grow"). */
+static bool names_function(const char *symbolized, const char *func)
+{
+    if (symbolized == NULL || func == NULL)
+        return false;
+    size_t a = strlen(symbolized), b = strlen(func);
+    return strcmp(symbolized, func) == 0 ||
+           (a > b + 2 && strcmp(symbolized + a - b, func) == 0 && symbolized[a - b - 1] == ':');
+}
+
+/* The first frame of the stack that is a caller of the site's function: the macro's
+ * function is found among the frames (a wrapper written with the _at entry points comes
+ * before it); a site known by its address is frame 0 itself. */
+static unsigned first_caller(const mt_site_t *s, void *const *pcs, unsigned n)
+{
+    if (s->file == NULL)
+        return n > 0 && pcs[0] == s->pc ? 1 : 0;
+    for (unsigned i = 0; i < n; i++) {
+        mt_symbol_t sym;
+        if (mt_symbolize(pcs[i], &sym) && names_function(sym.func, s->func))
+            return i + 1;
+    }
+    mt_symbol_t first;
+    if (n > 0 && mt_symbolize(pcs[0], &first) && first.line == s->line && first.file != NULL &&
+        s->file != NULL && strcmp(first.file, s->file) == 0)
+        return 1;
+    return 0;
+}
+
+void *mt_place_function_pc(uint32_t id)
+{
+    const mt_site_t *s = mt_site_get(id);
+    void *const *pcs;
+    unsigned n = mt_stack_get(s->stack, &pcs);
+    if (s->file == NULL)
+        return s->pc;
+    unsigned first = first_caller(s, pcs, n);
+    return first > 0 ? pcs[first - 1] : NULL;
+}
+
+size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max)
+{
+    const mt_site_t *s = mt_site_get(id);
+    void *const *pcs;
+    unsigned n = mt_stack_get(s->stack, &pcs);
+    out->stack.frames = frames;
+    out->stack.nframes = 0;
+    if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
+        return 0;
+    size_t count = 0, shown = 0;
+    for (unsigned i = first_caller(s, pcs, n); i < n && count < max; i++) {
+        Dl_info info;
+        mt_symbol_t sym;
+        /* The fast unwinder may read a word that is not a return address where a
+         * function kept no frame pointer: the stack ends at the first that lies in no
+         * module's code. */
+        if (dladdr(pcs[i], &info) == 0 || !mt_symbolize(pcs[i], &sym))
+            break;
+        bool system = module_is_system(&info);
+        mt_frame_t *f = &frames[count++];
+        memset(f, 0, sizeof *f);
+        f->pc = (uint64_t)(uintptr_t)pcs[i];
+        if (info.dli_fname != NULL && info.dli_fname[0] != '\0' &&
+            (uintptr_t)info.dli_fbase != program_base_address())
+            f->module = info.dli_fname;
+        if (sym.file != NULL && !system) {
+            f->file = sym.file;
+            f->line = sym.line;
+            f->func = sym.func;
+        } else {
+            f->func = sym.symbol;
+            f->offset = sym.offset;
+        }
+        if (!system)
+            shown = count; /* the system's frames below the program's last are left out */
+    }
+    out->stack.nframes = shown;
+    return shown;
+}
+
+bool mt_place_stack_in_program(uint32_t id)
+{
+    void *const *pcs;
+    unsigned n = mt_stack_get(mt_site_get(id)->stack, &pcs);
+    for (unsigned i = 0; i < n; i++)
+        if ((uintptr_t)pcs[i] >= program_code_start && (uintptr_t)pcs[i] < program_code_end)
+            return true;
+    return false;
 }

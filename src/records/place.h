@@ -9,6 +9,15 @@
 /* Fills *out for site id; returns true when the site lies inside a system library (the C
  * library, the loader, libmemtrack: see place.c), which only address-only sites can. */
 bool mt_place_of(uint32_t id, mt_place_t *out);
+/* Fills out->stack with the callers of site id (frames in frames[0..max), resolved to
+ * function, file and line), leaving out the place itself and the system's frames below
+ * the program's last; returns how many. Not in the crash handler (it gives none). */
+size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max);
+/* A return address inside the function of site id (the site's own for a site known by
+ * address, the frame its macro is in otherwise), or NULL when not known. */
+void *mt_place_function_pc(uint32_t id);
+/* True when one of the stack's frames lies in the program's code (crash handler safe). */
+bool mt_place_stack_in_program(uint32_t id);
 /* Notes where the program's code lies, for mt_place_of in the crash handler; at load time. */
 void mt_place_prepare(void);
 

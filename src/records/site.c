@@ -24,6 +24,7 @@ typedef struct site_key {
     void *pc;
     int line;
     int kind;
+    uint32_t stack;
 } site_key_t;
 
 /* The global index: open addressing on the key, linear probing, at most half full. */
@@ -53,8 +54,10 @@ static MT_TLS cache_entry_t *thread_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
+/* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
 static void cache_release(void *cache)
 {
+    thread_cache = NULL;
     mt_mem_free(cache);
 }
 
@@ -78,21 +81,21 @@ static cache_entry_t *cache_get(void)
 static uint64_t key_hash(const site_key_t *k)
 {
     uintptr_t h = (uintptr_t)k->file ^ ((uintptr_t)k->pc >> 2) ^ (uintptr_t)k->owner;
-    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind;
+    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind + k->stack * 0x9E3779B1u;
     return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
 }
 
 static unsigned cache_slot(const site_key_t *k)
 {
     uintptr_t h = (uintptr_t)k->file ^ ((uintptr_t)k->pc >> 2) ^ (uintptr_t)k->owner;
-    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind;
-    return (unsigned)(h ^ (h >> 7)) & (CACHE_SIZE - 1);
+    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind + k->stack * 0x9E3779B1u;
+    return (unsigned)(h ^ (h >> 7) ^ (h >> 13)) & (CACHE_SIZE - 1);
 }
 
 static bool key_equal(const site_key_t *a, const site_key_t *b)
 {
     return a->file == b->file && a->line == b->line && a->func == b->func && a->kind == b->kind &&
-           a->owner == b->owner && a->pc == b->pc;
+           a->owner == b->owner && a->pc == b->pc && a->stack == b->stack;
 }
 
 /* ---- the global index ---------------------------------------------------------------- */
@@ -171,6 +174,7 @@ static uint32_t site_create_locked(const site_key_t *k)
     s->pc = k->pc;
     s->line = k->line;
     s->kind = (mt_kind_t)k->kind;
+    s->stack = k->stack;
     index_entry_t *e = index_slot_locked(k);
     e->key = *k;
     e->id = id;
@@ -206,7 +210,8 @@ static uint32_t site_lookup(const site_key_t *k)
     return id;
 }
 
-uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind, const char *owner)
+uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
+                         const char *owner, uint32_t stack)
 {
     site_key_t k;
     memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */
@@ -215,29 +220,48 @@ uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind
     k.owner = owner;
     k.line = line < 0 ? 0 : line; /* a negative line (an _at caller's mistake) is unknown */
     k.kind = (int)kind;
+    k.stack = stack;
     return site_lookup(&k);
 }
 
-uint32_t mt_site_pc(void *pc, mt_kind_t kind)
+uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind, const char *owner)
 {
-    site_key_t k;
-    memset(&k, 0, sizeof k);
-    k.pc = pc;
-    k.kind = (int)kind;
-    return site_lookup(&k);
+    return mt_site_stacked(file, line, func, kind, owner, 0);
 }
 
-uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner)
+uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack)
 {
     site_key_t k;
     memset(&k, 0, sizeof k);
     k.pc = pc;
     k.kind = (int)kind;
     k.owner = owner;
+    k.stack = stack;
     return site_lookup(&k);
 }
 
-static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE};
+uint32_t mt_site_pc(void *pc, mt_kind_t kind)
+{
+    return mt_site_pc_stacked(pc, kind, NULL, 0);
+}
+
+uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner)
+{
+    return mt_site_pc_stacked(pc, kind, owner, 0);
+}
+
+uint32_t mt_site_with_stack(uint32_t id, uint32_t stack)
+{
+    const mt_site_t *s = mt_site_get(id);
+    if (id == MT_SITE_NONE || stack == 0 || s->stack == stack)
+        return id;
+    /* Keyed on the site's own copies of its strings: the same site always finds the same
+     * derived one. */
+    return s->file != NULL ? mt_site_stacked(s->file, s->line, s->func, s->kind, s->owner, stack)
+                           : mt_site_pc_stacked(s->pc, s->kind, s->owner, stack);
+}
+
+static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE, 0};
 
 const mt_site_t *mt_site_get(uint32_t id)
 {
@@ -263,7 +287,7 @@ bool mt_site_same(uint32_t a, uint32_t b)
     if (a == b)
         return true;
     const mt_site_t *x = mt_site_get(a), *y = mt_site_get(b);
-    return x->line == y->line && x->kind == y->kind && x->pc == y->pc &&
+    return x->line == y->line && x->kind == y->kind && x->pc == y->pc && x->stack == y->stack &&
            same_string(x->file, y->file) && same_string(x->func, y->func) &&
            same_string(x->owner, y->owner);
 }

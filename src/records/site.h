@@ -18,6 +18,7 @@ typedef struct mt_site {
     void *pc;          /* caller's return address for sites without a file */
     int line;
     mt_kind_t kind;
+    uint32_t stack; /* the calls that led here (records/stack.h), or 0 */
 } mt_site_t;
 
 #define MT_SITE_NONE 0u /* id 0: an unknown site */
@@ -26,9 +27,15 @@ uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind
 uint32_t mt_site_pc(void *pc, mt_kind_t kind);
 /* A site known by the caller's address, with an owner (a pool used by untracked code). */
 uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner);
+/* The same, with the stack that led there (records/stack.h): one site per place and stack. */
+uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
+                         const char *owner, uint32_t stack);
+uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack);
+/* Site id with the given stack instead of its own (id itself when stack is 0). */
+uint32_t mt_site_with_stack(uint32_t id, uint32_t stack);
 const mt_site_t *mt_site_get(uint32_t id);
 uint32_t mt_site_count(void);
-/* True when two sites print the same (same file, line, function, kind and owner). */
+/* True when two sites print the same (same file, line, function, kind, owner and stack). */
 bool mt_site_same(uint32_t a, uint32_t b);
 void mt_sites_lock_all(void);
 void mt_sites_unlock_all(void);

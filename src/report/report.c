@@ -18,11 +18,13 @@
 
 #include "api/api.h"
 #include "api/owned.h"
+#include "base/unwind.h"
 #include "checks/unwritten.h"
 #include "records/place.h"
 #include "records/stats.h"
 #include "records/timeline.h"
 #include "report/report.h"
+#include "report/wrappers.h"
 
 #define MAX_SEQS (sizeof(((mt_leak_site_t *)0)->seqs) / sizeof(uint64_t))
 
@@ -135,7 +137,27 @@ static int cmp_place(const mt_leak_site_t *x, const mt_leak_site_t *y)
     return c;
 }
 
-/* Largest first; ties by place, so the report is the same from run to run. */
+/* The order of what stacks print: frame by frame, the shorter first. */
+static int cmp_stacks(const mt_stack_t *a, const mt_stack_t *b)
+{
+    for (size_t i = 0; i < a->nframes && i < b->nframes; i++) {
+        const mt_frame_t *x = &a->frames[i], *y = &b->frames[i];
+        int c = cmp_str(x->file, y->file);
+        if (c == 0 && x->line != y->line)
+            c = x->line < y->line ? -1 : 1;
+        if (c == 0)
+            c = cmp_str(x->func, y->func);
+        if (c == 0 && x->file == NULL) {
+            c = cmp_str(x->module, y->module);
+            if (c == 0 && x->offset != y->offset)
+                c = x->offset < y->offset ? -1 : 1;
+        }
+        if (c != 0)
+            return c;
+    }
+    return (a->nframes > b->nframes) - (a->nframes < b->nframes);
+}
+
 /* The order of what a site prints: kind, file, line, function, owner; a place without a file
  * prints its address, module and offset too. 0 for places that print the same. */
 static int cmp_printed(const mt_leak_site_t *x, const mt_leak_site_t *y)
@@ -157,6 +179,8 @@ static int cmp_printed(const mt_leak_site_t *x, const mt_leak_site_t *y)
         if (c == 0 && a->offset != b->offset)
             c = a->offset < b->offset ? -1 : 1;
     }
+    if (c == 0)
+        c = cmp_stacks(&a->stack, &b->stack);
     return c;
 }
 
@@ -227,8 +251,22 @@ static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
     a->sites++;
 }
 
-/* Resolves each site's place, and moves system and suppressed sites out of the list. */
-static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n)
+/* Frames for the stacks of a model's places, depth each. */
+typedef struct frame_pool {
+    mt_frame_t *next, *end;
+    size_t depth;
+} frame_pool_t;
+
+static void resolve_stack(frame_pool_t *pool, uint32_t site, mt_place_t *where)
+{
+    size_t room = (size_t)(pool->end - pool->next);
+    size_t n = mt_place_stack(site, where, pool->next, room < pool->depth ? room : pool->depth);
+    pool->next += n;
+}
+
+/* Resolves each site's place and stack, moves the system's sites out of the list, shows
+ * the sites inside allocation wrappers at their callers, then moves out the suppressed. */
+static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, frame_pool_t *pool)
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
@@ -238,6 +276,14 @@ static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n)
             add_apart(&r->system, s);
             continue;
         }
+        resolve_stack(pool, s->site, &s->where);
+        sites[kept++] = *s;
+    }
+    mt_wrappers_apply(r, sites, kept);
+    n = kept;
+    kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        mt_leak_site_t *s = &sites[i];
         long rule = mt_suppress_match(&s->where);
         if (rule >= 0) {
             add_apart(&r->suppressed, s);
@@ -249,7 +295,8 @@ static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n)
     return kept;
 }
 
-static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since)
+static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since,
+                        frame_pool_t *pool)
 {
     build_ctx_t c = {by_id, nids, 0, since};
     c.keep_seqs = mt_opt.report_seqs < MAX_SEQS ? (unsigned)mt_opt.report_seqs : MAX_SEQS;
@@ -270,7 +317,7 @@ static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, ui
         else
             by_id[m++] = by_id[i];
     }
-    m = sort_out_sites(r, by_id, m);
+    m = sort_out_sites(r, by_id, m, pool);
     /* Sites known by address resolve to places too (file, line, function): those that
      * print the same (an inlined wrapper reached from several return addresses) are one. */
     heap_sort(by_id, m, cmp_printed);
@@ -292,11 +339,14 @@ static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, ui
     }
 }
 
-static void build_errors(mt_report_t *r, mt_error_t *raw)
+static void build_errors(mt_report_t *r, mt_error_t *raw, frame_pool_t *pool)
 {
     size_t n = mt_error_log(raw, MT_ERROR_LOG_MAX);
-    for (size_t i = 0; i < n; i++)
-        mt_error_to_model(&raw[i], &r->error_list[i]);
+    for (size_t i = 0; i < n; i++) {
+        size_t room = (size_t)(pool->end - pool->next), want = 3 * pool->depth;
+        pool->next += mt_error_to_model(&raw[i], &r->error_list[i], pool->next,
+                                        room < want ? room : want);
+    }
     r->nerror_list = n;
     for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
         size_t count = mt_error_count((mt_error_kind_t)k);
@@ -377,6 +427,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->list_sites = mt_opt.report_sites;
 
     uint32_t nids = mt_site_count();
+    size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
+    size_t nframes = ((size_t)nids + 3 * MT_ERROR_LOG_MAX) * depth;
     size_t nrules = mt_suppress_count();
     size_t nopts = mt_option_count();
     scratch_t s = {NULL, 0, 0};
@@ -386,7 +438,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
              (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t) + nrules * sizeof(mt_rule_hits_t) +
              nopts * (sizeof(mt_option_value_t) + MT_OPTION_STRING_MAX + 16) + PATH_MAX +
              NOT_PRINTED_MAX * (sizeof(mt_capped_t) + sizeof(mt_not_printed_t)) +
-             UNWRITTEN_MAX * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) + 20 * 16;
+             UNWRITTEN_MAX * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) +
+             nframes * sizeof(mt_frame_t) + MT_WRAPPERS_MAX * sizeof(mt_wrapper_t) + 22 * 16;
     s.size = (s.size + 4095) & ~(size_t)4095;
     s.base = mt_pages_alloc(s.size);
     if (s.base == NULL)
@@ -405,6 +458,9 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->not_printed = take(&s, NOT_PRINTED_MAX * sizeof(mt_not_printed_t));
     mt_unwritten_site_t *unwritten = take(&s, UNWRITTEN_MAX * sizeof(mt_unwritten_site_t));
     r->unwritten = take(&s, UNWRITTEN_MAX * sizeof(mt_unwritten_t));
+    r->wrappers = take(&s, MT_WRAPPERS_MAX * sizeof(mt_wrapper_t));
+    frame_pool_t pool = {take(&s, nframes * sizeof(mt_frame_t) + 1), NULL, depth};
+    pool.end = pool.next != NULL ? pool.next + nframes : NULL;
     char *cwd = take(&s, PATH_MAX);
     r->cwd = cwd != NULL && getcwd(cwd, PATH_MAX) != NULL ? cwd : NULL;
 
@@ -412,7 +468,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
         r->rules[i].rule = mt_suppress_rule(i);
     r->nrules = nrules;
     if (r->leak_check)
-        build_leaks(r, by_id, nids, since);
+        build_leaks(r, by_id, nids, since, &pool);
     if (r->leak_check && when != MT_WHEN_SINCE) {
         /* Threads still running may have made blocks between the counters' reading and the
          * walk of the table: the report never says fewer blocks live, or a lower peak, than
@@ -429,7 +485,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
             r->stats.peak_blocks = r->stats.current_blocks;
     }
     r->threads_running = mt_stats_other_threads();
-    build_errors(r, raw);
+    build_errors(r, raw, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);

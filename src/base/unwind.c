@@ -1,0 +1,149 @@
+/* unwind.c - the return addresses of the calls that led here.
+ *
+ * Two ways, by option unwind:
+ * - fast (the default): walk the chain of frame pointers. Each frame record is two words,
+ *   the caller's frame pointer and the return address (x86, x86-64 and arm64 lay them out
+ *   alike), so a stack of depth 8 costs a few dozen loads. It needs code built with frame
+ *   pointers (`memtrack cc` adds -fno-omit-frame-pointer); where a function has none, its
+ *   caller is skipped or the walk ends early, and in code that uses the frame register for
+ *   something else the walk may read stack words that are not return addresses (the report
+ *   keeps only frames inside a loaded module's code). It never faults: every frame record
+ *   it reads lies between the current stack pointer and the top of this thread's stack,
+ *   and each is above the one before.
+ * - exact: glibc's backtrace(), the DWARF unwinder of libgcc, right without frame pointers
+ *   but ten to a hundred times slower. Its first call loads libgcc_s, which allocates: the
+ *   busy flag sends those allocations straight to the C library.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#define HAVE_BACKTRACE 1
+extern void *__libc_stack_end; /* the main thread's stack pointer at start (glibc, ld.so) */
+#endif
+
+#include "base/options.h"
+#include "base/unwind.h"
+
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+#define HAVE_FRAME_RECORDS 1
+#endif
+
+bool mt_unwind_fast_supported(void)
+{
+#ifdef HAVE_FRAME_RECORDS
+    return true;
+#else
+    return false;
+#endif
+}
+
+#ifdef HAVE_FRAME_RECORDS
+/* This thread's stack, [low, high): found once per thread. 1 in high: not walkable. */
+static MT_TLS uintptr_t stack_low, stack_high;
+
+static void find_stack_bounds(void)
+{
+    uintptr_t low = 0, high = 1;
+    mt_busy++; /* pthread_getattr_np may allocate (the main thread's reads /proc/self/maps) */
+#ifdef __GLIBC__
+    if (getpid() == gettid()) {
+        /* The main thread: everything below the stack pointer at start, down to the limit
+         * the stack may grow to (an unlimited stack: assume a gigabyte). */
+        struct rlimit rl;
+        uintptr_t size = (uintptr_t)1 << 30;
+        if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            rl.rlim_cur < size)
+            size = (uintptr_t)rl.rlim_cur;
+        high = (uintptr_t)__libc_stack_end;
+        low = high > size ? high - size : 0;
+        mt_busy--;
+        stack_low = low;
+        stack_high = high;
+        return;
+    }
+#endif
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr;
+        size_t size;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            low = (uintptr_t)addr;
+            high = low + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    mt_busy--;
+    stack_low = low;
+    stack_high = high;
+}
+
+static MT_NOINLINE unsigned walk_frames(void *frame, void **out, unsigned max)
+{
+    if (MT_UNLIKELY(stack_high == 0))
+        find_stack_bounds();
+    /* Below our own frame nothing belongs to the calls that led here. */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = stack_high;
+    if (sp < stack_low || sp >= high) /* a signal's alternate stack, or no bounds */
+        return 0;
+    uintptr_t fp = (uintptr_t)frame;
+    unsigned n = 0;
+    while (n < max) {
+        if (fp < sp || fp > high - 2 * sizeof(void *) || (fp & (sizeof(void *) - 1)) != 0)
+            break;
+        void *const *record = (void *const *)fp;
+        uintptr_t ret = (uintptr_t)record[1], next = (uintptr_t)record[0];
+        if (ret < 4096) /* the outermost frame (a zero return address), or no record */
+            break;
+        out[n++] = (void *)ret;
+        if (next <= fp) /* frames only go up the stack: anything else is not a record */
+            break;
+        fp = next;
+    }
+    return n;
+}
+#endif
+
+#ifdef HAVE_BACKTRACE
+static unsigned backtrace_frames(void *caller, void **out, unsigned max)
+{
+    void *all[MT_STACK_MAX + 16];
+    mt_busy++;
+    int got = backtrace(all, (int)(sizeof all / sizeof all[0]));
+    mt_busy--;
+    /* backtrace's first frames are ours: the answer starts at the entry point's caller. */
+    int start = 0;
+    while (start < got && all[start] != caller)
+        start++;
+    if (start == got) /* not found (a tail call): keep all but this function's own frame */
+        start = got > 1 ? 1 : got;
+    unsigned n = 0;
+    for (int i = start; i < got && n < max; i++)
+        out[n++] = all[i];
+    return n;
+}
+#endif
+
+unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
+{
+    if (max > MT_STACK_MAX)
+        max = MT_STACK_MAX;
+    if (max == 0 || MT_UNLIKELY(mt_in_crash))
+        return 0;
+#ifdef HAVE_BACKTRACE
+    if (MT_UNLIKELY(mt_opt.unwind[0] == 'e'))
+        return backtrace_frames(caller, out, max);
+#endif
+    (void)caller;
+#ifdef HAVE_FRAME_RECORDS
+    return walk_frames(frame, out, max);
+#else
+    (void)frame;
+    (void)out;
+    return 0;
+#endif
+}

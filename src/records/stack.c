@@ -1,0 +1,221 @@
+/* stack.c - call stacks, interned.
+ *
+ * A site (site.c) is a place and the stack that led to it, so a record keeps one 32-bit
+ * site id whatever the depth: a stack is stored once, in chunks that never move, and known
+ * by its id. Looking a stack up costs a hash of its return addresses and, in the common
+ * case, a hit in this thread's small cache checked against the stored copy (no lock: a
+ * stored stack never changes once its id is published). A miss takes the global index's
+ * lock, as sites do.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "base/memory.h"
+#include "base/options.h"
+#include "base/unwind.h"
+#include "records/stack.h"
+
+MT_TLS void *mt_op_frame, *mt_op_caller;
+
+#define CHUNK_BITS 10
+#define CHUNK_STACKS (1u << CHUNK_BITS)
+#define MAX_CHUNKS 16384u /* 16 million stacks */
+
+typedef struct stored {
+    uint64_t hash;
+    unsigned n;
+    void *pcs[]; /* n return addresses */
+} stored_t;
+
+typedef struct index_entry {
+    uint64_t hash;
+    uint32_t id; /* 0: empty */
+} index_entry_t;
+
+static struct {
+    pthread_mutex_t lock;
+    stored_t *_Atomic *_Atomic chunks[MAX_CHUNKS]; /* chunks of pointers to stored stacks */
+    _Atomic uint32_t count;                         /* ids in use, including id 0 */
+    index_entry_t *index;                           /* index_size entries, a power of two */
+    size_t index_size;
+} stacks = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+#define CACHE_SIZE 256u
+typedef struct cache_entry {
+    uint64_t hash;
+    uint32_t id;
+} cache_entry_t;
+/* This thread's cache, made at its first stack (a pointer, not an array: static TLS is
+ * scarce when the library is loaded with dlopen) and released when the thread ends. */
+static MT_TLS cache_entry_t *stack_cache;
+static pthread_key_t cache_key;
+static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
+
+/* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
+static void cache_release(void *cache)
+{
+    stack_cache = NULL;
+    mt_mem_free(cache);
+}
+
+static void cache_key_create(void)
+{
+    (void)pthread_key_create(&cache_key, cache_release);
+}
+
+static MT_NOINLINE void cache_make(void)
+{
+    stack_cache = mt_mem_calloc(CACHE_SIZE, sizeof *stack_cache);
+    if (stack_cache != NULL) {
+        pthread_once(&cache_key_once, cache_key_create);
+        (void)pthread_setspecific(cache_key, stack_cache);
+    }
+}
+
+static uint64_t hash_of(void *const *pcs, unsigned n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
+    for (unsigned i = 0; i < n; i++) {
+        h ^= (uint64_t)(uintptr_t)pcs[i];
+        h *= UINT64_C(0x9E3779B97F4A7C15);
+        h ^= h >> 29;
+    }
+    return h | 1; /* never 0: 0 marks an empty cache entry */
+}
+
+static const stored_t *stored_of(uint32_t id)
+{
+    stored_t *_Atomic *chunk =
+        atomic_load_explicit(&stacks.chunks[id >> CHUNK_BITS], memory_order_acquire);
+    return chunk != NULL
+               ? atomic_load_explicit(&chunk[id & (CHUNK_STACKS - 1)], memory_order_acquire)
+               : NULL;
+}
+
+static bool same(const stored_t *s, uint64_t hash, void *const *pcs, unsigned n)
+{
+    return s != NULL && s->hash == hash && s->n == n && memcmp(s->pcs, pcs, n * sizeof *pcs) == 0;
+}
+
+/* The index entry of hash whose stack is pcs, or the empty one where it would go. */
+static index_entry_t *slot_locked(uint64_t hash, void *const *pcs, unsigned n)
+{
+    size_t mask = stacks.index_size - 1;
+    for (size_t i = (size_t)(hash >> 20) & mask;; i = (i + 1) & mask) {
+        index_entry_t *e = &stacks.index[i];
+        if (e->id == 0 || (e->hash == hash && same(stored_of(e->id), hash, pcs, n)))
+            return e;
+    }
+}
+
+/* Keeps the index at most half full; false when the tracker's memory is exhausted. */
+static bool make_room_locked(uint32_t used)
+{
+    if (stacks.index != NULL && (size_t)used * 2 < stacks.index_size)
+        return true;
+    size_t old_size = stacks.index_size, size = old_size != 0 ? old_size * 2 : 1024;
+    index_entry_t *old = stacks.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
+    if (fresh == NULL)
+        return false;
+    stacks.index = fresh;
+    stacks.index_size = size;
+    for (size_t i = 0; i < old_size; i++) {
+        if (old[i].id == 0)
+            continue;
+        size_t mask = size - 1, j = (size_t)(old[i].hash >> 20) & mask;
+        while (fresh[j].id != 0)
+            j = (j + 1) & mask;
+        fresh[j] = old[i];
+    }
+    mt_mem_free(old);
+    return true;
+}
+
+static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigned n)
+{
+    uint32_t id = MT_STACK_NONE;
+    pthread_mutex_lock(&stacks.lock);
+    uint32_t next = atomic_load_explicit(&stacks.count, memory_order_relaxed);
+    if (next == 0)
+        next = 1; /* id 0 stays "no stack" */
+    if (make_room_locked(next)) {
+        index_entry_t *e = slot_locked(hash, pcs, n);
+        id = e->id;
+        if (id == 0 && (next >> CHUNK_BITS) < MAX_CHUNKS) {
+            stored_t *_Atomic *chunk = stacks.chunks[next >> CHUNK_BITS];
+            if (chunk == NULL) {
+                chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
+                if (chunk != NULL)
+                    atomic_store_explicit(&stacks.chunks[next >> CHUNK_BITS], chunk,
+                                          memory_order_release);
+            }
+            stored_t *s = chunk != NULL ? mt_mem_alloc(sizeof *s + n * sizeof *pcs) : NULL;
+            if (s != NULL) {
+                s->hash = hash;
+                s->n = n;
+                memcpy(s->pcs, pcs, n * sizeof *pcs);
+                atomic_store_explicit(&chunk[next & (CHUNK_STACKS - 1)], s, memory_order_release);
+                e->hash = hash;
+                e->id = id = next;
+                atomic_store_explicit(&stacks.count, next + 1, memory_order_release);
+            }
+        }
+    }
+    pthread_mutex_unlock(&stacks.lock);
+    return id;
+}
+
+uint32_t mt_stack_intern(void *const *pcs, unsigned n)
+{
+    if (n == 0)
+        return MT_STACK_NONE;
+    uint64_t hash = hash_of(pcs, n);
+    if (MT_UNLIKELY(stack_cache == NULL))
+        cache_make();
+    cache_entry_t *e = stack_cache != NULL ? &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)] : NULL;
+    if (MT_LIKELY(e != NULL && e->hash == hash) && same(stored_of(e->id), hash, pcs, n))
+        return e->id;
+    uint32_t id = intern_slow(hash, pcs, n);
+    if (id != MT_STACK_NONE && e != NULL) {
+        e->hash = hash;
+        e->id = id;
+    }
+    return id;
+}
+
+uint32_t mt_stack_here(void *frame, void *caller)
+{
+    void *pcs[MT_STACK_MAX];
+    size_t depth = mt_opt.stack;
+    if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
+        return MT_STACK_NONE;
+    unsigned n = mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX);
+    return mt_stack_intern(pcs, n);
+}
+
+uint32_t mt_stack_of_operation(void)
+{
+    return mt_op_frame != NULL ? mt_stack_here(mt_op_frame, mt_op_caller) : MT_STACK_NONE;
+}
+
+unsigned mt_stack_get(uint32_t id, void *const **pcs)
+{
+    *pcs = NULL;
+    if (id == MT_STACK_NONE || id >= atomic_load_explicit(&stacks.count, memory_order_acquire))
+        return 0;
+    const stored_t *s = stored_of(id);
+    if (s == NULL)
+        return 0;
+    *pcs = s->pcs;
+    return s->n;
+}
+
+void mt_stacks_lock_all(void)
+{
+    pthread_mutex_lock(&stacks.lock);
+}
+
+void mt_stacks_unlock_all(void)
+{
+    pthread_mutex_unlock(&stacks.lock);
+}

@@ -1,0 +1,191 @@
+/* wrappers.c - leaks made inside allocation wrappers, shown at the wrappers' callers.
+ *
+ * Real programs funnel their allocations through one function (xmalloc, a library's
+ * l_alloc or yaml_malloc, a hook table's entry): every leak would be reported at the
+ * wrapper's one line, which tells nobody what to fix. With each site's stack known, a leak
+ * made inside a wrapper is shown at the wrapper's caller instead, its stack one frame
+ * shorter, and the report names the wrapper.
+ *
+ * A function is a wrapper when option alloc_fn names it (as Valgrind's --alloc-fn), or,
+ * with option wrappers (the default), by this rule: leaks made at one place in it were
+ * reached from at least WRAPPER_CALLERS different call sites, and its code is at most
+ * WRAPPER_MAX_BYTES long: a function that small does little but allocate. A bigger
+ * function reached from many places (a parser's node maker that also links the node in)
+ * keeps its own line, with its stack below it.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "base/options.h"
+#include "base/symbolize.h"
+#include "records/place.h"
+#include "report/wrappers.h"
+
+#define WRAPPER_CALLERS 3u
+#define WRAPPER_MAX_BYTES 256u
+#define CANDIDATES_MAX 256u
+
+/* '*' matches any run of characters, everything else itself. */
+static bool glob_matches(const char *pattern, size_t plen, const char *name)
+{
+    size_t p = 0, star = (size_t)-1, resume = 0;
+    const char *n = name;
+    while (*n != '\0') {
+        if (p < plen && pattern[p] == '*') {
+            star = p++;
+            resume = (size_t)(n - name);
+        } else if (p < plen && pattern[p] == *n) {
+            p++;
+            n++;
+        } else if (star != (size_t)-1) {
+            p = star + 1;
+            n = name + ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (p < plen && pattern[p] == '*')
+        p++;
+    return p == plen;
+}
+
+bool mt_alloc_fn_matches(const char *name)
+{
+    const char *list = mt_opt.alloc_fn;
+    if (name == NULL || list == NULL || list[0] == '\0')
+        return false;
+    while (*list != '\0') { /* entries are kept separated by spaces (options.c) */
+        size_t len = strcspn(list, " ");
+        if (len > 0 && glob_matches(list, len, name))
+            return true;
+        list += len;
+        while (*list == ' ')
+            list++;
+    }
+    return false;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Two places are one wrapper's when they name the same function at the same line. */
+static bool same_place(const mt_place_t *a, const mt_place_t *b)
+{
+    return a->line == b->line && same_str(a->file, b->file) && same_str(a->func, b->func) &&
+           (a->file != NULL || same_str(a->module, b->module));
+}
+
+static bool same_frame(const mt_frame_t *a, const mt_frame_t *b)
+{
+    if (a->file != NULL || b->file != NULL)
+        return a->line == b->line && same_str(a->file, b->file);
+    return a->pc == b->pc;
+}
+
+static void name_wrapper(mt_report_t *r, const mt_place_t *p, bool detected)
+{
+    for (size_t i = 0; i < r->nwrappers; i++)
+        if (same_str(r->wrappers[i].fn.func, p->func))
+            return;
+    if (r->nwrappers == MT_WRAPPERS_MAX || r->wrappers == NULL)
+        return;
+    mt_wrapper_t *w = &r->wrappers[r->nwrappers++];
+    memset(w, 0, sizeof *w);
+    w->fn.func = p->func;
+    w->fn.file = p->file;
+    w->fn.line = p->line;
+    w->fn.module = p->file == NULL ? p->module : NULL;
+    w->fn.pc = p->pc;
+    w->detected = detected;
+}
+
+/* The place becomes its first caller; the caller's own callers become its stack. */
+static void move_to_caller(mt_place_t *p)
+{
+    const mt_frame_t *f = &p->stack.frames[0];
+    p->file = f->file;
+    p->line = f->line;
+    p->func = f->func;
+    p->module = f->module;
+    p->pc = f->pc;
+    p->offset = f->offset;
+    p->stack.frames++;
+    p->stack.nframes--;
+}
+
+static void skip_named(mt_report_t *r, mt_place_t *p)
+{
+    while (p->stack.nframes > 0 && mt_alloc_fn_matches(p->func)) {
+        name_wrapper(r, p, false);
+        move_to_caller(p);
+    }
+}
+
+typedef struct candidate {
+    const mt_leak_site_t *first; /* a site at the place */
+    const mt_frame_t *callers[WRAPPER_CALLERS];
+    unsigned ncallers;
+    bool wrapper;
+} candidate_t;
+
+/* The rule: places reached from WRAPPER_CALLERS callers or more, in a small function. */
+static size_t find_wrappers(mt_leak_site_t *sites, size_t n, candidate_t *c)
+{
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const mt_place_t *p = &sites[i].where;
+        if (p->stack.nframes == 0 || p->func == NULL)
+            continue;
+        size_t k = 0;
+        while (k < nc && !same_place(&c[k].first->where, p))
+            k++;
+        if (k == nc) {
+            if (nc == CANDIDATES_MAX)
+                continue;
+            memset(&c[nc], 0, sizeof c[nc]);
+            c[nc++].first = &sites[i];
+        }
+        candidate_t *cand = &c[k];
+        if (cand->ncallers == WRAPPER_CALLERS)
+            continue;
+        bool known = false;
+        for (unsigned j = 0; j < cand->ncallers && !known; j++)
+            known = same_frame(cand->callers[j], &p->stack.frames[0]);
+        if (!known)
+            cand->callers[cand->ncallers++] = &p->stack.frames[0];
+    }
+    for (size_t k = 0; k < nc; k++) {
+        if (c[k].ncallers < WRAPPER_CALLERS)
+            continue;
+        mt_symbol_t sym;
+        void *pc = mt_place_function_pc(c[k].first->site);
+        c[k].wrapper = pc != NULL && mt_symbolize(pc, &sym) && sym.size != 0 &&
+                       sym.size <= WRAPPER_MAX_BYTES;
+    }
+    return nc;
+}
+
+void mt_wrappers_apply(mt_report_t *r, mt_leak_site_t *sites, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        skip_named(r, &sites[i].where);
+    if (!mt_opt.wrappers)
+        return;
+    candidate_t c[CANDIDATES_MAX];
+    size_t nc = find_wrappers(sites, n, c);
+    for (size_t k = 0; k < nc; k++) {
+        if (!c[k].wrapper)
+            continue;
+        mt_place_t at = c[k].first->where;
+        name_wrapper(r, &at, true);
+        for (size_t i = 0; i < n; i++) {
+            mt_place_t *p = &sites[i].where;
+            if (p->stack.nframes > 0 && same_place(p, &at)) {
+                move_to_caller(p);
+                skip_named(r, p);
+            }
+        }
+    }
+}
