@@ -51,6 +51,7 @@ static bool lock_errors(void)
 /* Counts one message for (kind, site); returns its number (1 for the first). */
 static uint64_t count_message_locked(mt_error_kind_t kind, uint32_t site)
 {
+    site = mt_site_place(site); /* one cap for a place, whatever stacks led to it */
     uint32_t h = (site * 2654435761u) ^ ((uint32_t)kind * 40503u);
     for (unsigned probe = 0; probe < CAP_SLOTS; probe++) {
         cap_slot_t *c = &errors.caps[(h + probe) & (CAP_SLOTS - 1)];
@@ -186,6 +187,7 @@ bool mt_error_will_print(mt_error_kind_t kind, uint32_t site)
         return false;
     if (!lock_errors())
         return true;
+    site = mt_site_place(site);
     uint32_t h = (site * 2654435761u) ^ ((uint32_t)kind * 40503u);
     for (unsigned probe = 0; probe < CAP_SLOTS; probe++) {
         cap_slot_t *c = &errors.caps[(h + probe) & (CAP_SLOTS - 1)];

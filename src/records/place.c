@@ -237,6 +237,8 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         }
         if (!system)
             shown = count; /* the system's frames below the program's last are left out */
+        if (!system && f->func != NULL && strcmp(f->func, "main") == 0)
+            break; /* what called main (the C library's start-up) is nobody's concern */
     }
     out->stack.nframes = shown;
     return shown;

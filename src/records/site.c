@@ -151,7 +151,7 @@ static mt_site_t *slot_of(uint32_t id)
 }
 
 /* Makes a new site for key; caller holds sites.lock. Returns MT_SITE_NONE on failure. */
-static uint32_t site_create_locked(const site_key_t *k)
+static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
 {
     uint32_t id = atomic_load_explicit(&sites.count, memory_order_relaxed);
     if (id == 0)
@@ -175,6 +175,7 @@ static uint32_t site_create_locked(const site_key_t *k)
     s->line = k->line;
     s->kind = (mt_kind_t)k->kind;
     s->stack = k->stack;
+    s->base = k->stack != 0 ? base : id;
     index_entry_t *e = index_slot_locked(k);
     e->key = *k;
     e->id = id;
@@ -182,32 +183,43 @@ static uint32_t site_create_locked(const site_key_t *k)
     return id;
 }
 
-static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k)
+/* base: the same place's site without a stack, for a key with one (0: look it up). */
+static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k, uint32_t base)
 {
     uint32_t id = MT_SITE_NONE;
+    if (k->stack != 0 && base == MT_SITE_NONE) { /* before the lock: it may make a site */
+        site_key_t plain = *k;
+        plain.stack = 0;
+        base = site_lookup_slow(&plain, MT_SITE_NONE);
+    }
     pthread_mutex_lock(&sites.lock);
     if (sites.index != NULL)
         id = index_slot_locked(k)->id;
     if (id == MT_SITE_NONE)
-        id = site_create_locked(k);
+        id = site_create_locked(k, base);
     pthread_mutex_unlock(&sites.lock);
     return id;
 }
 
-static uint32_t site_lookup(const site_key_t *k)
+static uint32_t site_lookup_based(const site_key_t *k, uint32_t base)
 {
     cache_entry_t *cache = cache_get();
     if (MT_UNLIKELY(cache == NULL))
-        return site_lookup_slow(k);
+        return site_lookup_slow(k, base);
     cache_entry_t *e = &cache[cache_slot(k)];
     if (MT_LIKELY(e->id != 0 && key_equal(&e->key, k)))
         return e->id;
-    uint32_t id = site_lookup_slow(k);
+    uint32_t id = site_lookup_slow(k, base);
     if (id != MT_SITE_NONE) {
         e->key = *k;
         e->id = id;
     }
     return id;
+}
+
+static uint32_t site_lookup(const site_key_t *k)
+{
+    return site_lookup_based(k, MT_SITE_NONE);
 }
 
 uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
@@ -256,12 +268,25 @@ uint32_t mt_site_with_stack(uint32_t id, uint32_t stack)
     if (id == MT_SITE_NONE || stack == 0 || s->stack == stack)
         return id;
     /* Keyed on the site's own copies of its strings: the same site always finds the same
-     * derived one. */
-    return s->file != NULL ? mt_site_stacked(s->file, s->line, s->func, s->kind, s->owner, stack)
-                           : mt_site_pc_stacked(s->pc, s->kind, s->owner, stack);
+     * derived one, whose place is the site's. */
+    site_key_t k;
+    memset(&k, 0, sizeof k);
+    k.file = s->file;
+    k.func = s->func;
+    k.owner = s->owner;
+    k.pc = s->file != NULL ? NULL : s->pc;
+    k.line = s->line;
+    k.kind = (int)s->kind;
+    k.stack = stack;
+    return site_lookup_based(&k, s->base);
 }
 
-static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE, 0};
+uint32_t mt_site_place(uint32_t id)
+{
+    return id != MT_SITE_NONE ? mt_site_get(id)->base : MT_SITE_NONE;
+}
+
+static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE, 0, 0};
 
 const mt_site_t *mt_site_get(uint32_t id)
 {

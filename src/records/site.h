@@ -19,6 +19,7 @@ typedef struct mt_site {
     int line;
     mt_kind_t kind;
     uint32_t stack; /* the calls that led here (records/stack.h), or 0 */
+    uint32_t base;  /* the same place's site without a stack (itself when it has none) */
 } mt_site_t;
 
 #define MT_SITE_NONE 0u /* id 0: an unknown site */
@@ -33,6 +34,8 @@ uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t
 uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack);
 /* Site id with the given stack instead of its own (id itself when stack is 0). */
 uint32_t mt_site_with_stack(uint32_t id, uint32_t stack);
+/* The site of id's place without its stack: what message caps count by. */
+uint32_t mt_site_place(uint32_t id);
 const mt_site_t *mt_site_get(uint32_t id);
 uint32_t mt_site_count(void);
 /* True when two sites print the same (same file, line, function, kind, owner and stack). */
