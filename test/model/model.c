@@ -574,7 +574,7 @@ static bool same_site(uint32_t x, uint32_t y)
         return s->file == NULL && s->pc != NULL &&
                s->kind == (x == SITE_ANY_FREE ? MT_KIND_FREE : MT_KIND_REALLOC);
     }
-    return x == y;
+    return x == y || x == mt_site_place(y); /* the place, whatever stack led to it */
 }
 
 static bool same_error(const mt_error_t *x, const mt_error_t *y)
@@ -582,7 +582,7 @@ static bool same_error(const mt_error_t *x, const mt_error_t *y)
     if (x->kind != y->kind || !same_site(x->found_site, y->found_site))
         return false;
     bool block = x->addr == y->addr && x->size == y->size && x->seq == y->seq &&
-                 x->thread == y->thread && x->alloc_site == y->alloc_site;
+                 x->thread == y->thread && same_site(x->alloc_site, y->alloc_site);
     switch (x->kind) {
     case MT_ERROR_OVERRUN:
     case MT_ERROR_UNDERRUN: return block && x->changed == y->changed && x->extent == y->extent;
