@@ -309,7 +309,9 @@ static void load_unwinder(void)
     static atomic_bool loaded;
     if (!atomic_load_explicit(&loaded, memory_order_relaxed) && !atomic_exchange(&loaded, true)) {
         void *frames[2];
+        mt_busy++; /* the loader's blocks are the tracker's doing, not the program's */
         (void)backtrace(frames, 2);
+        mt_busy--;
     }
 #endif
 }

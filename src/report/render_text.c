@@ -165,6 +165,27 @@ static void print_apart(mt_buf_t *b, const mt_apart_t *a, const char *why)
     mt_buf_char(b, '\n');
 }
 
+/* "  shown at their callers: xmalloc() (x.c:9, allocation wrapper by the rule), ...". */
+static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
+{
+    for (size_t i = 0; i < r->nwrappers; i++) {
+        const mt_wrapper_t *w = &r->wrappers[i];
+        mt_buf_line(b);
+        mt_buf_str(b, i == 0 ? "  shown at their callers: " : "    and ");
+        mt_buf_text(b, w->fn.func != NULL ? w->fn.func : "?");
+        mt_buf_str(b, "() (");
+        if (w->fn.file != NULL) {
+            mt_buf_text(b, w->fn.file);
+            mt_buf_char(b, ':');
+            mt_buf_u64(b, (uint64_t)(w->fn.line < 0 ? 0 : w->fn.line));
+            mt_buf_str(b, ", ");
+        }
+        mt_buf_str(b, w->detected ? "an allocation wrapper: small, one allocation, many callers; "
+                                    "wrappers=0 keeps it)\n"
+                                  : "option alloc_fn)\n");
+    }
+}
+
 static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
 {
     if (r->nsites == 0)
@@ -191,6 +212,7 @@ static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
         mt_buf_count(b, blocks, "block", "blocks");
         mt_buf_str(b, " (option report_sites)\n");
     }
+    print_wrappers(r, b);
 }
 
 static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)

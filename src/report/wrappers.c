@@ -8,10 +8,11 @@
  *
  * A function is a wrapper when option alloc_fn names it (as Valgrind's --alloc-fn), or,
  * with option wrappers (the default), by this rule: leaks made at one place in it were
- * reached from at least WRAPPER_CALLERS different call sites, and its code is at most
- * WRAPPER_MAX_BYTES long: a function that small does little but allocate. A bigger
- * function reached from many places (a parser's node maker that also links the node in)
- * keeps its own line, with its stack below it.
+ * reached from at least WRAPPER_CALLERS different call sites, that place is the only one
+ * in the function where blocks were ever made, and its code is at most WRAPPER_MAX_BYTES
+ * long: a function that small with one allocation does little but allocate. A function
+ * that also grows an array, or a bigger one (a parser's node maker that also links the
+ * node in), keeps its own line, with its stack below it.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "base/options.h"
 #include "base/symbolize.h"
 #include "records/place.h"
+#include "records/site.h"
 #include "report/wrappers.h"
 
 #define WRAPPER_CALLERS 3u
@@ -130,7 +132,32 @@ typedef struct candidate {
     bool wrapper;
 } candidate_t;
 
-/* The rule: places reached from WRAPPER_CALLERS callers or more, in a small function. */
+static bool makes_blocks(mt_kind_t kind)
+{
+    return kind <= MT_KIND_NEW_ARRAY;
+}
+
+/* True when no other place in the function of site id (code [start, start + size)) made a
+ * block: by file and function for a macro's site, by address for one known by address. */
+static bool only_allocation(uint32_t id, uintptr_t start, size_t size)
+{
+    const mt_site_t *me = mt_site_get(id);
+    uint32_t n = mt_site_count();
+    for (uint32_t i = 1; i < n; i++) {
+        const mt_site_t *s = mt_site_get(i);
+        if (!makes_blocks(s->kind))
+            continue;
+        if (me->file != NULL ? s->file != NULL && s->line != me->line &&
+                                   same_str(s->file, me->file) && same_str(s->func, me->func)
+                             : s->file == NULL && s->pc != me->pc && (uintptr_t)s->pc > start &&
+                                   (uintptr_t)s->pc <= start + size)
+            return false;
+    }
+    return true;
+}
+
+/* The rule: places reached from WRAPPER_CALLERS callers or more, the only allocation of a
+ * small function. */
 static size_t find_wrappers(mt_leak_site_t *sites, size_t n, candidate_t *c)
 {
     size_t nc = 0;
@@ -162,7 +189,8 @@ static size_t find_wrappers(mt_leak_site_t *sites, size_t n, candidate_t *c)
         mt_symbol_t sym;
         void *pc = mt_place_function_pc(c[k].first->site);
         c[k].wrapper = pc != NULL && mt_symbolize(pc, &sym) && sym.size != 0 &&
-                       sym.size <= WRAPPER_MAX_BYTES;
+                       sym.size <= WRAPPER_MAX_BYTES &&
+                       only_allocation(c[k].first->site, (uintptr_t)pc - sym.offset, sym.size);
     }
     return nc;
 }

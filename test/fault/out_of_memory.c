@@ -36,10 +36,11 @@ static int child(void)
     for (i = 0; i < n; i++) /* quarantine=1g: all of them stay in quarantine */
         free(blocks[i]);
     /* Without the quarantine giving its blocks back, not one of these would fit. A few
-     * fewer than before: the quarantine's own hash took some room. */
-    while (again < n - 8 && (blocks[again] = malloc(BLOCK)) != NULL)
+     * fewer than before: the tracker's own memory (the quarantine's queue, sites, stacks)
+     * took some room, in mappings of 1 MiB (16 blocks) each. */
+    while (again < n - 32 && (blocks[again] = malloc(BLOCK)) != NULL)
         again++;
-    if (again != n - 8)
+    if (again != n - 32)
         return 13;
     for (i = 0; i < again; i++)
         free(blocks[i]);
