@@ -298,12 +298,14 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
     }
 #endif
     if (symbol == NULL && found && info.dli_sname != NULL) {
-        const ElfW(Sym) *entry = NULL;
-        Dl_info again;
         symbol = info.dli_sname;
         out->offset = pc - (uintptr_t)info.dli_saddr;
+#ifdef RTLD_DL_SYMENT /* glibc: the symbol's size too */
+        const ElfW(Sym) *entry = NULL;
+        Dl_info again;
         if (dladdr1((void *)pc, &again, (void **)&entry, RTLD_DL_SYMENT) != 0 && entry != NULL)
             out->size = (size_t)entry->st_size;
+#endif
     }
     out->symbol = keep_function(symbol);
     if (out->symbol == NULL)

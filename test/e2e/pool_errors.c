@@ -5,6 +5,8 @@
  * writes after release (found when the slot is reused, by memtrack_pool_check(), at
  * destroy, at exit); a full pool returns NULL.
  * e2e-stdout
+ * track_all=0: the pools and arenas alone, the same on every target (test/platforms).
+ * e2e-options: track_all=0
  */
 #include <stdio.h>
 #include <stdlib.h>

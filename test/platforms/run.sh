@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/runner.sh
 . "$here/../lib/runner.sh"
 top=$TOP
+STACK_LINE='^memtrack:  *from '
 E2E="clean clean_verbose leak_kinds overrun guard_zero atexit_order fork_exit options_bad \
     options_code xmalloc pool_errors pool_register arena_errors"
 
@@ -43,6 +44,8 @@ for p in "${platforms[@]}"; do
         if [[ " $SKIP " == *" $name "* ]]; then echo "skip $p/$name: $WHY"; continue; fi
         options=$(directive $kind options "$src")
         options=${options//OUT/$out}
+        # The programs' own blocks: the C library's (track_all) differ from target to target.
+        options="track_all=0${options:+:$options}"
         rm -f "$out/$name.json"
         bin="$out/$name"
         untracked=$(directive $kind untracked "$src")
@@ -67,9 +70,12 @@ for p in "${platforms[@]}"; do
         [ -f "$out/$name.json" ] && sed -E -e 's/"pid": [0-9]+/"pid": PID/' \
             -e 's/"usec": [0-9]+/"usec": USEC/g' -e 's/"cwd": "[^"]*"/"cwd": CWD/' \
             -e '/^  "options": \{/,$d' "$out/$name.json" >>"$out/$name.err"
-        normalize "$out" <"$out/$name.err" >"$out/$name.norm"
+        # Stacks are named from the debug information, which only the native build reads
+        # (libdw): their lines ("memtrack:     from x.c:9 in f()") are left out of both.
+        normalize "$out" <"$out/$name.err" | grep -v "$STACK_LINE" >"$out/$name.norm"
         ok=1
-        diff -u "$dir/$name.expected" "$out/$name.norm" >"$out/$name.diff" 2>&1 || ok=0
+        grep -v "$STACK_LINE" "$dir/$name.expected" >"$out/$name.want"
+        diff -u "$out/$name.want" "$out/$name.norm" >"$out/$name.diff" 2>&1 || ok=0
         if grep -q "$kind-stdout" "$src" && ! diff -u "$dir/$name.stdout" "$out/$name.out" \
                 >>"$out/$name.diff" 2>&1; then ok=0; fi
         [ "$status" = 0 ] || { echo "exit status $status, expected 0" >>"$out/$name.diff"; ok=0; }
