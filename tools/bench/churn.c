@@ -12,7 +12,7 @@
  * Blocks are 16..256 bytes; the first and last byte of each new block are written, as a
  * program would. Setup (filling the live set) and teardown are not timed.
  *
- *   churn [--list] [--single] [--live N] [--ops N] [--threads N] [--seed N]
+ *   churn [--list] [--single] [--live N] [--ops N] [--threads N] [--seed N] [--depth N]
  *
  * --single allocates one block and frees it at once, with no other block live (a thread
  * that mallocs and frees one block at a time).
@@ -57,6 +57,7 @@ static size_t pick_size(rng_t *r)
 
 static int use_list;
 static int single; /* --single: each step allocates one block and frees it at once */
+static int depth;  /* --depth N: each block is made N calls deeper (a stack to walk) */
 
 static void *block_new(size_t size)
 {
@@ -68,6 +69,20 @@ static void *block_new(size_t size)
     p[0] = (unsigned char)size;
     p[size - 1] = (unsigned char)size;
     return p;
+}
+
+/* block_new, d calls down: each level keeps its frame (the empty asm after the call stops
+ * the compiler from making it a jump). */
+static __attribute__((noinline)) void *block_nested(int d, size_t size)
+{
+    void *p = d > 0 ? block_nested(d - 1, size) : block_new(size);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+    return p;
+}
+
+static void *block_make(size_t size)
+{
+    return depth > 0 ? block_nested(depth, size) : block_new(size);
 }
 
 static void block_free(void *p)
@@ -121,11 +136,11 @@ static void *work(void *arg)
     pthread_barrier_wait(&start_line);
     double t0 = now(), c0 = cpu_now();
     for (size_t k = 0; single && k < w->ops; k++)
-        block_free(block_new(pick_size(&r)));
+        block_free(block_make(pick_size(&r)));
     for (size_t k = 0; !single && k < w->ops; k++) {
         size_t i = rng_below(&r, w->live);
         block_free(w->slots[i]);
-        w->slots[i] = block_new(pick_size(&r));
+        w->slots[i] = block_make(pick_size(&r));
     }
     w->cpu = cpu_now() - c0;
     w->seconds = now() - t0;
@@ -166,10 +181,12 @@ int main(int argc, char **argv)
             ops = parse_count(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
             threads = parse_count(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--depth") == 0)
+            depth = (int)parse_count(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
             seed = parse_count(argv[++i]);
         else {
-            fprintf(stderr, "usage: churn [--list] [--single] [--live N] [--ops N] "
+            fprintf(stderr, "usage: churn [--list] [--single] [--live N] [--ops N] [--depth N] "
                             "[--threads N] [--seed N]\n");
             return 2;
         }

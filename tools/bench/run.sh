@@ -48,8 +48,12 @@ build() { # build COMMAND...
 set -e
 build $CC $CFLAGS -c "$here/list.c" -o "$out/list.o"
 build $CC $CFLAGS "$here/churn.c" "$out/list.o" -o "$out/churn-plain"
+# Tracked as `memtrack cc` builds it: with frame pointers, which the stacks walk (option
+# stack); -nofp: without them (section 9).
+build $CC $CFLAGS -fno-omit-frame-pointer -DMEMORY_CONTROL_ON -I"$top/include" -include memtrack.h \
+    "$here/churn.c" "$out/list.o" -o "$out/churn-tracked" -L"$top/build" -lmemtrack -Wl,-rpath,"$top/build"
 build $CC $CFLAGS -DMEMORY_CONTROL_ON -I"$top/include" -include memtrack.h "$here/churn.c" \
-    "$out/list.o" -o "$out/churn-tracked" -L"$top/build" -lmemtrack -Wl,-rpath,"$top/build"
+    "$out/list.o" -o "$out/churn-tracked-nofp" -L"$top/build" -lmemtrack -Wl,-rpath,"$top/build"
 build $CC $CFLAGS "$here/churn.c" "$out/list.o" -o "$out/churn-passthru" \
     -L"$top/build" -lmemtrack -Wl,-rpath,"$top/build"
 build $CC -std=gnu11 -O2 -g -Wall -pthread -DMEMORY_CONTROL_ON -I"$top/include" \
@@ -71,6 +75,9 @@ if command -v clang >/dev/null 2>&1 &&
         "$here/list.c" -o "$out/churn-asan" >>"$log" 2>&1; then
     clang -std=c11 -D_GNU_SOURCE -O2 -g -pthread -fsanitize=address "$here/interp.c" \
         -o "$out/interp-asan" >>"$log" 2>&1 && have_asan=1
+    # ASan's own advice for its stacks: frame pointers (section 9)
+    clang -std=c11 -D_GNU_SOURCE -O2 -g -pthread -fsanitize=address -fno-omit-frame-pointer \
+        "$here/churn.c" "$here/list.c" -o "$out/churn-asan-fp" >>"$log" 2>&1 || have_asan=0
 fi
 if [ -f /usr/include/dmalloc.h ] &&
     $CC $CFLAGS "$here/churn.c" "$out/list.o" -o "$out/churn-dmalloc" -ldmallocth >>"$log" 2>&1; then
@@ -477,6 +484,58 @@ echo "   DUMA: LD_PRELOAD on the untracked build, their default options; page_gu
 echo "   Fence and DUMA make $GOPS pairs a run, the others $gops."
 echo
 
+# ---- 9. stacks ------------------------------------------------------------------------
+
+# What a stack per allocation site costs (option stack, src/base/unwind.c): blocks made 8
+# calls below the churn's loop (--depth 8), so there is a stack to walk, at 1000 live blocks
+# and at a million; ASan (which takes a stack of up to 30 frames at every malloc and free)
+# in the same repetitions.
+echo "9. Stacks: ns per pair and ratio to glibc, blocks made 8 calls deep (--depth 8)"
+SDEPTH=8
+declare -A sv=() sr=() sa=()
+svariants=("stack=0" "stack=8 (default)" "stack=16" "stack=8, no frame pointers" \
+    "unwind=exact" "ASan" "ASan, frame pointers")
+for n in 1000 1000000; do
+    sops=$([ "$n" = 1000 ] && t_ops 1000 || t_ops 1000000)
+    sreps=$(t_reps "$n")
+    for ((k = 0; k < sreps; k++)); do
+        g=$(field ns_per_pair "$(run plain --live "$n" --ops "$sops" --depth $SDEPTH --seed $((k + 1)))")
+        asan_ns=""
+        for v in "${svariants[@]}"; do
+            case $v in ASan*) [ $have_asan = 1 ] || continue ;; esac
+            case $v in
+            "stack=8, no frame pointers") prog=tracked-nofp env_="MEMTRACK_OPTIONS=stack=8" ;;
+            "stack=8 (default)") prog=tracked env_= ;;
+            ASan) prog=asan env_="ASAN_OPTIONS=detect_leaks=0" ;;
+            "ASan, frame pointers") prog=asan-fp env_="ASAN_OPTIONS=detect_leaks=0" ;;
+            *) prog=tracked env_="MEMTRACK_OPTIONS=$v" ;;
+            esac
+            b=$(field ns_per_pair "$(RUN_ENV="$env_" run "$prog" --live "$n" --ops "$sops" --depth $SDEPTH --seed $((k + 1)))")
+            sv[$v,$n]+=" $b" sr[$v,$n]+=" $(ratio "$b" "$g")"
+            [ "$v" = "ASan, frame pointers" ] && asan_ns=$b
+        done
+        if [ -n "$asan_ns" ]; then
+            for v in "${svariants[@]}"; do
+                set -- ${sv[$v,$n]:-}
+                [ $# -gt 0 ] && sa[$v,$n]+=" $(ratio "${!#}" "$asan_ns")"
+            done
+        fi
+    done
+done
+printf '%-30s %22s %8s %22s %8s\n' variant "1000 live: ns (ratio)" "/ASan" "1M live: ns (ratio)" "/ASan"
+for v in "${svariants[@]}"; do
+    [ -n "${sv[$v,1000]:-}" ] || continue
+    printf '%-30s %22s %8s %22s %8s\n' "$v" \
+        "$(printf '%.0f (%sx)' "$(median ${sv[$v,1000]})" "$(median ${sr[$v,1000]})")" \
+        "$(med "${sa[$v,1000]:-}")" \
+        "$(printf '%.0f (%sx)' "$(median ${sv[$v,1000000]})" "$(median ${sr[$v,1000000]})")" \
+        "$(med "${sa[$v,1000000]:-}")"
+done
+echo "   /ASan: against ASan built with frame pointers (its fast unwinder's need), same repetition."
+echo "   stack=8, no frame pointers: the churn built without -fno-omit-frame-pointer (the walk"
+echo "   stops early). unwind=exact: glibc's backtrace() (libgcc's DWARF unwinder), depth 8."
+echo
+
 # ---- targets --------------------------------------------------------------------------
 
 check() { # check TEXT VALUE OP LIMIT
@@ -514,5 +573,9 @@ check "2 threads over 1 thread, tracked" "$threads_ratio" ">=" 1.7
 check "peak RSS memtrack/glibc at $RSS_LIVE live" "$rss_ratio" "<=" 1.8
 check "default page-guard sampling over none at 1K (issue 16)" \
     "${gz["(defaults: page_guard_rate=10000)"]}" "<=" 1.05
+for n in 1000 1000000; do
+    check "stacks (issue 12): memtrack default / ASan, 8 calls deep, at $n live" \
+        "$(med "${sa["stack=8 (default)",$n]:-}")" "<=" 1.0
+done
 printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "   (log of every run: $log)"
