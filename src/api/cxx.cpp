@@ -21,6 +21,9 @@
 #define MT_CXX_EXPORT __attribute__((visibility("default")))
 #define MT_CALLER __builtin_return_address(0)
 #define MT_FRAME __builtin_frame_address(0)
+/* The stack is taken in the operator itself, while its frame is there: the call that
+ * follows may be a jump that reuses it. */
+#define MT_STACK mt_cxx_stack(MT_FRAME, MT_CALLER)
 
 /* The C++ runtime, weakly (see above). The mangled names are those of the Itanium C++
  * ABI, shared by libstdc++ and libc++abi. */
@@ -59,10 +62,10 @@ bool runtime_present()
 
 /* [new.delete.single]: try to allocate; on failure call the new-handler, which makes
  * memory available, throws or ends the program; with no handler, throw std::bad_alloc. */
-void *allocate(std::size_t size, std::size_t align, bool array, void *pc)
+void *allocate(std::size_t size, std::size_t align, bool array, void *pc, uint32_t stack)
 {
     for (;;) {
-        void *p = mt_cxx_alloc(size, align, array, pc);
+        void *p = mt_cxx_alloc(size, align, array, pc, stack);
         if (p != nullptr)
             return p;
         std::new_handler handler = runtime_present() ? std::get_new_handler() : nullptr;
@@ -74,12 +77,13 @@ void *allocate(std::size_t size, std::size_t align, bool array, void *pc)
 
 /* The nothrow forms behave as the throwing ones and return null instead of throwing,
  * including when the new-handler throws std::bad_alloc. */
-void *allocate_nothrow(std::size_t size, std::size_t align, bool array, void *pc) noexcept
+void *allocate_nothrow(std::size_t size, std::size_t align, bool array, void *pc,
+                       uint32_t stack) noexcept
 {
     if (!runtime_present())
-        return mt_cxx_alloc(size, align, array, pc);
+        return mt_cxx_alloc(size, align, array, pc, stack);
     try {
-        return allocate(size, align, array, pc);
+        return allocate(size, align, array, pc, stack);
     } catch (...) {
         return nullptr;
     }
@@ -96,44 +100,44 @@ std::size_t align_of(std::align_val_t align)
 
 MT_CXX_EXPORT void *operator new(std::size_t size)
 {
-    return allocate(size, 0, false, MT_CALLER);
+    return allocate(size, 0, false, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new[](std::size_t size)
 {
-    return allocate(size, 0, true, MT_CALLER);
+    return allocate(size, 0, true, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new(std::size_t size, const std::nothrow_t &) noexcept
 {
-    return allocate_nothrow(size, 0, false, MT_CALLER);
+    return allocate_nothrow(size, 0, false, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new[](std::size_t size, const std::nothrow_t &) noexcept
 {
-    return allocate_nothrow(size, 0, true, MT_CALLER);
+    return allocate_nothrow(size, 0, true, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new(std::size_t size, std::align_val_t align)
 {
-    return allocate(size, align_of(align), false, MT_CALLER);
+    return allocate(size, align_of(align), false, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new[](std::size_t size, std::align_val_t align)
 {
-    return allocate(size, align_of(align), true, MT_CALLER);
+    return allocate(size, align_of(align), true, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new(std::size_t size, std::align_val_t align,
                                  const std::nothrow_t &) noexcept
 {
-    return allocate_nothrow(size, align_of(align), false, MT_CALLER);
+    return allocate_nothrow(size, align_of(align), false, MT_CALLER, MT_STACK);
 }
 
 MT_CXX_EXPORT void *operator new[](std::size_t size, std::align_val_t align,
                                    const std::nothrow_t &) noexcept
 {
-    return allocate_nothrow(size, align_of(align), true, MT_CALLER);
+    return allocate_nothrow(size, align_of(align), true, MT_CALLER, MT_STACK);
 }
 
 /* ---- delete -------------------------------------------------------------------------- */

@@ -59,11 +59,16 @@ static MT_TLS unsigned recent_next;
 static MT_TLS delete_site_t delete_sites[DELETE_SITES];
 static MT_TLS unsigned delete_sites_waiting;
 
-void *mt_cxx_alloc(size_t size, size_t align, bool array, void *pc)
+uint32_t mt_cxx_stack(void *frame, void *pc)
+{
+    return mt_stack_here(frame, pc);
+}
+
+void *mt_cxx_alloc(size_t size, size_t align, bool array, void *pc, uint32_t stack)
 {
     if (MT_UNLIKELY(mt_busy)) /* nested in the tracker: untracked, as mt_alloc would */
         return mt_alloc(size, align, MT_SITE_NONE, false);
-    uint32_t site = mt_site_pc(pc, array ? MT_KIND_NEW_ARRAY : MT_KIND_NEW);
+    uint32_t site = mt_site_pc_stacked(pc, array ? MT_KIND_NEW_ARRAY : MT_KIND_NEW, NULL, stack);
     unsigned char *p = mt_alloc(size, align, site, false);
     if (p == NULL)
         return NULL;
@@ -86,10 +91,16 @@ MT_EXPORT void memtrack_cxx_new_site(const volatile void *ptr, const char *file,
         recent_new_t *r = &recent_news[i];
         if (r->block == 0 || at < r->block || at - r->block > r->reach)
             continue;
-        uint32_t site = mt_site_id(file, line, func, r->kind, NULL);
         mt_shard_t *s = mt_shard_of(r->block);
+        uint32_t site = MT_SITE_NONE, stack = 0;
         mt_lock(&s->lock);
         mt_block_t *b = mt_table_find_locked(s, r->block);
+        if (b != NULL) /* the macro's place, with the stack operator new found */
+            stack = mt_site_get(b->site)->stack;
+        mt_unlock(&s->lock);
+        site = mt_site_stacked(file, line, func, r->kind, NULL, stack); /* (no lock held) */
+        mt_lock(&s->lock);
+        b = mt_table_find_locked(s, r->block);
         if (b != NULL && mt_site_get(b->site)->kind == r->kind) /* still that new's block */
             b->site = site;
         mt_unlock(&s->lock);

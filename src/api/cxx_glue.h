@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,7 +16,9 @@ extern "C" {
 /* A tracked block for operator new (array false) or new[] (array true) called from pc;
  * align 0 means the default (16). NULL when no memory is left: the caller then runs the
  * new-handler loop. */
-void *mt_cxx_alloc(size_t size, size_t align, bool array, void *pc);
+void *mt_cxx_alloc(size_t size, size_t align, bool array, void *pc, uint32_t stack);
+/* The stack of the operator whose frame and return address these are (records/stack.h). */
+uint32_t mt_cxx_stack(void *frame, void *pc);
 
 /* Releases what operator delete (array false) or delete[] (array true) was given, called
  * from pc; frame is the operator's __builtin_frame_address(0), which places its caller on

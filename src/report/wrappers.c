@@ -4,7 +4,8 @@
  * l_alloc or yaml_malloc, a hook table's entry): every leak would be reported at the
  * wrapper's one line, which tells nobody what to fix. With each site's stack known, a leak
  * made inside a wrapper is shown at the wrapper's caller instead, its stack one frame
- * shorter, and the report names the wrapper.
+ * shorter, and the report names the wrapper. So is a block made inside the system's
+ * headers (a C++ container growing): it is shown at the program's line that grew it.
  *
  * A function is a wrapper when option alloc_fn names it (as Valgrind's --alloc-fn), or,
  * with option wrappers (the default), by this rule: leaks made at one place in it were
@@ -117,12 +118,22 @@ static void move_to_caller(mt_place_t *p)
     p->stack.nframes--;
 }
 
+/* Code from the system's headers (the C++ standard library's containers, inlined or
+ * instantiated in the program): the line to fix is the program's own that called it. */
+static bool in_system_header(const char *file)
+{
+    return file != NULL &&
+           (strncmp(file, "/usr/include/", 13) == 0 || strncmp(file, "/usr/lib/", 9) == 0);
+}
+
 static void skip_named(mt_report_t *r, mt_place_t *p)
 {
     while (p->stack.nframes > 0 && mt_alloc_fn_matches(p->func)) {
         name_wrapper(r, p, false);
         move_to_caller(p);
     }
+    while (p->stack.nframes > 0 && in_system_header(p->file)) /* said in the README */
+        move_to_caller(p);
 }
 
 typedef struct candidate {
