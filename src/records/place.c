@@ -202,6 +202,15 @@ void *mt_place_function_pc(uint32_t id)
     return first > 0 ? pcs[first - 1] : NULL;
 }
 
+void *mt_place_caller_pc(uint32_t id)
+{
+    const mt_site_t *s = mt_site_get(id);
+    void *const *pcs;
+    unsigned n = mt_stack_get(s->stack, &pcs);
+    unsigned first = first_caller(s, pcs, n);
+    return first < n ? pcs[first] : NULL;
+}
+
 size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max)
 {
     const mt_site_t *s = mt_site_get(id);

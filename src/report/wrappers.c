@@ -8,7 +8,7 @@
  * headers (a C++ container growing): it is shown at the program's line that grew it.
  *
  * A function is a wrapper when option alloc_fn names it (as Valgrind's --alloc-fn), or,
- * with option wrappers (the default), by this rule: leaks made at one place in it were
+ * with option wrappers (the default), by this rule: blocks made at one place in it were
  * reached from at least WRAPPER_CALLERS different call sites, that place is the only one
  * in the function where blocks were ever made, and its code is at most WRAPPER_MAX_BYTES
  * long: a function that small with one allocation does little but allocate. A function
@@ -167,8 +167,28 @@ static bool only_allocation(uint32_t id, uintptr_t start, size_t size)
     return true;
 }
 
-/* The rule: places reached from WRAPPER_CALLERS callers or more, the only allocation of a
- * small function. */
+/* How many different calls reached the place of site id over the whole run (every block
+ * made there, freed or not, has its site with its stack), up to WRAPPER_CALLERS. */
+static unsigned callers_seen(uint32_t id)
+{
+    void *seen[WRAPPER_CALLERS];
+    unsigned n = 0;
+    uint32_t place = mt_site_place(id), count = mt_site_count();
+    for (uint32_t i = 1; i < count && n < WRAPPER_CALLERS; i++) {
+        if (mt_site_place(i) != place || mt_site_get(i)->stack == 0)
+            continue;
+        void *caller = mt_place_caller_pc(i);
+        bool known = caller == NULL;
+        for (unsigned j = 0; j < n && !known; j++)
+            known = seen[j] == caller;
+        if (!known)
+            seen[n++] = caller;
+    }
+    return n;
+}
+
+/* The rule: places reached from WRAPPER_CALLERS callers or more (among the leaks, or over
+ * the whole run), the only allocation of a small function. */
 static size_t find_wrappers(mt_leak_site_t *sites, size_t n, candidate_t *c)
 {
     size_t nc = 0;
@@ -195,7 +215,7 @@ static size_t find_wrappers(mt_leak_site_t *sites, size_t n, candidate_t *c)
             cand->callers[cand->ncallers++] = &p->stack.frames[0];
     }
     for (size_t k = 0; k < nc; k++) {
-        if (c[k].ncallers < WRAPPER_CALLERS)
+        if (c[k].ncallers < WRAPPER_CALLERS && callers_seen(c[k].first->site) < WRAPPER_CALLERS)
             continue;
         mt_symbol_t sym;
         void *pc = mt_place_function_pc(c[k].first->site);
