@@ -126,9 +126,11 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
         system = true;   /* no module at all: the loader's or generated code */
-        if (mt_in_crash) /* no loader call: the program's code is known by its range */
+        if (mt_in_crash) /* no loader call: the program's code is known by its range, and a
+                            block whose stack passes through it is the program's */
             system =
-                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end);
+                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end) &&
+                !mt_place_stack_in_program(id);
         else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
                 out->func = info.dli_sname;

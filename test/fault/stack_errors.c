@@ -1,0 +1,37 @@
+/* Errors name the stacks that matter: a double free and an overrun found inside helper
+ * functions show, under the allocation and under the free that found them, the callers'
+ * lines down to main.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+static char *make_name(size_t n)
+{
+    return malloc(n);
+}
+
+static void release(char *p)
+{
+    free(p);
+}
+
+static void drop_twice(void)
+{
+    char *p = make_name(8);
+    release(p);
+    release(p);
+}
+
+static void overrun(void)
+{
+    char *p = make_name(4);
+    memcpy(p, "12345", 5);
+    release(p);
+}
+
+int main(void)
+{
+    drop_twice();
+    overrun();
+    return 0;
+}
