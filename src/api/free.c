@@ -355,7 +355,7 @@ MT_EXPORT void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, c
 MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const char *func)
 {
     if (ptr == NULL)
-        return; /* free(NULL) is frequent: no site lookup, no lock */
+        return;           /* free(NULL) is frequent: no site lookup, no lock */
     MT_OPERATION_BEGIN(); /* an error found names this call's stack */
     mt_free(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
     MT_OPERATION_END();

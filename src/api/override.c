@@ -66,10 +66,10 @@ static inline void *process_calloc(size_t count, size_t size, void *pc, void *fr
 
 /* The C library's strdup calls malloc from inside itself, which would site the copy in
  * the C library: ours sites it at the caller. Untracked, it is the plain copy. */
-static inline char *process_strndup(const char *s, size_t len, void *pc, void *frame, bool track, mt_kind_t kind)
+static inline char *process_strndup(const char *s, size_t len, void *pc, void *frame, bool track,
+                                    mt_kind_t kind)
 {
-    char *copy =
-        track ? mt_alloc(len + 1, 0, STACKED_SITE(kind), false) : mt_libc_malloc(len + 1);
+    char *copy = track ? mt_alloc(len + 1, 0, STACKED_SITE(kind), false) : mt_libc_malloc(len + 1);
     if (copy != NULL) {
         memcpy(copy, s, len);
         copy[len] = '\0';
@@ -102,7 +102,8 @@ static inline void process_free(void *ptr, void *pc, void *frame, bool checked)
     MT_OPERATION_END();
 }
 
-static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, void *frame, mt_kind_t kind, bool track)
+static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, void *frame, mt_kind_t kind,
+                                      bool track)
 {
     mt_block_t b;
     if (ptr == NULL || MT_UNLIKELY(mt_busy))
@@ -131,7 +132,8 @@ static inline void *process_realloc(void *ptr, size_t size, void *pc, void *fram
     return realloc_untracked_caller(ptr, size, pc, frame, MT_KIND_REALLOC, track);
 }
 
-static inline void *process_reallocarray(void *ptr, size_t count, size_t size, void *pc, void *frame, bool track)
+static inline void *process_reallocarray(void *ptr, size_t count, size_t size, void *pc,
+                                         void *frame, bool track)
 {
     size_t total;
     if (mt_mul_overflows(count, size, &total))
@@ -141,14 +143,16 @@ static inline void *process_reallocarray(void *ptr, size_t count, size_t size, v
     return realloc_untracked_caller(ptr, total, pc, frame, MT_KIND_REALLOCARRAY, track);
 }
 
-static inline void *process_memalign(size_t alignment, size_t size, void *pc, void *frame, bool track)
+static inline void *process_memalign(size_t alignment, size_t size, void *pc, void *frame,
+                                     bool track)
 {
     if (track)
         return mt_alloc(size, mt_round_alignment(alignment), CALLER_SITE(MEMALIGN), false);
     return mt_libc_memalign(alignment, size);
 }
 
-static inline void *process_aligned_alloc(size_t alignment, size_t size, void *pc, void *frame, bool track)
+static inline void *process_aligned_alloc(size_t alignment, size_t size, void *pc, void *frame,
+                                          bool track)
 {
     if (!mt_power_of_two(alignment)) {
         errno = EINVAL;
@@ -159,8 +163,8 @@ static inline void *process_aligned_alloc(size_t alignment, size_t size, void *p
     return mt_libc_memalign(alignment, size);
 }
 
-static inline int process_posix_memalign(void **out, size_t alignment, size_t size, void *pc, void *frame,
-                                         bool track)
+static inline int process_posix_memalign(void **out, size_t alignment, size_t size, void *pc,
+                                         void *frame, bool track)
 {
     if (!mt_power_of_two(alignment) || alignment % sizeof(void *) != 0)
         return EINVAL;

@@ -189,10 +189,9 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
         if (form != NULL)
             return form;
         /* page_guard_site and alloc_fn are repeatable: each entry adds one ("" clears). */
-        bool repeatable = strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "alloc_fn") == 0;
-        size_t at = n != 0 && repeatable && o->text[0] != '\0'
-                        ? strlen(o->text) + 1
-                        : 0;
+        bool repeatable =
+            strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "alloc_fn") == 0;
+        size_t at = n != 0 && repeatable && o->text[0] != '\0' ? strlen(o->text) + 1 : 0;
         if (at + n >= MT_OPTION_STRING_MAX)
             return "a shorter value";
         if (at != 0)

@@ -37,7 +37,7 @@
     X(alloc_fn, STRING, "",                                                                        \
       "a function that only wraps an allocator (* wildcards; repeatable): sites at its callers")   \
     X(wrappers, BOOL, "1",                                                                         \
-      "find allocation wrappers (small functions reached from many callers): sites at callers")   \
+      "find allocation wrappers (small functions reached from many callers): sites at callers")    \
     X(track_programs, STRING, "",                                                                  \
       "with track_all: track only processes whose executable matches a glob (| between them)")     \
     X(track_pid, COUNT, "0", "with track_programs: this process is tracked whatever it runs")      \

@@ -56,8 +56,7 @@ static void find_stack_bounds(void)
          * the stack may grow to (an unlimited stack: assume a gigabyte). */
         struct rlimit rl;
         uintptr_t size = (uintptr_t)1 << 30;
-        if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-            rl.rlim_cur < size)
+        if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < size)
             size = (uintptr_t)rl.rlim_cur;
         high = (uintptr_t)__libc_stack_end;
         low = high > size ? high - size : 0;

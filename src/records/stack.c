@@ -35,8 +35,8 @@ typedef struct index_entry {
 static struct {
     pthread_mutex_t lock;
     stored_t *_Atomic *_Atomic chunks[MAX_CHUNKS]; /* chunks of pointers to stored stacks */
-    _Atomic uint32_t count;                         /* ids in use, including id 0 */
-    index_entry_t *index;                           /* index_size entries, a power of two */
+    _Atomic uint32_t count;                        /* ids in use, including id 0 */
+    index_entry_t *index;                          /* index_size entries, a power of two */
     size_t index_size;
 } stacks = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -189,7 +189,8 @@ uint32_t mt_stack_here(void *frame, void *caller)
     size_t depth = mt_opt.stack;
     if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return MT_STACK_NONE;
-    unsigned n = mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX);
+    unsigned n =
+        mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX);
     return mt_stack_intern(pcs, n);
 }
 

@@ -128,8 +128,8 @@ typedef struct mt_apart {
 
 /* A function seen as an allocation wrapper: leaks made inside it are shown at its callers. */
 typedef struct mt_wrapper {
-    mt_frame_t fn;  /* its name, and its file and line where the site inside it is */
-    bool detected;  /* found by the rule (report.c), not named by option alloc_fn */
+    mt_frame_t fn; /* its name, and its file and line where the site inside it is */
+    bool detected; /* found by the rule (report.c), not named by option alloc_fn */
 } mt_wrapper_t;
 
 /* A suppression rule and the leaks it left out. */
@@ -169,7 +169,7 @@ typedef struct mt_report {
     mt_apart_t suppressed; /* left out by suppression rules */
     mt_rule_hits_t *rules;
     size_t nrules;
-    mt_apart_t system; /* made inside system libraries (track_all) */
+    mt_apart_t system;      /* made inside system libraries (track_all) */
     mt_wrapper_t *wrappers; /* functions whose sites are shown at their callers */
     size_t nwrappers;
 

@@ -344,8 +344,8 @@ static void build_errors(mt_report_t *r, mt_error_t *raw, frame_pool_t *pool)
     size_t n = mt_error_log(raw, MT_ERROR_LOG_MAX);
     for (size_t i = 0; i < n; i++) {
         size_t room = (size_t)(pool->end - pool->next), want = 3 * pool->depth;
-        pool->next += mt_error_to_model(&raw[i], &r->error_list[i], pool->next,
-                                        room < want ? room : want);
+        pool->next +=
+            mt_error_to_model(&raw[i], &r->error_list[i], pool->next, room < want ? room : want);
     }
     r->nerror_list = n;
     for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
