@@ -492,44 +492,48 @@ echo
 # in the same repetitions.
 echo "9. Stacks: ns per pair and ratio to glibc, blocks made 8 calls deep (--depth 8)"
 SDEPTH=8
-declare -A sv=() sr=() sa=()
-svariants=("stack=0" "stack=8 (default)" "stack=16" "stack=8, no frame pointers" \
-    "unwind=exact" "ASan" "ASan, frame pointers")
+declare -A stk_v=() stk_r=() stk_a=()
+declare -A STK_LABEL=([s0]="stack=0" [s8]="stack=8 (default)" [s16]="stack=16"
+    [nofp]="stack=8, no frame pointers" [exact]="unwind=exact" [asan]="ASan"
+    [asanfp]="ASan, frame pointers")
+STK_VARIANTS="s0 s8 s16 nofp exact asan asanfp"
 for n in 1000 1000000; do
-    sops=$([ "$n" = 1000 ] && t_ops 1000 || t_ops 1000000)
-    sreps=$(t_reps "$n")
-    for ((k = 0; k < sreps; k++)); do
+    sops=$(t_ops "$n")
+    for ((k = 0; k < $(t_reps "$n"); k++)); do
         g=$(field ns_per_pair "$(run plain --live "$n" --ops "$sops" --depth $SDEPTH --seed $((k + 1)))")
         asan_ns=""
-        for v in "${svariants[@]}"; do
-            case $v in ASan*) [ $have_asan = 1 ] || continue ;; esac
+        for v in $STK_VARIANTS; do
+            case $v in asan*) [ $have_asan = 1 ] || continue ;; esac
             case $v in
-            "stack=8, no frame pointers") prog=tracked-nofp env_="MEMTRACK_OPTIONS=stack=8" ;;
-            "stack=8 (default)") prog=tracked env_= ;;
-            ASan) prog=asan env_="ASAN_OPTIONS=detect_leaks=0" ;;
-            "ASan, frame pointers") prog=asan-fp env_="ASAN_OPTIONS=detect_leaks=0" ;;
-            *) prog=tracked env_="MEMTRACK_OPTIONS=$v" ;;
+            s0) prog=tracked env_="MEMTRACK_OPTIONS=stack=0" ;;
+            s8) prog=tracked env_= ;;
+            s16) prog=tracked env_="MEMTRACK_OPTIONS=stack=16" ;;
+            nofp) prog=tracked-nofp env_= ;;
+            exact) prog=tracked env_="MEMTRACK_OPTIONS=unwind=exact" ;;
+            asan) prog=asan env_="ASAN_OPTIONS=detect_leaks=0" ;;
+            asanfp) prog=asan-fp env_="ASAN_OPTIONS=detect_leaks=0" ;;
             esac
             b=$(field ns_per_pair "$(RUN_ENV="$env_" run "$prog" --live "$n" --ops "$sops" --depth $SDEPTH --seed $((k + 1)))")
-            sv[$v,$n]+=" $b" sr[$v,$n]+=" $(ratio "$b" "$g")"
-            [ "$v" = "ASan, frame pointers" ] && asan_ns=$b
+            stk_v[$v,$n]+=" $b" stk_r[$v,$n]+=" $(ratio "$b" "$g")"
+            [ $v = asanfp ] && asan_ns=$b
         done
         if [ -n "$asan_ns" ]; then
-            for v in "${svariants[@]}"; do
-                set -- ${sv[$v,$n]:-}
-                [ $# -gt 0 ] && sa[$v,$n]+=" $(ratio "${!#}" "$asan_ns")"
+            for v in $STK_VARIANTS; do
+                set -- ${stk_v[$v,$n]:-}
+                [ $# -gt 0 ] && stk_a[$v,$n]+=" $(ratio "${!#}" "$asan_ns")"
             done
         fi
     done
 done
-printf '%-30s %22s %8s %22s %8s\n' variant "1000 live: ns (ratio)" "/ASan" "1M live: ns (ratio)" "/ASan"
-for v in "${svariants[@]}"; do
-    [ -n "${sv[$v,1000]:-}" ] || continue
-    printf '%-30s %22s %8s %22s %8s\n' "$v" \
-        "$(printf '%.0f (%sx)' "$(median ${sv[$v,1000]})" "$(median ${sr[$v,1000]})")" \
-        "$(med "${sa[$v,1000]:-}")" \
-        "$(printf '%.0f (%sx)' "$(median ${sv[$v,1000000]})" "$(median ${sr[$v,1000000]})")" \
-        "$(med "${sa[$v,1000000]:-}")"
+stk_cell() { # stk_cell VARIANT SIZE -> "ns (ratio to glibc)"
+    [ -n "${stk_v[$1,$2]:-}" ] || { echo "n/a"; return; }
+    printf '%.0f (%sx)' "$(median ${stk_v[$1,$2]})" "$(median ${stk_r[$1,$2]})"
+}
+printf '%-28s %20s %7s %20s %7s\n' variant "1000 live: ns (x)" "/ASan" "1M live: ns (x)" "/ASan"
+for v in $STK_VARIANTS; do
+    [ -n "${stk_v[$v,1000]:-}" ] || continue
+    printf '%-28s %20s %7s %20s %7s\n' "${STK_LABEL[$v]}" "$(stk_cell $v 1000)" \
+        "$(med "${stk_a[$v,1000]:-}")" "$(stk_cell $v 1000000)" "$(med "${stk_a[$v,1000000]:-}")"
 done
 echo "   /ASan: against ASan built with frame pointers (its fast unwinder's need), same repetition."
 echo "   stack=8, no frame pointers: the churn built without -fno-omit-frame-pointer (the walk"
@@ -575,7 +579,7 @@ check "default page-guard sampling over none at 1K (issue 16)" \
     "${gz["(defaults: page_guard_rate=10000)"]}" "<=" 1.05
 for n in 1000 1000000; do
     check "stacks (issue 12): memtrack default / ASan, 8 calls deep, at $n live" \
-        "$(med "${sa["stack=8 (default)",$n]:-}")" "<=" 1.0
+        "$(med "${stk_a[s8,$n]:-}")" "<=" 1.0
 done
 printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "   (log of every run: $log)"
