@@ -7,11 +7,14 @@
  * (originalUriBaseIds). An error is shown where it was found when that is a source line,
  * else where its block was allocated; its other sites are related locations. Sites known
  * only by address get a logical location (function) and their module as the artifact.
+ * A place with callers gives its result a stack (SARIF's result.stacks): a leak the stack
+ * of its allocation, an error those of its allocation, its release and what found it.
  * Rules are listed once each, in the order results first use them.
  */
 #include <string.h>
 
 #include "errors/format.h"
+#include "records/kinds.h" /* MT_KIND_NONE */
 
 #define MAX_RULES 128
 
@@ -125,6 +128,62 @@ static bool has_location(const mt_place_t *p)
     return p->file != NULL || p->module != NULL || p->func != NULL;
 }
 
+/* A stackFrame: where the code is, and the shared object holding it when that is known. */
+static void stack_frame(mt_buf_t *b, const mt_place_t *p)
+{
+    mt_buf_str(b, "{\"location\": ");
+    location(b, p, NULL, -1);
+    if (p->module != NULL) {
+        mt_buf_str(b, ", \"module\": ");
+        mt_buf_json_str(b, p->module);
+    }
+    mt_buf_char(b, '}');
+}
+
+/* Which of an error's places a stack is of: the message says it. */
+enum stack_of { STACK_ALLOC, STACK_RELEASE, STACK_FOUND };
+
+/* A SARIF stack for a place that has callers, innermost first as SARIF orders frames: the
+ * place itself, then each caller. Its message names the place ("allocated at a.c:3 in
+ * f()"), so a viewer that lists several stacks tells them apart. Places without callers
+ * get none: the result's locations already show them. *open is whether "stacks" has
+ * been started. */
+static void stack(mt_buf_t *b, const mt_place_t *p, enum stack_of of, bool *open)
+{
+    if (p->stack.nframes == 0)
+        return;
+    mt_buf_str(b, *open ? ",\n          {" : ", \"stacks\": [\n          {");
+    *open = true;
+    mt_buf_str(b, "\"message\": {\"text\": ");
+    mt_buf_json_begin(b);
+    switch (of) {
+    case STACK_ALLOC: mt_buf_str(b, "allocated at "); break;
+    case STACK_RELEASE: mt_buf_str(b, "released at "); break;
+    case STACK_FOUND: mt_buf_str(b, "found by "); break;
+    }
+    if (of == STACK_FOUND)
+        mt_buf_found_by(b, p, 0);
+    else
+        mt_buf_place(b, p);
+    mt_buf_json_end(b);
+    mt_buf_str(b, "}, \"frames\": [");
+    stack_frame(b, p);
+    for (size_t i = 0; i < p->stack.nframes; i++) {
+        const mt_frame_t *f = &p->stack.frames[i];
+        /* A caller is located as a place without a kind is: the same fields. */
+        mt_place_t q = {.kind_id = MT_KIND_NONE,
+                        .file = f->file,
+                        .line = f->line,
+                        .func = f->func,
+                        .module = f->module,
+                        .pc = f->pc,
+                        .offset = f->offset};
+        mt_buf_str(b, ",\n            ");
+        stack_frame(b, &q);
+    }
+    mt_buf_str(b, "]}");
+}
+
 static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const char *kind)
 {
     size_t index = rule_index(rs, error, kind);
@@ -200,6 +259,9 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     if (has_location(&s->where))
         location(b, &s->where, NULL, -1);
     mt_buf_char(b, ']');
+    bool stacks = false;
+    stack(b, &s->where, STACK_ALLOC, &stacks);
+    mt_buf_str(b, stacks ? "]" : "");
     fingerprint(b, "leak", &s->where);
     mt_buf_str(b, ", \"properties\": {\"bytes\": ");
     mt_buf_u64(b, s->bytes);
@@ -235,6 +297,13 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
         location(b, &e->found, "the error was found here", id++);
     }
     mt_buf_char(b, ']');
+    /* The stacks of the allocation, the release and the call that found the error. */
+    bool stacks = false;
+    stack(b, &e->alloc, STACK_ALLOC, &stacks);
+    if (e->freed.kind != NULL)
+        stack(b, &e->freed, STACK_RELEASE, &stacks);
+    stack(b, &e->found, STACK_FOUND, &stacks);
+    mt_buf_str(b, stacks ? "]" : "");
     fingerprint(b, e->kind, &e->alloc);
     mt_buf_str(b, ", \"properties\": {\"sequence\": ");
     mt_buf_u64(b, e->seq);

@@ -34,10 +34,14 @@ status=0
 "$M" run --sarif out.sarif ./prog 2>run.err || status=$?
 [ $status = 23 ] || { cat run.err; exit 1; }
 
-/usr/bin/python3 - "$d" <<'PY'
+/usr/bin/python3 - "$d" "$TOP/test/lib" <<'PY'
 import json, sys
 d = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+import sarif_check
 s = json.load(open("out.sarif"))
+errors = sarif_check.check(s)  # SARIF 2.1.0's rules for what memtrack writes, stacks too
+assert not errors, errors
 assert s["version"] == "2.1.0" and "sarif-2.1.0" in s["$schema"]
 assert len(s["runs"]) == 1
 run = s["runs"][0]
@@ -92,5 +96,6 @@ PY
 MEMTRACK_OPTIONS=sarif=lib.sarif:json=lib.json ./prog 2>/dev/null || true
 "$M" report lib.json --sarif again.sarif
 cmp lib.sarif again.sarif
+/usr/bin/python3 "$TOP/test/lib/sarif_check.py" lib.sarif
 /usr/bin/python3 -c 'import json; a=json.load(open("lib.sarif")); b=json.load(open("out.sarif")); assert [r["ruleId"] for r in a["runs"][0]["results"]] == [r["ruleId"] for r in b["runs"][0]["results"]]'
 echo "report_sarif: ok"

@@ -3,8 +3,8 @@
 # tools/report.schema.json; read back by memtrack report and written again byte for byte;
 # bounded when read (a stack of more than 64 frames, more than 256 wrappers, a frame that
 # misses a field are refused, naming it); a report of format 2 (no stacks) still read; the
-# SARIF gives each result its stacks, valid as SARIF 2.1.0 has them; the HTML lists every
-# frame, escaped.
+# SARIF gives each result its stacks (test/lib/sarif_check.py: valid as SARIF 2.1.0 has
+# them); the HTML lists every frame, escaped.
 set -eu
 PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
 # shellcheck source=../lib/runner.sh
@@ -87,5 +87,57 @@ a, b = json.load(open("v2.json")), json.load(open("v2-again.json"))
 assert b["version"] == 3 and "wrappers" not in b, b.keys()
 assert dict(a, version=3) == b
 assert all("stack" not in s for s in b["leaks"]["sites"])
+PY
+# SARIF: each result has the stacks of its places, as SARIF 2.1.0 has them.
+"$M" report "$fixture" --sarif lib.sarif
+cmp lib.sarif again.sarif
+$PY - "$TOP/test/lib" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import sarif_check
+s = json.load(open("again.sarif"))
+errors = sarif_check.check(s)
+assert not errors, errors
+results = s["runs"][0]["results"]
+
+def frame(f):
+    loc = f["location"]
+    name = loc["logicalLocations"][0]["name"]
+    p = loc["physicalLocation"]
+    if "region" in p:
+        return (name, p["artifactLocation"]["uri"], p["region"]["startLine"])
+    return (name, f["module"], p["address"]["absoluteAddress"])
+
+def stacks(r):
+    return [(st["message"]["text"], [frame(f) for f in st["frames"]]) for st in r["stacks"]]
+
+leaks = [r for r in results if r["ruleId"].startswith("leak/")]
+assert stacks(leaks[0]) == [("allocated at shapes.c:12 in load_image()",
+    [("load_image", "shapes.c", 12), ("main", "shapes.c", 30)])], stacks(leaks[0])
+assert stacks(leaks[1]) == [("allocated at shapes.c:8 in parse_config()",
+    [("parse_config", "shapes.c", 8),
+     ("settings::load<int>", "/usr/lib/libsettings.so.1", 0x7f3a12c0102a),
+     ("main", "shapes.c", 29)])], stacks(leaks[1])
+assert "stacks" not in leaks[2], leaks[2]  # made in main: no callers, no stack
+over, double = [r for r in results if r["ruleId"].startswith("error/")]
+assert stacks(over) == [
+    ("allocated at shapes.c:16 in make_name()", [("make_name", "shapes.c", 16), ("main", "shapes.c", 32)]),
+    ("found by free at shapes.c:21 in drop_name()", [("drop_name", "shapes.c", 21), ("main", "shapes.c", 33)]),
+], stacks(over)
+assert [m for m, _ in stacks(double)] == ["allocated at shapes.c:16 in make_name()",
+    "released at shapes.c:21 in drop_name()", "found by free at shapes.c:21 in drop_name()"]
+assert [f[-1][2] for _, f in stacks(double)] == [32, 33, 34], stacks(double)
+
+# The check is not a rubber stamp: stacks broken as SARIF forbids fail it.
+def broken(change):
+    bad = json.loads(json.dumps(s))
+    change(bad["runs"][0]["results"][0]["stacks"][0])
+    return sarif_check.check(bad)
+assert broken(lambda st: st.pop("frames"))
+assert broken(lambda st: st["frames"][0].update(line=3))
+assert broken(lambda st: st["frames"][1]["location"]["physicalLocation"]["region"].update(startLine=0))
+assert broken(lambda st: st["frames"][1]["location"].update(physicalLocation={"region": {"startLine": 1}}))
+assert broken(lambda st: st.update(message="text"))
+print("sarif: ok")
 PY
 echo "report_stacks: ok"
