@@ -3,9 +3,11 @@
  * No network, no external file: the style, the plot (inline SVG) and the table sorting
  * (a few lines of script) are in the page. It shows a summary, live bytes over the run
  * with the peak marked, the largest sites as bars, every leak site in a table sorted by
- * clicking a column, the errors, and the options in effect. Elements the tests and a
- * reader's scripts may look for have ids: summary, timeline-plot, live-bytes,
- * peak-marker, peak-label, top-sites, leak-table, error-table, options.
+ * clicking a column, the errors, and the options in effect. A place's call stack is a
+ * <details> element under it, closed until clicked. Elements the tests and a reader's
+ * scripts may look for have ids: summary, timeline-plot, live-bytes, peak-marker,
+ * peak-label, top-sites, leak-table, error-table, options, wrappers-note; stacks have the
+ * class stack and one of leak-stack, alloc-stack, release-stack, found-stack.
  *
  * Coordinates are computed with integers: the plot is 900 x 300 units.
  */
@@ -70,6 +72,10 @@ static const char style[] =
     "table.sortable th[aria-sort=ascending]::after{content:' \\25B2';color:var(--ink)}\n"
     "table.sortable th[aria-sort=descending]::after{content:' \\25BC';color:var(--ink)}\n"
     "code{font:12px ui-monospace,monospace}\n"
+    "details.stack{margin-top:2px}\n"
+    "details.stack summary{cursor:pointer;color:var(--muted);font-size:12px}\n"
+    "ol.frames{margin:4px 0 2px;padding-left:22px}\n"
+    "ol.frames li{font:12px ui-monospace,monospace;overflow-wrap:anywhere}\n"
     "footer{color:var(--muted);font-size:12px;padding-bottom:30px}\n"
     "</style>\n";
 
@@ -137,6 +143,92 @@ static void html_site_only(mt_buf_t *b, const mt_place_t *p)
     html_place(b, &q);
 }
 
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* A caller as a person reads it: "func at file:line" where there is line information,
+ * else "func+0xOFF (module)", or the address itself when not even a symbol is known. */
+static void html_frame(mt_buf_t *b, const mt_frame_t *f)
+{
+    mt_buf_escape(b, MT_ESCAPE_HTML); /* escaped as it is written: never cut */
+    if (f->func != NULL)
+        mt_buf_text(b, f->func);
+    if (f->file != NULL) {
+        mt_buf_str(b, f->func != NULL ? " at " : "");
+        mt_buf_text(b, f->file);
+        if (f->line > 0) {
+            mt_buf_char(b, ':');
+            mt_buf_u64(b, (uint64_t)f->line);
+        }
+    } else {
+        if (f->func == NULL)
+            mt_buf_hex(b, f->pc);
+        else if (f->offset != 0) {
+            mt_buf_char(b, '+');
+            mt_buf_hex(b, f->offset);
+        }
+        if (f->module != NULL) {
+            mt_buf_str(b, " (");
+            mt_buf_text(b, basename_of(f->module));
+            mt_buf_char(b, ')');
+        }
+    }
+    mt_buf_escape(b, MT_ESCAPE_NONE);
+}
+
+/* A place's callers, closed until clicked: <details> needs no script and is reachable by
+ * keyboard. what is a class naming whose stack it is (tests and readers' scripts find it
+ * by it) and label the summary's first words. Nothing for a place without callers. */
+static void html_stack(mt_buf_t *b, const mt_stack_t *st, const char *what, const char *label)
+{
+    if (st->nframes == 0)
+        return;
+    mt_buf_str(b, "<details class=\"stack ");
+    mt_buf_str(b, what);
+    mt_buf_str(b, "\" data-frames=\"");
+    mt_buf_u64(b, st->nframes);
+    mt_buf_str(b, "\"><summary>");
+    mt_buf_str(b, label);
+    mt_buf_str(b, " (");
+    mt_buf_count(b, st->nframes, "frame", "frames");
+    mt_buf_str(b, ")</summary><ol class=\"frames\">");
+    for (size_t i = 0; i < st->nframes; i++) {
+        mt_buf_str(b, "<li>");
+        html_frame(b, &st->frames[i]);
+        mt_buf_str(b, "</li>");
+    }
+    mt_buf_str(b, "</ol></details>");
+}
+
+/* The functions whose leaks are shown at their callers, and why each one is. */
+static void wrappers_note(mt_buf_t *b, const mt_report_t *r)
+{
+    if (r->nwrappers == 0)
+        return;
+    mt_buf_str(b, "<p class=\"note\" id=\"wrappers-note\">Leaks made inside allocation "
+                  "wrappers are shown at their callers: ");
+    for (size_t i = 0; i < r->nwrappers; i++) {
+        const mt_wrapper_t *w = &r->wrappers[i];
+        mt_buf_str(b, i == 0 ? "<code>" : ", <code>");
+        mt_buf_html(b, w->fn.func != NULL ? w->fn.func : "?");
+        mt_buf_str(b, "</code> (");
+        if (w->fn.file != NULL) { /* where the allocation inside it is */
+            mt_frame_t where = w->fn;
+            where.func = NULL; /* named already */
+            html_frame(b, &where);
+            mt_buf_str(b, ", ");
+        } else if (w->fn.module != NULL) {
+            mt_buf_html(b, basename_of(w->fn.module));
+            mt_buf_str(b, ", ");
+        }
+        mt_buf_str(b, w->detected ? "found by memtrack's rule)" : "named by option alloc_fn)");
+    }
+    mt_buf_str(b, ".</p>\n");
+}
+
 static void apart_note(mt_buf_t *b, const mt_apart_t *a, const char *id, const char *why)
 {
     if (a->blocks == 0)
@@ -176,6 +268,7 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     apart_note(b, &r->suppressed, "suppressed-note", " (suppressed by rules).");
     apart_note(b, &r->system, "system-note",
                " made inside system libraries (option system_leaks lists them).");
+    wrappers_note(b, r);
     mt_buf_str(b, "</section>\n");
 }
 
@@ -446,7 +539,7 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, "<table id=\"leak-table\" class=\"sortable\"><thead><tr>"
                   "<th class=\"num\">Bytes</th><th class=\"num\">Blocks</th><th>Site</th>"
                   "<th>Function</th><th>Kind</th><th>Owner</th><th class=\"num\">First block</th>"
-                  "<th>Blocks #</th></tr></thead>\n<tbody>\n");
+                  "<th>Blocks #</th><th>Called from</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->nsites; i++) {
         const mt_leak_site_t *s = &r->sites[i];
         mt_buf_str(b, "<tr>");
@@ -472,6 +565,8 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
             mt_buf_u64(b, s->blocks - s->nseqs);
             mt_buf_str(b, " more");
         }
+        mt_buf_str(b, "</td><td>");
+        html_stack(b, &s->where.stack, "leak-stack", "call stack");
         mt_buf_str(b, "</td></tr>\n");
     }
     mt_buf_str(b, "</tbody></table>\n</section>\n");
@@ -503,17 +598,22 @@ static void error_table(mt_buf_t *b, const mt_report_t *r)
         num_cell(b, e->size);
         mt_buf_str(b, "<td><code>");
         html_place(b, &e->alloc);
-        mt_buf_str(b, "</code></td><td>");
+        mt_buf_str(b, "</code>");
+        html_stack(b, &e->alloc.stack, "alloc-stack", "call stack");
+        mt_buf_str(b, "</td><td>");
         mt_buf_html(b, e->found.kind);
         if (e->found.file != NULL || e->found.pc != 0) {
             mt_buf_str(b, " at <code>");
             html_place(b, &e->found);
             mt_buf_str(b, "</code>");
         }
+        html_stack(b, &e->found.stack, "found-stack", "call stack");
         mt_buf_str(b, "</td><td class=\"detail\">");
         mt_buf_escape(b, MT_ESCAPE_HTML);
         mt_buf_error_summary(b, e);
         mt_buf_escape(b, MT_ESCAPE_NONE);
+        if (e->freed.kind != NULL)
+            html_stack(b, &e->freed.stack, "release-stack", "call stack of the release");
         mt_buf_str(b, "</td></tr>\n");
     }
     mt_buf_str(b, "</tbody></table>\n");

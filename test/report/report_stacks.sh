@@ -140,4 +140,61 @@ assert broken(lambda st: st["frames"][1]["location"].update(physicalLocation={"r
 assert broken(lambda st: st.update(message="text"))
 print("sarif: ok")
 PY
+# HTML: every frame of every stack, under the place it belongs to, escaped; the wrappers.
+"$M" report "$fixture" --html lib.html
+cmp lib.html again.html
+grep -qF '<li>settings::load&lt;int&gt;+0x2a (libsettings.so.1)</li>' again.html
+$PY - <<'PY'
+from html.parser import HTMLParser
+class Stacks(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stacks, self.cur, self.text, self.tags, self.note = [], None, None, [], None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "details" and "stack" in a.get("class", "").split():
+            self.cur = {"class": a["class"].split()[1], "frames": int(a["data-frames"]),
+                        "summary": "", "items": []}
+        elif tag == "li" and self.cur is not None:
+            self.text = ""
+        elif tag == "p" and a.get("id") == "wrappers-note":
+            self.note = ""
+        self.tags.append(tag)
+    def handle_endtag(self, tag):
+        self.tags.pop()
+        if tag == "details" and self.cur is not None:
+            self.stacks.append(self.cur)
+            self.cur = None
+        elif tag == "li" and self.text is not None:
+            self.cur["items"].append(self.text)
+            self.text = None
+        elif tag == "p" and self.note is not None:
+            self.stacks.append({"note": self.note})
+            self.note = None
+    def handle_data(self, data):
+        if self.text is not None:
+            self.text += data
+        elif self.cur is not None and self.tags[-1] == "summary":
+            self.cur["summary"] += data
+        if self.note is not None:
+            self.note += data
+p = Stacks()
+p.feed(open("again.html", encoding="utf-8").read())
+note = [s["note"] for s in p.stacks if "note" in s]
+assert note == ["Leaks made inside allocation wrappers are shown at their callers: xmalloc "
+                "(util.c:4, found by memtrack's rule), g_malloc (libglib-2.0.so.0, named by "
+                "option alloc_fn)."], note
+got = [(s["class"], s["frames"], s["summary"], s["items"]) for s in p.stacks if "note" not in s]
+assert got == [
+    ("leak-stack", 1, "call stack (1 frame)", ["main at shapes.c:30"]),
+    ("leak-stack", 2, "call stack (2 frames)",
+     ["settings::load<int>+0x2a (libsettings.so.1)", "main at shapes.c:29"]),
+    ("alloc-stack", 1, "call stack (1 frame)", ["main at shapes.c:32"]),
+    ("found-stack", 1, "call stack (1 frame)", ["main at shapes.c:33"]),
+    ("alloc-stack", 1, "call stack (1 frame)", ["main at shapes.c:32"]),
+    ("found-stack", 1, "call stack (1 frame)", ["main at shapes.c:34"]),
+    ("release-stack", 1, "call stack of the release (1 frame)", ["main at shapes.c:33"]),
+], got
+print("html: ok")
+PY
 echo "report_stacks: ok"
