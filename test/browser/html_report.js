@@ -1,8 +1,9 @@
 // html_report.js - checks memtrack's HTML report in a real browser (Debian's chromium,
 // headless, driven by playwright-core): the page loads nothing from the network, the
 // summary, the plot's peak and the leak table show the numbers of the JSON report written
-// by the same run, the table sorts when a column is clicked, the bars are in proportion,
-// and a screenshot of the page is a real picture (not blank, the plot and bars drawn).
+// by the same run, a leak's call stack opens on click to its caller, the table sorts when
+// a column is clicked, the bars are in proportion, and a screenshot of the page is a real
+// picture (not blank, the plot and bars drawn).
 //
 //   node html_report.js REPORT.html REPORT.json SCREENSHOT.png
 'use strict';
@@ -123,8 +124,10 @@ async function main() {
       rows.map((r) => r.cells[i].dataset.value !== undefined ? Number(r.cells[i].dataset.value)
         : r.cells[i].textContent), index);
     const bytes0 = await column(0);
-    check('one row per leak site', bytes0.length === sites.length && sites.length === 6,
-      bytes0.length);
+    // Six sites, seven rows: leaks are grouped by site and call stack, and texture() leaks
+    // from two lines of main.
+    check('one row per leak site and stack', bytes0.length === sites.length &&
+      sites.length === 7, bytes0.length);
     check('rows show the JSON bytes, largest first',
       JSON.stringify(bytes0) === JSON.stringify(sites.map((s) => s.bytes)), bytes0);
     check('rows show the JSON blocks',
@@ -132,8 +135,17 @@ async function main() {
     check('rows show file:line',
       JSON.stringify(await column(2)) === JSON.stringify(sites.map((s) => `${s.file}:${s.line}`)),
       await column(2));
-    check('the largest site is texture(), 5 blocks', sites[0].function === 'texture' &&
-      sites[0].bytes === 4700 && sites[0].blocks === 5);
+    check('the largest site is texture(), 4 blocks from main', sites[0].function === 'texture' &&
+      sites[0].bytes === 4000 && sites[0].blocks === 4 && sites[0].stack.length === 1 &&
+      sites[0].stack[0].function === 'main' && sites[0].stack[0].line === 23, sites[0]);
+    // Its stack, closed until clicked, names the line of main that called texture().
+    const stack = page.locator('#leak-table tbody tr').first().locator('details.leak-stack');
+    const caller = stack.locator('li').first();
+    check('its call stack is closed at first', !(await caller.isVisible()));
+    await stack.locator('summary').click();
+    check('a click on it shows the caller', await caller.isVisible() &&
+      (await caller.innerText()) === `main at ${sites[0].stack[0].file}:23`,
+      await caller.innerText());
 
     const header = (text) => page.locator('#leak-table thead th', { hasText: new RegExp(`^${text}`) });
     await header('Bytes').click();

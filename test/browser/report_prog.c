@@ -1,6 +1,6 @@
 /* report_prog.c - the program whose HTML report html_report.js checks in chromium: leaks
- * at six sites of different sizes, two heap errors, and a peak of live memory in the
- * middle of the run (a level loaded and unloaded). Built with memtrack cc by run.sh. */
+ * at six sites of different sizes (seven call stacks), two heap errors, and a peak of live
+ * memory mid-run (a level loaded and unloaded). Built with memtrack cc by run.sh. */
 #include <stdlib.h>
 #include <string.h>
 
