@@ -197,4 +197,58 @@ assert got == [
 ], got
 print("html: ok")
 PY
+# Text: each leak site's callers under it (the exit report's form, src/report/render_text.c).
+"$M" report "$fixture" >again.txt
+grep -A2 -xF 'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' \
+    again.txt >frames.txt
+printf '%s\n' 'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' \
+    'memtrack:       from 0x7f3a12c0102a in settings::load<int>+0x2a (libsettings.so.1)' \
+    'memtrack:       from shapes.c:29 in main()' | diff -u - frames.txt
+
+# A real program's stacks: the library writes them, and every form rendered again from
+# its JSON is the one it wrote (the text too, less the error list only memtrack report
+# prints).
+cat >prog.c <<'C'
+#include <stdlib.h>
+static char *keep(size_t n) { return malloc(n); }
+static char *parse(void) { return keep(48); }
+static char *load(void) { return keep(300); }
+int main(void)
+{
+    (void)parse();
+    (void)load();
+    char *p = keep(8);
+    p[8] = 'x';
+    free(p);
+    return 0;
+}
+C
+"$M" cc -g -O0 prog.c -o prog
+MEMTRACK_OPTIONS=json=prog.json:sarif=prog.sarif:html=prog.html ./prog 2>prog.txt || true
+"$M" report prog.json --json prog-again.json --sarif prog-again.sarif --html prog-again.html
+cmp prog.json prog-again.json
+cmp prog.sarif prog-again.sarif
+cmp prog.html prog-again.html
+sed -n '/^memtrack: report for/,$p' prog.txt >prog.report
+"$M" report prog.json | grep -v '^memtrack:   overrun: block' | diff -u prog.report -
+$PY - "$TOP/tools/report.schema.json" "$TOP/test/lib" <<'PY'
+import json, sys, jsonschema
+sys.path.insert(0, sys.argv[2])
+import sarif_check
+r = json.load(open("prog.json"))
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(r)
+# The chain of calls down to each site (keep() may be seen as a wrapper, and the site then
+# be its caller: the chain is the same).
+def chain(p):
+    return [(p["function"], p["line"])] + [(f["function"], f["line"]) for f in p["stack"]]
+chains = [chain(s) for s in r["leaks"]["sites"]]
+def calls(c, caller, callee):  # callee is called by caller, the next frame out
+    return callee in c and c.index(callee) + 1 < len(c) and c[c.index(callee) + 1] == caller
+assert calls(chains[0], ("main", 8), ("load", 4)), chains
+assert calls(chains[1], ("main", 7), ("parse", 3)), chains
+assert ("main", 9) in chain(r["errors"]["list"][0]["allocated_at"]), r["errors"]["list"][0]
+s = json.load(open("prog.sarif"))
+assert not sarif_check.check(s), sarif_check.check(s)
+assert all("stacks" in x for x in s["runs"][0]["results"])
+PY
 echo "report_stacks: ok"
