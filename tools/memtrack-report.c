@@ -154,15 +154,43 @@ static const char *base_of(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
-/* The same site in two runs: the same source line, kind and owner; for sites known by
- * address (which move between runs), the same module, function and offset. */
-static bool same_site(const mt_place_t *a, const mt_place_t *b)
+/* The same caller in two runs: the same function and line; for a frame known by address
+ * (which moves between runs), the same function, module and offset. */
+static bool same_frame(const mt_frame_t *a, const mt_frame_t *b)
 {
-    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) || !same_str(a->func, b->func))
+    if (!same_str(a->func, b->func))
         return false;
     if (a->file != NULL || b->file != NULL)
         return same_str(a->file, b->file) && a->line == b->line;
     return same_str(base_of(a->module), base_of(b->module)) && a->offset == b->offset;
+}
+
+/* Leaks are grouped by site and call stack, so one site can leak from several callers:
+ * the same group has the same callers, as deep as both reports looked (a report without
+ * stacks, made with stack=0 or of format 2, matches on the site alone). */
+static bool same_callers(const mt_stack_t *a, const mt_stack_t *b)
+{
+    size_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
+    for (size_t i = 0; i < n; i++)
+        if (!same_frame(&a->frames[i], &b->frames[i]))
+            return false;
+    return true;
+}
+
+/* The same site in two runs: the same source line, kind and owner; for sites known by
+ * address (which move between runs), the same module, function and offset; and the same
+ * callers. */
+static bool same_site(const mt_place_t *a, const mt_place_t *b)
+{
+    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) || !same_str(a->func, b->func))
+        return false;
+    if (a->file != NULL || b->file != NULL) {
+        if (!same_str(a->file, b->file) || a->line != b->line)
+            return false;
+    } else if (!same_str(base_of(a->module), base_of(b->module)) || a->offset != b->offset) {
+        return false;
+    }
+    return same_callers(&a->stack, &b->stack);
 }
 
 /* A count that moved: its direction and how far, so counts up to 2^64 - 1 compare and
@@ -221,6 +249,17 @@ static void diff_line(mt_buf_t *b, const change_t *c)
     mt_buf_place(b, &s->where);
     mt_buf_str(b, " by ");
     mt_buf_text(b, s->where.kind != NULL ? s->where.kind : "?");
+    if (s->where.stack.nframes > 0) { /* tells apart the groups of one site */
+        const mt_frame_t *f = &s->where.stack.frames[0];
+        mt_place_t caller = {.file = f->file,
+                             .line = f->line,
+                             .func = f->func,
+                             .module = f->module,
+                             .pc = f->pc,
+                             .offset = f->offset};
+        mt_buf_str(b, ", called from ");
+        mt_buf_place(b, &caller);
+    }
     mt_buf_str(b, " (");
     mt_buf_u64(b, c->old_site != NULL ? c->old_site->bytes : 0);
     mt_buf_str(b, " -> ");
@@ -239,7 +278,8 @@ static uint64_t hash_str(uint64_t h, const char *s)
     return h;
 }
 
-/* A hash that same_site() agrees with: equal sites hash alike. */
+/* A hash that same_site() agrees with: equal sites hash alike (the callers are left out:
+ * sites with callers and without can be the same). */
 static uint64_t site_hash(const mt_place_t *p)
 {
     uint64_t h = UINT64_C(0xcbf29ce484222325);

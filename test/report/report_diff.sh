@@ -1,6 +1,7 @@
 # report_diff.sh - `memtrack report --diff OLD.json NEW.json` on two runs: which sites leak
 # more (new sites included), which leak less (fixed sites included), the totals; exit 1
-# when something leaks more or more errors were found, 0 otherwise.
+# when something leaks more or more errors were found, 0 otherwise. Leaks of one site from
+# two callers are matched caller by caller.
 set -eu
 # shellcheck source=../lib/runner.sh
 . "$TOP/test/lib/runner.sh"
@@ -55,6 +56,32 @@ grep -qx 'memtrack:   +20 bytes, +1 block at prog.c:9 in main() by strdup (0 -> 
 # A run against itself
 "$M" report --diff old.json old.json >same.txt
 grep -qx 'memtrack: every site leaks as before' same.txt
+# One site leaking from two callers is two groups, each matched with its own in the other
+# report by its call stack (test/report/stacks.json with a second caller of load_image).
+/usr/bin/python3 - "$TOP/test/report/stacks.json" <<'PY'
+import copy, json, sys
+r = json.load(open(sys.argv[1]))
+def runs(name, from30, from40):  # (bytes, blocks) leaked from main at lines 30 and 40
+    x = copy.deepcopy(r)
+    a = x["leaks"]["sites"][0]
+    b = copy.deepcopy(a)
+    b["stack"][0].update(line=40, address="0x55d0c0a01299")
+    a["bytes"], a["blocks"] = from30
+    b["bytes"], b["blocks"] = from40
+    x["leaks"]["sites"][0:1] = sorted([a, b], key=lambda s: -s["bytes"])
+    json.dump(x, open(name, "w"))
+runs("callers-old.json", (300, 3), (100, 1))
+runs("callers-new.json", (50, 1), (400, 4))
+PY
+status=0
+"$M" report --diff callers-old.json callers-new.json >callers.txt || status=$?
+[ $status = 1 ] || { cat callers.txt; exit 1; }
+grep -A1 -x 'memtrack: sites that leak more:' callers.txt | tail -1 | grep -qxF \
+    'memtrack:   +300 bytes, +3 blocks at shapes.c:12 in load_image() by malloc, called from shapes.c:40 in main() (100 -> 400 bytes)' ||
+    { cat callers.txt; exit 1; }
+grep -A1 -x 'memtrack: sites that leak less:' callers.txt | tail -1 | grep -qxF \
+    'memtrack:   -250 bytes, -2 blocks at shapes.c:12 in load_image() by malloc, called from shapes.c:30 in main() (300 -> 50 bytes)' ||
+    { cat callers.txt; exit 1; }
 # Usage
 status=0
 "$M" report --diff old.json 2>usage.txt || status=$?
