@@ -7,8 +7,9 @@
  * (originalUriBaseIds). An error is shown where it was found when that is a source line,
  * else where its block was allocated; its other sites are related locations. Sites known
  * only by address get a logical location (function) and their module as the artifact.
- * A place with callers gives its result a stack (SARIF's result.stacks): a leak the stack
- * of its allocation, an error those of its allocation, its release and what found it.
+ * A place with callers gives its result a stack and a code flow (SARIF's result.stacks
+ * and result.codeFlows): a leak those of its allocation, an error those of its
+ * allocation, its release and what found it.
  * Rules are listed once each, in the order results first use them.
  */
 #include <string.h>
@@ -143,45 +144,95 @@ static void stack_frame(mt_buf_t *b, const mt_place_t *p)
 /* Which of an error's places a stack is of: the message says it. */
 enum stack_of { STACK_ALLOC, STACK_RELEASE, STACK_FOUND };
 
-/* A SARIF stack for a place that has callers, innermost first as SARIF orders frames: the
- * place itself, then each caller. Its message names the place ("allocated at a.c:3 in
- * f()"), so a viewer that lists several stacks tells them apart. Places without callers
- * get none: the result's locations already show them. *open is whether "stacks" has
- * been started. */
-static void stack(mt_buf_t *b, const mt_place_t *p, enum stack_of of, bool *open)
+/* A place whose callers a result shows, and what it is to the result. */
+typedef struct stacked {
+    const mt_place_t *place;
+    enum stack_of of;
+} stacked_t;
+
+/* The message of a stack or code flow: the place it ends at ("allocated at a.c:3 in f()"),
+ * so a viewer that lists several tells them apart. */
+static void stack_message(mt_buf_t *b, const stacked_t *s)
 {
-    if (p->stack.nframes == 0)
-        return;
-    mt_buf_str(b, *open ? ",\n          {" : ", \"stacks\": [\n          {");
-    *open = true;
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
-    switch (of) {
+    switch (s->of) {
     case STACK_ALLOC: mt_buf_str(b, "allocated at "); break;
     case STACK_RELEASE: mt_buf_str(b, "released at "); break;
     case STACK_FOUND: mt_buf_str(b, "found by "); break;
     }
-    if (of == STACK_FOUND)
-        mt_buf_found_by(b, p, 0);
+    if (s->of == STACK_FOUND)
+        mt_buf_found_by(b, s->place, 0);
     else
-        mt_buf_place(b, p);
+        mt_buf_place(b, s->place);
     mt_buf_json_end(b);
-    mt_buf_str(b, "}, \"frames\": [");
-    stack_frame(b, p);
-    for (size_t i = 0; i < p->stack.nframes; i++) {
-        const mt_frame_t *f = &p->stack.frames[i];
-        /* A caller is located as a place without a kind is: the same fields. */
-        mt_place_t q = {.kind_id = MT_KIND_NONE,
-                        .file = f->file,
-                        .line = f->line,
-                        .func = f->func,
-                        .module = f->module,
-                        .pc = f->pc,
-                        .offset = f->offset};
-        mt_buf_str(b, ",\n            ");
-        stack_frame(b, &q);
+    mt_buf_char(b, '}');
+}
+
+/* A caller, located as a place without a kind is: the same fields. */
+static mt_place_t caller_place(const mt_frame_t *f)
+{
+    mt_place_t q = {.kind_id = MT_KIND_NONE,
+                    .file = f->file,
+                    .line = f->line,
+                    .func = f->func,
+                    .module = f->module,
+                    .pc = f->pc,
+                    .offset = f->offset};
+    return q;
+}
+
+/* The calls that led to the places of a result with callers, in SARIF's two forms, as
+ * viewers read one or the other: result.stacks, innermost first (the place itself, then
+ * each caller), and result.codeFlows, the calls in the order they ran (outermost first,
+ * nestingLevel the depth), which code-scanning services draw as a path. A place without
+ * callers adds neither: the result's locations show it already. */
+static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
+{
+    bool open = false;
+    for (size_t k = 0; k < n; k++) {
+        const mt_place_t *p = list[k].place;
+        if (p->stack.nframes == 0)
+            continue;
+        mt_buf_str(b, open ? ",\n          {" : ", \"stacks\": [\n          {");
+        open = true;
+        stack_message(b, &list[k]);
+        mt_buf_str(b, ", \"frames\": [");
+        stack_frame(b, p);
+        for (size_t i = 0; i < p->stack.nframes; i++) {
+            mt_place_t q = caller_place(&p->stack.frames[i]);
+            mt_buf_str(b, ",\n            ");
+            stack_frame(b, &q);
+        }
+        mt_buf_str(b, "]}");
     }
-    mt_buf_str(b, "]}");
+    if (!open)
+        return;
+    mt_buf_str(b, "], \"codeFlows\": [");
+    open = false;
+    for (size_t k = 0; k < n; k++) {
+        const mt_place_t *p = list[k].place;
+        size_t depth = p->stack.nframes;
+        if (depth == 0)
+            continue;
+        mt_buf_str(b, open ? ",\n          {" : "\n          {");
+        open = true;
+        stack_message(b, &list[k]);
+        mt_buf_str(b, ", \"threadFlows\": [{\"locations\": [");
+        for (size_t level = 0; level <= depth; level++) {
+            mt_place_t q;
+            if (level < depth)
+                q = caller_place(&p->stack.frames[depth - 1 - level]);
+            mt_buf_str(b, level == 0 ? "\n            {\"location\": "
+                                     : ",\n            {\"location\": ");
+            location(b, level < depth ? &q : p, NULL, -1);
+            mt_buf_str(b, ", \"nestingLevel\": ");
+            mt_buf_u64(b, level);
+            mt_buf_char(b, '}');
+        }
+        mt_buf_str(b, "]}]}");
+    }
+    mt_buf_char(b, ']');
 }
 
 static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const char *kind)
@@ -259,9 +310,8 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     if (has_location(&s->where))
         location(b, &s->where, NULL, -1);
     mt_buf_char(b, ']');
-    bool stacks = false;
-    stack(b, &s->where, STACK_ALLOC, &stacks);
-    mt_buf_str(b, stacks ? "]" : "");
+    stacked_t made = {&s->where, STACK_ALLOC};
+    stacks(b, &made, 1);
     fingerprint(b, "leak", &s->where);
     mt_buf_str(b, ", \"properties\": {\"bytes\": ");
     mt_buf_u64(b, s->bytes);
@@ -298,12 +348,13 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
     }
     mt_buf_char(b, ']');
     /* The stacks of the allocation, the release and the call that found the error. */
-    bool stacks = false;
-    stack(b, &e->alloc, STACK_ALLOC, &stacks);
-    if (e->freed.kind != NULL)
-        stack(b, &e->freed, STACK_RELEASE, &stacks);
-    stack(b, &e->found, STACK_FOUND, &stacks);
-    mt_buf_str(b, stacks ? "]" : "");
+    stacked_t places[3] = {{&e->alloc, STACK_ALLOC}, {&e->found, STACK_FOUND}};
+    size_t n = 2;
+    if (e->freed.kind != NULL) {
+        places[1] = (stacked_t){&e->freed, STACK_RELEASE};
+        places[n++] = (stacked_t){&e->found, STACK_FOUND};
+    }
+    stacks(b, places, n);
     fingerprint(b, e->kind, &e->alloc);
     mt_buf_str(b, ", \"properties\": {\"sequence\": ");
     mt_buf_u64(b, e->seq);

@@ -3,8 +3,8 @@
 # tools/report.schema.json; read back by memtrack report and written again byte for byte;
 # bounded when read (a stack of more than 64 frames, more than 256 wrappers, a frame that
 # misses a field are refused, naming it); a report of format 2 (no stacks) still read; the
-# SARIF gives each result its stacks (test/lib/sarif_check.py: valid as SARIF 2.1.0 has
-# them); the HTML lists every frame, escaped.
+# SARIF gives each result its stacks and code flows (test/lib/sarif_check.py: valid as
+# SARIF 2.1.0 has them); the HTML lists every frame, escaped; the text shows them.
 set -eu
 PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
 # shellcheck source=../lib/runner.sh
@@ -88,7 +88,8 @@ assert b["version"] == 3 and "wrappers" not in b, b.keys()
 assert dict(a, version=3) == b
 assert all("stack" not in s for s in b["leaks"]["sites"])
 PY
-# SARIF: each result has the stacks of its places, as SARIF 2.1.0 has them.
+# SARIF: each result has the stacks of its places, and the same as code flows, as SARIF
+# 2.1.0 has them.
 "$M" report "$fixture" --sarif lib.sarif
 cmp lib.sarif again.sarif
 $PY - "$TOP/test/lib" <<'PY'
@@ -128,6 +129,19 @@ assert [m for m, _ in stacks(double)] == ["allocated at shapes.c:16 in make_name
     "released at shapes.c:21 in drop_name()", "found by free at shapes.c:21 in drop_name()"]
 assert [f[-1][2] for _, f in stacks(double)] == [32, 33, 34], stacks(double)
 
+# The same calls as code flows, in the order they ran: outermost first, nested by depth.
+for r in results:
+    assert len(r.get("codeFlows", [])) == len(r.get("stacks", [])), r
+    for st, cf in zip(r.get("stacks", []), r.get("codeFlows", [])):
+        assert cf["message"] == st["message"], (cf, st)
+        (flow,) = cf["threadFlows"]
+        steps = flow["locations"]
+        assert [x["nestingLevel"] for x in steps] == list(range(len(steps))), steps
+        assert [x["location"] for x in steps] == [f["location"] for f in reversed(st["frames"])]
+assert [x["location"]["logicalLocations"][0]["name"]
+        for x in leaks[1]["codeFlows"][0]["threadFlows"][0]["locations"]] == [
+    "main", "settings::load<int>", "parse_config"]
+
 # The check is not a rubber stamp: stacks broken as SARIF forbids fail it.
 def broken(change):
     bad = json.loads(json.dumps(s))
@@ -138,6 +152,13 @@ assert broken(lambda st: st["frames"][0].update(line=3))
 assert broken(lambda st: st["frames"][1]["location"]["physicalLocation"]["region"].update(startLine=0))
 assert broken(lambda st: st["frames"][1]["location"].update(physicalLocation={"region": {"startLine": 1}}))
 assert broken(lambda st: st.update(message="text"))
+def broken_flow(change):
+    bad = json.loads(json.dumps(s))
+    change(bad["runs"][0]["results"][0]["codeFlows"][0])
+    return sarif_check.check(bad)
+assert broken_flow(lambda cf: cf.pop("threadFlows"))
+assert broken_flow(lambda cf: cf["threadFlows"][0]["locations"][0].update(nestingLevel=-1))
+assert broken_flow(lambda cf: cf["threadFlows"][0].update(locations=[]))
 print("sarif: ok")
 PY
 # HTML: every frame of every stack, under the place it belongs to, escaped; the wrappers.
