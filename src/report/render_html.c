@@ -489,6 +489,17 @@ static void timeline(mt_buf_t *b, const mt_report_t *r)
                                           : " when the report was made.</p>\n</section>\n");
 }
 
+/* A bar's site, with its first caller when it has one: leaks are grouped by site and
+ * stack, and two bars of one site called from two places must not read the same. */
+static void bar_label(mt_buf_t *b, const mt_place_t *p)
+{
+    html_place(b, p);
+    if (p->stack.nframes > 0) {
+        mt_buf_str(b, " from ");
+        html_frame(b, &p->stack.frames[0]);
+    }
+}
+
 static void top_sites(mt_buf_t *b, const mt_report_t *r)
 {
     if (!r->leak_check || r->nsites == 0)
@@ -502,9 +513,9 @@ static void top_sites(mt_buf_t *b, const mt_report_t *r)
         mt_buf_str(b, "<div class=\"bar-row\" data-bytes=\"");
         mt_buf_u64(b, s->bytes);
         mt_buf_str(b, "\"><span class=\"bar-label\" title=\"");
-        html_place(b, &s->where);
+        bar_label(b, &s->where);
         mt_buf_str(b, "\">");
-        html_place(b, &s->where);
+        bar_label(b, &s->where);
         mt_buf_str(b, "</span><span class=\"bar-track\"><span class=\"bar\" style=\"display:block;"
                       "width:");
         mt_buf_u64(b, permille / 10);

@@ -165,6 +165,9 @@ PY
 "$M" report "$fixture" --html lib.html
 cmp lib.html again.html
 grep -qF '<li>settings::load&lt;int&gt;+0x2a (libsettings.so.1)</li>' again.html
+# A bar names its site's first caller: two bars of one site would otherwise read the same.
+grep -qF '>shapes.c:12 in load_image() from main at shapes.c:30</span>' again.html
+grep -qF '>shapes.c:31 in main()</span>' again.html
 $PY - <<'PY'
 from html.parser import HTMLParser
 class Stacks(HTMLParser):
