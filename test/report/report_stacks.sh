@@ -275,4 +275,31 @@ s = json.load(open("prog.sarif"))
 assert not sarif_check.check(s), sarif_check.check(s)
 assert all("stacks" in x for x in s["runs"][0]["results"])
 PY
+# A wrapper named by option alloc_fn: listed in the JSON as named, not detected, its leak
+# shown at its caller, and read back with the rest.
+cat >named.c <<'C'
+#include <stdlib.h>
+void *my_alloc(size_t n);
+void *my_alloc(size_t n) { return calloc(1, n); }
+static void *make(void) { return my_alloc(5); }
+int main(void)
+{
+    (void)make();
+    return 0;
+}
+C
+"$M" cc -g -O0 named.c -o named
+MEMTRACK_OPTIONS=json=named.json:html=named.html:alloc_fn=my_alloc ./named 2>/dev/null || true
+"$M" report named.json --json named-again.json --html named-again.html
+cmp named.json named-again.json
+cmp named.html named-again.html
+grep -qF '<code>my_alloc</code> (named.c:3, named by option alloc_fn)' named.html
+$PY - <<'PY'
+import json
+r = json.load(open("named.json"))
+assert [(w["function"], w["file"], w["line"], w["detected"]) for w in r["wrappers"]] == [
+    ("my_alloc", "named.c", 3, False)], r["wrappers"]
+site = r["leaks"]["sites"][0]
+assert (site["function"], site["line"]) == ("make", 4), site
+PY
 echo "report_stacks: ok"
