@@ -576,7 +576,11 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
             mt_buf_u64(b, s->blocks - s->nseqs);
             mt_buf_str(b, " more");
         }
-        mt_buf_str(b, "</td><td>");
+        /* Sorted by the first caller, not by the whole stack's text. */
+        mt_buf_str(b, "</td><td data-value=\"");
+        if (s->where.stack.nframes > 0)
+            html_frame(b, &s->where.stack.frames[0]);
+        mt_buf_str(b, "\">");
         html_stack(b, &s->where.stack, "leak-stack", "call stack");
         mt_buf_str(b, "</td></tr>\n");
     }

@@ -1,8 +1,9 @@
 // html_stacks.js - call stacks in memtrack's HTML report, in a real browser (Debian's
 // chromium, headless, driven by playwright-core): a leak site's stack and an error's
 // allocation stack are closed until clicked (or opened from the keyboard), then show their
-// callers; a stack stays with its row when the table is sorted. The page is rendered by
-// memtrack report from test/report/stacks.json, a report of format 3 with stacks (run.sh).
+// callers; a stack stays with its row when the table is sorted, and the table sorts by
+// first caller. The page is rendered by memtrack report from test/report/stacks.json, a
+// report of format 3 with stacks (run.sh).
 //
 //   node html_stacks.js REPORT.html SCREENSHOT.png
 'use strict';
@@ -71,6 +72,12 @@ async function main() {
       Array.from(r.querySelectorAll('details.leak-stack li')).map((li) => li.textContent)]));
     check('sorted by bytes, each stack stays with its site', JSON.stringify(sorted) ===
       JSON.stringify([[16, []], [48, frames], [300, ['main at shapes.c:30']]]), sorted);
+
+    await page.locator('#leak-table thead th', { hasText: /^Called from/ }).click();
+    const byCaller = await page.$$eval('#leak-table tbody tr',
+      (rows) => rows.map((r) => Number(r.cells[0].dataset.value)));
+    check('sorted by the first caller', JSON.stringify(byCaller) ===
+      JSON.stringify([16, 300, 48]), byCaller);
 
     // ---- an error's allocation stack, opened from the keyboard
     const error = page.locator('#error-table tbody tr').first();
