@@ -228,6 +228,9 @@ grep -A2 -xF 'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() b
 printf '%s\n' 'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' \
     'memtrack:       from 0x7f3a12c0102a in settings::load<int>+0x2a (libsettings.so.1)' \
     'memtrack:       from shapes.c:29 in main()' | diff -u - frames.txt
+# and the wrappers read back, each with where it allocates or why it is one
+grep -q 'xmalloc() (util\.c:4' again.txt && grep -q 'g_malloc() (option alloc_fn)' again.txt ||
+    { cat again.txt; exit 1; }
 
 # A real program's stacks: the library writes them, and every form rendered again from
 # its JSON is the one it wrote (the text too, less the error list only memtrack report
