@@ -26,6 +26,9 @@
 #include "report/report.h"
 #include "report/wrappers.h"
 
+/* A JSON report read back keeps as many frames as a stack can have. */
+_Static_assert(MT_REPORT_MAX_FRAMES == MT_STACK_MAX, "report frames and stack depth differ");
+
 #define MAX_SEQS (sizeof(((mt_leak_site_t *)0)->seqs) / sizeof(uint64_t))
 
 typedef struct build_ctx {
