@@ -6,13 +6,15 @@
  * still handing the real work to glibc, without dlsym bootstrapping.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
+#ifndef _WIN32 /* Windows: base/platform_windows.c */
+#include <dlfcn.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#endif
 
 #include "base/platform.h"
 
@@ -31,7 +33,9 @@ unsigned mt_thread_number_slow(void)
     return mt_thread_number;
 }
 
-#if defined(MT_SANITIZER_ALLOCATOR)
+#if defined(_WIN32)
+/* The raw allocator, pages, the program's name and image: base/platform_windows.c. */
+#elif defined(MT_SANITIZER_ALLOCATOR)
 
 size_t mt_libc_usable_size(void *ptr)
 {
@@ -61,7 +65,7 @@ size_t mt_libc_usable_size(void *ptr)
 }
 #endif
 
-#ifndef MT_GLIBC_MALLOC
+#if !defined(MT_GLIBC_MALLOC) && !defined(_WIN32)
 void *mt_libc_aligned(size_t alignment, size_t size)
 {
     void *p = NULL;
@@ -75,6 +79,7 @@ void *mt_libc_aligned(size_t alignment, size_t size)
 }
 #endif
 
+#ifndef _WIN32
 void *mt_pages_alloc(size_t size)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -110,6 +115,7 @@ bool mt_in_program_image(uintptr_t p)
     return mt_image_start != NULL && mt_image_end != NULL && p >= (uintptr_t)mt_image_start &&
            p < (uintptr_t)mt_image_end;
 }
+#endif /* !_WIN32 */
 
 void mt_assert_failed(const char *what, const char *file, int line)
 {

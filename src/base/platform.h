@@ -91,7 +91,17 @@ size_t __sanitizer_get_allocated_size(const volatile void *p);
 #define mt_libc_calloc (calloc)
 #define mt_libc_realloc (realloc)
 #define mt_libc_memalign(alignment, size) mt_libc_aligned((alignment), (size))
+#ifdef _WIN32
+/* Windows: aligned blocks are the tracker's own over the CRT's (base/platform_windows.c),
+ * so freeing and growing tell them apart. */
+void mt_win_free(void *ptr);
+void *mt_win_realloc(void *ptr, size_t size);
+#undef mt_libc_realloc
+#define mt_libc_realloc mt_win_realloc
+#define mt_libc_free mt_win_free
+#else
 #define mt_libc_free (free)
+#endif
 void *mt_libc_aligned(size_t alignment, size_t size);
 #endif
 size_t mt_libc_usable_size(void *ptr);

@@ -37,9 +37,14 @@
 #include <elfutils/libdwfl.h>
 #endif
 
-/* The C++ runtime's demangler, when the program has one (weak: C programs do not). */
+/* The C++ runtime's demangler, when the program has one (weak: C programs do not). A PE
+ * image (Windows) cannot leave a weak symbol undefined: there is no demangler there. */
+#ifdef _WIN32
+#define __cxa_demangle NULL
+#else
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
     __attribute__((weak));
+#endif
 
 #ifdef MT_HAVE_LIBDW
 /* ---- libdw, opened on first use -------------------------------------------------------- */

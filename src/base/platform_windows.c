@@ -1,0 +1,375 @@
+/* platform_windows.c - the platform on Windows (mingw-w64; the Windows build only): the
+ * CRT's allocator underneath ours, the tracker's pages from VirtualAlloc, the program's
+ * name and image from its module, and the POSIX names the other sources use (win32/posix.h
+ * and the headers beside it) over their Win32 equivalents. The only file that includes
+ * <windows.h>.
+ *
+ * No interposition: the process's malloc stays the CRT's, only code built with the header
+ * is tracked (README "Platforms"). The CRT has no aligned allocation that free() takes
+ * back, and the tracker frees every block it made with mt_libc_free, so an aligned block
+ * carries, in the 16 bytes before it, the CRT block it lives in and a tag made from its
+ * own address: mt_libc_free tells the two kinds apart by the tag.
+ */
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include <fnmatch.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "base/platform.h"
+
+/* ---- the raw allocator ---------------------------------------------------------------- */
+
+#define ALIGNED_TAG ((uintptr_t)0x6d74616c69676e21u) /* "mtalign!" */
+
+typedef struct {
+    void *raw;     /* what malloc gave */
+    uintptr_t tag; /* ALIGNED_TAG ^ the aligned address, while it is live */
+} aligned_header_t;
+
+void *mt_libc_aligned(size_t alignment, size_t size)
+{
+    if (alignment <= MT_MIN_ALIGN)
+        return malloc(size);
+    if (size > SIZE_MAX - alignment - sizeof(aligned_header_t))
+        return NULL;
+    unsigned char *raw = malloc(size + alignment + sizeof(aligned_header_t));
+    if (raw == NULL)
+        return NULL;
+    uintptr_t user = ((uintptr_t)raw + sizeof(aligned_header_t) + alignment - 1) & ~(alignment - 1);
+    aligned_header_t *h = (aligned_header_t *)user - 1;
+    h->raw = raw;
+    h->tag = ALIGNED_TAG ^ user;
+    return (void *)user;
+}
+
+/* The header of an aligned block made above, or NULL for any other block. An aligned
+ * block is aligned to 32 at least; the 16 bytes before any other CRT block are the heap's
+ * own header, readable, and never hold the tag. */
+static aligned_header_t *aligned_header(void *ptr)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    if (p == 0 || (p & (2 * MT_MIN_ALIGN - 1)) != 0)
+        return NULL;
+    aligned_header_t *h = (aligned_header_t *)p - 1;
+    return h->tag == (ALIGNED_TAG ^ p) ? h : NULL;
+}
+
+void mt_win_free(void *ptr)
+{
+    aligned_header_t *h = aligned_header(ptr);
+    if (h != NULL) {
+        h->tag = 0; /* a second free of it is the CRT's to judge, not ours */
+        free(h->raw);
+    } else {
+        free(ptr);
+    }
+}
+
+void *mt_win_realloc(void *ptr, size_t size)
+{
+    aligned_header_t *h = aligned_header(ptr);
+    if (h == NULL)
+        return realloc(ptr, size);
+    /* The tracker grows only blocks it made unaligned; an aligned one moves to a plain
+     * block, as realloc() of an aligned block does in C. */
+    size_t had = _msize(h->raw) - (size_t)((unsigned char *)ptr - (unsigned char *)h->raw);
+    void *moved = malloc(size);
+    if (moved != NULL) {
+        memcpy(moved, ptr, had < size ? had : size);
+        mt_win_free(ptr);
+    }
+    return moved;
+}
+
+size_t mt_libc_usable_size(void *ptr)
+{
+    if (ptr == NULL)
+        return 0;
+    aligned_header_t *h = aligned_header(ptr);
+    if (h != NULL)
+        return _msize(h->raw) - (size_t)((unsigned char *)ptr - (unsigned char *)h->raw);
+    return _msize(ptr);
+}
+
+/* ---- the tracker's own pages ---------------------------------------------------------- */
+
+void *mt_pages_alloc(size_t size)
+{
+    return VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+}
+
+void mt_pages_protect_none(void *ptr, size_t size)
+{
+    DWORD old;
+    (void)VirtualProtect(ptr, size, PAGE_NOACCESS, &old);
+}
+
+/* VirtualFree releases a whole reservation only, from its start: the tracker frees its
+ * mappings whole. */
+void mt_pages_free(void *ptr, size_t size)
+{
+    (void)size;
+    if (ptr != NULL)
+        (void)VirtualFree(ptr, 0, MEM_RELEASE);
+}
+
+long mt_win_sysconf(int name)
+{
+    if (name != _SC_PAGESIZE) {
+        errno = EINVAL;
+        return -1;
+    }
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (long)si.dwPageSize;
+}
+
+/* ---- the program ------------------------------------------------------------------------ */
+
+static char program_path[MAX_PATH + 1];
+static const char *program_name;
+
+/* The executable's name without its folder and ".exe", as a report names the program on
+ * other systems (argv[0] there); "?" if Windows will not say. Never allocates. */
+const char *mt_program_name(void)
+{
+    if (program_name == NULL) {
+        DWORD n = GetModuleFileNameA(NULL, program_path, MAX_PATH);
+        program_path[n < MAX_PATH ? n : MAX_PATH] = '\0';
+        const char *name = program_path;
+        for (const char *p = program_path; *p != '\0'; p++)
+            if (*p == '\\' || *p == '/' || *p == ':')
+                name = p + 1;
+        size_t len = strlen(name);
+        if (len > 4 && _stricmp(name + len - 4, ".exe") == 0)
+            program_path[name + len - 4 - program_path] = '\0';
+        program_name = name[0] != '\0' ? name : "?";
+    }
+    return program_name;
+}
+
+ssize_t mt_win_readlink(const char *path, char *buf, size_t size)
+{
+    if (strcmp(path, "/proc/self/exe") != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    DWORD n = GetModuleFileNameA(NULL, buf, size > MAXDWORD ? MAXDWORD : (DWORD)size);
+    if (n == 0) {
+        errno = ENOENT;
+        return -1;
+    }
+    return (ssize_t)n;
+}
+
+/* The executable's image, from its headers to its last section, as its PE header says. */
+extern IMAGE_DOS_HEADER __ImageBase;
+
+bool mt_in_program_image(uintptr_t p)
+{
+    uintptr_t base = (uintptr_t)&__ImageBase;
+    const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)(base + (uintptr_t)__ImageBase.e_lfanew);
+    return p >= base && p < base + nt->OptionalHeader.SizeOfImage;
+}
+
+/* ---- POSIX names over Win32 (win32/) ---------------------------------------------------- */
+
+int mt_win_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+    (void)sig, (void)sa;
+    if (old != NULL)
+        memset(old, 0, sizeof *old);
+    errno = ENOSYS;
+    return -1;
+}
+
+int mt_win_sigaltstack(const stack_t *ss, stack_t *old)
+{
+    (void)ss, (void)old;
+    errno = ENOSYS;
+    return -1;
+}
+
+int mt_win_fcntl(int fd, int cmd, ...)
+{
+    (void)fd;
+    if (cmd == F_SETLK)
+        return 0;
+    errno = EINVAL;
+    return -1;
+}
+
+ssize_t process_vm_readv(int pid, const struct iovec *local, unsigned long nlocal,
+                         const struct iovec *remote, unsigned long nremote, unsigned long flags)
+{
+    (void)pid, (void)flags;
+    if (nlocal != 1 || nremote != 1 || local->iov_len < remote->iov_len) {
+        errno = EINVAL;
+        return -1;
+    }
+    SIZE_T got = 0;
+    if (!ReadProcessMemory(GetCurrentProcess(), remote->iov_base, local->iov_base, remote->iov_len,
+                           &got)) {
+        errno = EFAULT;
+        return -1;
+    }
+    return (ssize_t)got;
+}
+
+/* CLOCK_MONOTONIC from the performance counter, CLOCK_REALTIME from the system time. */
+int clock_gettime(clockid_t clock, struct timespec *ts)
+{
+    if (clock == CLOCK_MONOTONIC) {
+        LARGE_INTEGER now, hz;
+        QueryPerformanceCounter(&now);
+        QueryPerformanceFrequency(&hz);
+        ts->tv_sec = (time_t)(now.QuadPart / hz.QuadPart);
+        ts->tv_nsec = (long)(now.QuadPart % hz.QuadPart * 1000000000 / hz.QuadPart);
+        return 0;
+    }
+    FILETIME ft; /* 100 ns units since 1601 */
+    GetSystemTimePreciseAsFileTime(&ft);
+    uint64_t t = ((uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime) - 116444736000000000u;
+    ts->tv_sec = (time_t)(t / 10000000);
+    ts->tv_nsec = (long)(t % 10000000 * 100);
+    return 0;
+}
+
+int nanosleep(const struct timespec *request, struct timespec *remain)
+{
+    (void)remain;
+    Sleep((DWORD)(request->tv_sec * 1000 + request->tv_nsec / 1000000));
+    return 0;
+}
+
+int sched_yield(void)
+{
+    (void)SwitchToThread();
+    return 0;
+}
+
+int mt_win_rename(const char *from, const char *to)
+{
+    if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING))
+        return 0;
+    errno = EACCES;
+    return -1;
+}
+
+int fnmatch(const char *pattern, const char *string, int flags)
+{
+    (void)flags;
+    const char *star = NULL, *resume = NULL;
+    while (*string != '\0') {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = string;
+        } else if (*pattern == '?' || *pattern == *string) {
+            pattern++;
+            string++;
+        } else if (star != NULL) {
+            pattern = star + 1;
+            string = ++resume;
+        } else {
+            return FNM_NOMATCH;
+        }
+    }
+    while (*pattern == '*')
+        pattern++;
+    return *pattern == '\0' ? 0 : FNM_NOMATCH;
+}
+
+/* ---- threads (win32/pthread.h) ---------------------------------------------------------- */
+
+int pthread_mutex_init(pthread_mutex_t *m, const void *attr)
+{
+    (void)attr;
+    InitializeSRWLock((PSRWLOCK)&m->srw);
+    return 0;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    AcquireSRWLockExclusive((PSRWLOCK)&m->srw);
+    return 0;
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    return TryAcquireSRWLockExclusive((PSRWLOCK)&m->srw) ? 0 : EBUSY;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    ReleaseSRWLockExclusive((PSRWLOCK)&m->srw);
+    return 0;
+}
+
+static BOOL CALLBACK once_call(PINIT_ONCE once, PVOID fn, PVOID *context)
+{
+    (void)once, (void)context;
+    void (*call)(void);
+    memcpy(&call, &fn, sizeof call);
+    call();
+    return TRUE;
+}
+
+int pthread_once(pthread_once_t *once, void (*fn)(void))
+{
+    PVOID arg;
+    memcpy(&arg, &fn, sizeof arg);
+    return InitOnceExecuteOnce((PINIT_ONCE)&once->init, once_call, arg, NULL) ? 0 : EINVAL;
+}
+
+/* A key's destructor becomes the slot's callback, called with the value at thread exit.
+ * On x86-64 WINAPI is the one calling convention, so the two types call alike. */
+int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
+{
+    PFLS_CALLBACK_FUNCTION callback;
+    memcpy(&callback, &destructor, sizeof callback);
+    DWORD k = FlsAlloc(destructor != NULL ? callback : NULL);
+    if (k == FLS_OUT_OF_INDEXES)
+        return EAGAIN;
+    *key = k;
+    return 0;
+}
+
+int pthread_setspecific(pthread_key_t key, const void *value)
+{
+    return FlsSetValue((DWORD)key, (PVOID)value) ? 0 : EINVAL;
+}
+
+void *pthread_getspecific(pthread_key_t key)
+{
+    return FlsGetValue((DWORD)key);
+}
+
+pthread_t pthread_self(void)
+{
+    return GetCurrentThreadId();
+}
+
+int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+    if (thread != GetCurrentThreadId())
+        return EINVAL;
+    ULONG_PTR low, high;
+    GetCurrentThreadStackLimits(&low, &high);
+    attr->base = (void *)low;
+    attr->size = (size_t)(high - low);
+    return 0;
+}
+
+int pthread_attr_getstack(const pthread_attr_t *attr, void **base, size_t *size)
+{
+    *base = attr->base;
+    *size = attr->size;
+    return 0;
+}
+
+#endif /* _WIN32 */

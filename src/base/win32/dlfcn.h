@@ -1,0 +1,20 @@
+/* dlfcn.h - Windows build only (see posix.h): no loader to ask. dladdr knows no module, so
+ * an address is named by the program's image alone (mt_in_program_image) and sites print
+ * file:line from the macros; dlsym finds nothing. */
+#ifndef MT_WIN32_DLFCN_H
+#define MT_WIN32_DLFCN_H
+
+typedef struct {
+    const char *dli_fname;
+    void *dli_fbase;
+    const char *dli_sname;
+    void *dli_saddr;
+} Dl_info;
+#define RTLD_NEXT ((void *)-1)
+#define RTLD_LAZY 1
+#define RTLD_LOCAL 0
+#define dlopen(path, mode) ((void)(path), (void)(mode), (void *)0)
+#define dladdr(addr, info) ((void)(addr), (void)(info), 0)
+#define dlsym(handle, name) ((void)(handle), (void)(name), (void *)0)
+
+#endif /* MT_WIN32_DLFCN_H */

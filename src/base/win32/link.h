@@ -1,0 +1,29 @@
+/* link.h - Windows build only (see posix.h): a PE image has no program headers to walk;
+ * dl_iterate_phdr visits nothing, so no address is taken for the program's code. */
+#ifndef MT_WIN32_LINK_H
+#define MT_WIN32_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint32_t p_type, p_flags;
+    uint64_t p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_align;
+} Elf64_Phdr;
+#define ElfW(type) Elf64_##type
+#define PT_LOAD 1
+#define PF_X 1
+struct dl_phdr_info {
+    uintptr_t dlpi_addr;
+    const char *dlpi_name;
+    const Elf64_Phdr *dlpi_phdr;
+    uint16_t dlpi_phnum;
+};
+static inline int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *),
+                                  void *data)
+{
+    (void)callback, (void)data;
+    return 0;
+}
+
+#endif /* MT_WIN32_LINK_H */

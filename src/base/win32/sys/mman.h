@@ -1,0 +1,24 @@
+/* sys/mman.h - Windows build only (see posix.h): page guards reserve address space with
+ * mmap and catch faults with a signal handler, and Windows gives no signal handler here
+ * (posix.h); so mmap fails, page guards say once that they are unavailable, and blocks
+ * keep their byte guards. */
+#ifndef MT_WIN32_SYS_MMAN_H
+#define MT_WIN32_SYS_MMAN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PROT_NONE 0
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define MAP_PRIVATE 2
+#define MAP_ANONYMOUS 0x20
+#define MAP_NORESERVE 0x4000
+#define MAP_FAILED ((void *)-1)
+#define MADV_DONTNEED 4
+#define mmap(addr, len, prot, flags, fd, off) ((void)(addr), (void)(len), MAP_FAILED)
+#define munmap(addr, len) ((void)(addr), (void)(len), -1)
+#define mprotect(addr, len, prot) ((void)(addr), (void)(len), (void)(prot), -1)
+#define madvise(addr, len, advice) ((void)(addr), (void)(len), (void)(advice), -1)
+
+#endif /* MT_WIN32_SYS_MMAN_H */
