@@ -9,23 +9,32 @@
 # Only the C library is built (no C++ operators: the cross toolchains have no g++), as a
 # static archive.
 
-PLATFORMS = musl i686 aarch64 s390x
+PLATFORMS = musl i686 aarch64 s390x windows
 
 PLATFORM_CROSS_i686 = i686-linux-gnu-
 PLATFORM_CROSS_aarch64 = aarch64-linux-gnu-
 PLATFORM_CROSS_s390x = s390x-linux-gnu-
+PLATFORM_CROSS_windows = x86_64-w64-mingw32-
 # How a program of the target runs on this machine (empty: natively).
 PLATFORM_RUN_i686 = qemu-i386 -L /usr/i686-linux-gnu
 PLATFORM_RUN_aarch64 = qemu-aarch64 -L /usr/aarch64-linux-gnu
 PLATFORM_RUN_s390x = qemu-s390x -L /usr/s390x-linux-gnu
+PLATFORM_RUN_windows = $(CURDIR)/test/platforms/wine.sh
 # How a program is linked: musl statically (nothing to install to run it).
 PLATFORM_LDFLAGS_musl = -static
+# Windows: statically too, so wine needs no DLL of mingw's (threads.c takes winpthreads).
+PLATFORM_LDFLAGS_windows = -static
+# The libraries a program is linked with after libmemtrack (Windows has no libdl).
+PLATFORM_LIBS = -ldl -pthread
+PLATFORM_LIBS_windows = -pthread
 # Programs of test/platforms a target cannot run here, and why (run.sh prints it). This
 # machine's kernel runs no 32-bit code, and qemu-i386 (7.2) hangs in pthread_create and in
 # fork (clone) of any dynamically linked i686 glibc program, with or without memtrack; a
 # static one cannot take libmemtrack's malloc (glibc's libc.a defines it too).
 PLATFORM_SKIP_i686 = threads fork_exit
 PLATFORM_SKIP_WHY_i686 = qemu-i386 hangs in pthread_create and fork of a dynamic i686 glibc program
+PLATFORM_SKIP_windows = fork_exit
+PLATFORM_SKIP_WHY_windows = Windows has no fork
 
 ifneq ($(PLATFORM),)
 CROSS ?= $(PLATFORM_CROSS_$(PLATFORM))
@@ -48,12 +57,19 @@ $(B)/include/uthash.h:
 	ln -sf /usr/include/uthash.h $@
 endif
 
+# Windows (mingw-w64): the POSIX names the sources use come from src/base/win32 over Win32
+# (its posix.h says how); -fPIC means nothing for PE and is left out.
+ifeq ($(PLATFORM),windows)
+LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -Isrc/base/win32 -include base/win32/posix.h
+endif
+
 DEPS_LIST ?= build
 
 # What test/platforms/run.sh needs to know of a target: its compiler, how its programs are
 # linked and how they run here.
 platform-env:
 	@echo "CC='$(CC)' LDFLAGS='$(PLATFORM_LDFLAGS_$(PLATFORM))' RUN='$(PLATFORM_RUN_$(PLATFORM))'" \
+	    "LIBS='$(or $(PLATFORM_LIBS_$(PLATFORM)),$(PLATFORM_LIBS))'" \
 	    "SKIP='$(PLATFORM_SKIP_$(PLATFORM))' WHY='$(PLATFORM_SKIP_WHY_$(PLATFORM))'"
 
 print-platforms:

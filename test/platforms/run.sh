@@ -29,6 +29,7 @@ for p in "${platforms[@]}"; do
     mkdir -p "$out"
     if [ "$p" = native ]; then
         lib="$top/build/libmemtrack.a"; CC=${CC:-cc}; LDFLAGS=""; RUN=""; SKIP=""; WHY=""
+        LIBS="-ldl -pthread"
         make -s -C "$top" all >"$out/build.log" 2>&1
     else
         lib="$top/build/platform/$p/libmemtrack.a"
@@ -58,7 +59,7 @@ for p in "${platforms[@]}"; do
         fi
         # shellcheck disable=SC2086
         if ! (cd "$dir" && $CC -std=gnu11 -g -O0 -DMEMORY_CONTROL_ON -I"$top/include" \
-                -include memtrack.h "$name.c" "${objs[@]}" -o "$bin" $LDFLAGS "$lib" -ldl -pthread) \
+                -include memtrack.h "$name.c" "${objs[@]}" -o "$bin" $LDFLAGS "$lib" $LIBS) \
                 >"$out/$name.build" 2>&1; then
             failed "$p/$name" "$out/$name.build"; continue
         fi

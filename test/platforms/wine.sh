@@ -1,0 +1,34 @@
+#!/bin/bash
+# wine.sh PROGRAM [ARGS...] - runs a Windows program built by test/platforms/run.sh under
+# wine64, as the other targets' programs run under qemu-user: its exit status, its stdout
+# and its stderr.
+#
+# Headless: console programs need no display, and with DISPLAY unset wine never looks for
+# one. The prefix (wine's C: drive and registry) lives in build/wine; the first run makes
+# it (wineboot, about ten seconds, with notes on stderr that are not the program's), once,
+# under a lock. The CRT writes stdout and stderr in text mode, CR LF: the CRs are taken out,
+# so the reports compare line for line with the other targets' (README "Platforms").
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export WINEPREFIX=${WINEPREFIX:-$top/build/wine} WINEDEBUG=-all
+unset DISPLAY WAYLAND_DISPLAY
+wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
+prog=$1
+shift
+[ -f "$prog" ] || prog=$prog.exe
+
+mkdir -p "$WINEPREFIX"
+(
+    flock 9
+    if [ ! -f "$WINEPREFIX/.memtrack-booted" ]; then
+        "$wine" wineboot --init >"$WINEPREFIX/boot.log" 2>&1 && touch "$WINEPREFIX/.memtrack-booted"
+    fi
+) 9>"$WINEPREFIX.lock"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$wine" "$prog" "$@" >"$tmp/out" 2>"$tmp/err"
+status=$?
+tr -d '\r' <"$tmp/out"
+tr -d '\r' <"$tmp/err" >&2
+exit $status
