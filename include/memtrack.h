@@ -90,8 +90,9 @@ extern void *valloc(size_t size) __asm__("memtrack_valloc_caller");
 #ifdef MEMORY_CONTROL_ON
 #include <stdlib.h>
 #include <string.h>
-#if defined(__GLIBC__) || defined(__linux__)
-/* <malloc.h> declares malloc and free again; it must be read before our macros exist. */
+#if defined(__GLIBC__) || defined(__linux__) || defined(_WIN32)
+/* <malloc.h> declares malloc and free again (and on Windows _aligned_malloc and
+ * _aligned_free); it must be read before our macros exist. */
 #include <malloc.h>
 #endif
 #endif
@@ -199,6 +200,10 @@ void *memtrack_memalign_at(size_t alignment, size_t size, const char *file, int 
                            const char *func) MEMTRACK_NEW_ MEMTRACK_SIZE_(2);
 void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func) MEMTRACK_NEW_
     MEMTRACK_SIZE_(1);
+#ifdef _WIN32
+/* Windows: _aligned_free of a tracked block, or of one the CRT's _aligned_malloc made. */
+void memtrack_aligned_free_at(void *ptr, const char *file, int line, const char *func);
+#endif
 
 /* Used by the C++ opt-in macros (MEMTRACK_NEW_MACRO, MEMTRACK_DELETE_MACRO, at the end):
  * give the block this thread just made with new at ptr its file and line; name the file
@@ -462,6 +467,19 @@ using ::memtrack_valloc_at;
     memtrack_memalign_at((alignment), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define valloc(size) memtrack_valloc_at((size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_check() memtrack_check_at(__FILE__, __LINE__, MEMTRACK_FUNC_)
+
+/* Windows' CRT names: _strdup is strdup, _aligned_malloc is memalign (size first), and
+ * _aligned_free takes a tracked block or one the CRT made for untracked code. The CRT's
+ * other _aligned_* and _msize are not tracked: never give them a tracked block. */
+#ifdef _WIN32
+#undef _strdup
+#undef _aligned_malloc
+#undef _aligned_free
+#define _strdup(s) memtrack_strdup_at((s), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define _aligned_malloc(size, alignment)                                                           \
+    memtrack_memalign_at((alignment), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define _aligned_free(ptr) memtrack_aligned_free_at((ptr), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#endif
 
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS */
 

@@ -42,6 +42,15 @@
 #endif
 __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *file, int line);
 
+/* Page guards (checks/page_guard.c) need a handler for the fault at a guard page, a POSIX
+ * signal; Windows gives none here (base/win32/posix.h), so they are off there and no
+ * message suggests them. */
+#ifdef _WIN32
+#define MT_HAVE_PAGE_GUARDS 0
+#else
+#define MT_HAVE_PAGE_GUARDS 1
+#endif
+
 /* The alignment malloc gives on this platform; user pointers keep it. */
 #define MT_MIN_ALIGN 16u
 

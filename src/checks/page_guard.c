@@ -97,12 +97,21 @@ static struct {
 
 static MT_TLS uint64_t rng; /* this thread's sampling state (xorshift64*) */
 
+static void warn_once(const char *what)
+{
+    mt_buf_t b;
+    mt_warning_begin(&b);
+    mt_buf_str(&b, "page guards unavailable: ");
+    mt_buf_str(&b, what);
+    mt_warning_end(&b);
+}
+
 /* ---- which blocks ---------------------------------------------------------------------- */
 
 bool mt_page_guard_enabled(void)
 {
-    return mt_opt.page_guard_rate != 0 || mt_opt.page_guard_site[0] != '\0' ||
-           mt_opt.page_guard[0] != '\0';
+    return MT_HAVE_PAGE_GUARDS && mt_opt.page_guard_rate != 0 ||
+           mt_opt.page_guard_site[0] != '\0' || mt_opt.page_guard[0] != '\0';
 }
 
 void mt_page_guard_freeze(void)
@@ -110,6 +119,11 @@ void mt_page_guard_freeze(void)
     if (pg.frozen)
         return;
     pg.frozen = true;
+    if (!MT_HAVE_PAGE_GUARDS) { /* asked for by name: say why there are none */
+        if (mt_opt.page_guard[0] != '\0' || mt_opt.page_guard_site[0] != '\0')
+            warn_once("this platform has no handler for their faults");
+        return;
+    }
     pg.all = strcmp(mt_opt.page_guard, "all") == 0;
     mt_page_guard_start = strcmp(mt_opt.page_guard_side, "start") == 0;
     pg.slots_max = mt_opt.page_guard_slots;
@@ -188,7 +202,7 @@ static bool site_chosen(uint32_t site)
 
 bool mt_page_guard_choose(uint32_t site)
 {
-    size_t rate = mt_opt.page_guard_rate, n = mt_pg_countdown;
+    size_t rate = MT_HAVE_PAGE_GUARDS ? mt_opt.page_guard_rate : 0, n = mt_pg_countdown;
     bool sample = false;
     if (rate == 0) {
         mt_pg_countdown = SIZE_MAX; /* never again: the rate is fixed with the layout */
@@ -205,15 +219,6 @@ bool mt_page_guard_choose(uint32_t site)
 }
 
 /* ---- the region -------------------------------------------------------------------------- */
-
-static void warn_once(const char *what)
-{
-    mt_buf_t b;
-    mt_warning_begin(&b);
-    mt_buf_str(&b, "page guards unavailable: ");
-    mt_buf_str(&b, what);
-    mt_warning_end(&b);
-}
 
 /* Reserves the region and the slots' records (the pool's lock held; once). */
 static bool reserve_locked(void)

@@ -274,7 +274,8 @@ static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
  * access itself, which the guard check cannot see. */
 static void print_rerun_hint(mt_buf_t *b, const mt_report_error_t *e)
 {
-    if (e->alloc.file == NULL || mt_kind_owned((mt_kind_t)kind_of(&e->alloc)))
+    if (!MT_HAVE_PAGE_GUARDS || e->alloc.file == NULL ||
+        mt_kind_owned((mt_kind_t)kind_of(&e->alloc)))
         return; /* (pools, arenas and registrars lay out their own memory) */
     mt_buf_line(b);
     mt_buf_str(b, "  rerun with MEMTRACK_OPTIONS=page_guard_site=");

@@ -13,6 +13,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 export WINEPREFIX=${WINEPREFIX:-$top/build/wine} WINEDEBUG=-all
 unset DISPLAY WAYLAND_DISPLAY
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
+wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
 prog=$1
 shift
 [ -f "$prog" ] || prog=$prog.exe
@@ -24,6 +25,10 @@ mkdir -p "$WINEPREFIX"
         "$wine" wineboot --init >"$WINEPREFIX/boot.log" 2>&1 && touch "$WINEPREFIX/.memtrack-booted"
     fi
 ) 9>"$WINEPREFIX.lock"
+
+# A wine server that stays 20 s after its last program (it starts in about a second, and
+# run.sh builds the next program in less): it ends by itself.
+"$wineserver" -p 20 >/dev/null 2>&1
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
