@@ -85,5 +85,22 @@ for p in "${platforms[@]}"; do
         [ "$status" = 0 ] || { echo "exit status $status, expected 0" >>"$out/$name.diff"; ok=0; }
         if [ $ok = 1 ]; then passed "$p/$name"; else failed "$p/$name" "$out/$name.diff"; fi
     done
+    # Windows: memtrack.h also in MSVC's dialect, no GNU extension needed: clang in MSVC
+    # mode with neither __GNUC__ nor __clang__ defined, the CRT's declarations standing in
+    # from msvc/, and mingw-w64's gcc as strict ISO C.
+    if [ "$p" = windows ]; then
+        log="$out/msvc_header.log"
+        : >"$log"
+        ok=1
+        for std in c99 c11; do
+            clang --target=x86_64-pc-windows-msvc -fms-compatibility -fsyntax-only -std=$std \
+                -Werror -Wall -Wextra -pedantic -Wno-builtin-macro-redefined -U__clang__ \
+                -nostdlibinc -isystem "$here/msvc" -DMEMORY_CONTROL_ON -I"$top/include" \
+                "$here/msvc/use.c" >>"$log" 2>&1 || ok=0
+            $CC -std=$std -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
+                -DMEMORY_CONTROL_ON -I"$top/include" "$here/msvc/use.c" >>"$log" 2>&1 || ok=0
+        done
+        if [ $ok = 1 ]; then passed "$p/msvc_header"; else failed "$p/msvc_header" "$log"; fi
+    fi
 done
 summary platforms
