@@ -62,9 +62,10 @@ $(B)/include/uthash.h:
 endif
 
 # Windows (mingw-w64): the POSIX names the sources use come from src/base/win32 over Win32
-# (its posix.h says how); -fPIC means nothing for PE and is left out.
+# and from src/base/shim (win32/posix.h says how); -fPIC means nothing for PE.
 ifeq ($(PLATFORM),windows)
-LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -Isrc/base/win32 -include base/win32/posix.h
+LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -Isrc/base/win32 -Isrc/base/shim \
+	-include base/win32/posix.h
 endif
 
 DEPS_LIST ?= build

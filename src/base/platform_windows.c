@@ -14,7 +14,6 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
-#include <fnmatch.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <string.h>
@@ -259,29 +258,6 @@ int mt_win_rename(const char *from, const char *to)
         return 0;
     errno = EACCES;
     return -1;
-}
-
-int fnmatch(const char *pattern, const char *string, int flags)
-{
-    (void)flags;
-    const char *star = NULL, *resume = NULL;
-    while (*string != '\0') {
-        if (*pattern == '*') {
-            star = pattern++;
-            resume = string;
-        } else if (*pattern == '?' || *pattern == *string) {
-            pattern++;
-            string++;
-        } else if (star != NULL) {
-            pattern = star + 1;
-            string = ++resume;
-        } else {
-            return FNM_NOMATCH;
-        }
-    }
-    while (*pattern == '*')
-        pattern++;
-    return *pattern == '\0' ? 0 : FNM_NOMATCH;
 }
 
 /* ---- threads (win32/pthread.h) ---------------------------------------------------------- */

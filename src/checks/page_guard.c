@@ -110,8 +110,9 @@ static void warn_once(const char *what)
 
 bool mt_page_guard_enabled(void)
 {
-    return MT_HAVE_PAGE_GUARDS && mt_opt.page_guard_rate != 0 ||
-           mt_opt.page_guard_site[0] != '\0' || mt_opt.page_guard[0] != '\0';
+    return MT_HAVE_PAGE_GUARDS &&
+           (mt_opt.page_guard_rate != 0 || mt_opt.page_guard_site[0] != '\0' ||
+            mt_opt.page_guard[0] != '\0');
 }
 
 void mt_page_guard_freeze(void)

@@ -1,7 +1,9 @@
-/* link.h - Windows build only (see posix.h): a PE image has no program headers to walk;
- * dl_iterate_phdr visits nothing, so no address is taken for the program's code. */
-#ifndef MT_WIN32_LINK_H
-#define MT_WIN32_LINK_H
+/* link.h - for the targets that lack it (Windows, bare metal: tools/platform.mk puts this
+ * folder on their include path; win32/posix.h says why): no program headers to walk (a PE
+ * image, a bare-metal one with no loader): dl_iterate_phdr visits nothing, so no address is
+ * taken for the program's code. */
+#ifndef MT_SHIM_LINK_H
+#define MT_SHIM_LINK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,4 +28,4 @@ static inline int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t,
     return 0;
 }
 
-#endif /* MT_WIN32_LINK_H */
+#endif /* MT_SHIM_LINK_H */

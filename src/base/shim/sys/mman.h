@@ -1,9 +1,9 @@
-/* sys/mman.h - Windows build only (see posix.h): page guards reserve address space with
- * mmap and catch faults with a signal handler, and Windows gives no signal handler here
- * (posix.h); so mmap fails, page guards say once that they are unavailable, and blocks
- * keep their byte guards. */
-#ifndef MT_WIN32_SYS_MMAN_H
-#define MT_WIN32_SYS_MMAN_H
+/* sys/mman.h - for the targets that lack it (Windows, bare metal: tools/platform.mk puts this
+ * folder on their include path; win32/posix.h says why): page guards reserve address space
+ * with mmap and catch faults with a signal handler, which these targets do not give
+ * (MT_HAVE_PAGE_GUARDS is 0): mmap fails, and blocks keep their byte guards. */
+#ifndef MT_SHIM_SYS_MMAN_H
+#define MT_SHIM_SYS_MMAN_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -21,4 +21,4 @@
 #define mprotect(addr, len, prot) ((void)(addr), (void)(len), (void)(prot), -1)
 #define madvise(addr, len, advice) ((void)(addr), (void)(len), (void)(advice), -1)
 
-#endif /* MT_WIN32_SYS_MMAN_H */
+#endif /* MT_SHIM_SYS_MMAN_H */
