@@ -375,6 +375,20 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
 }
 #endif
 
+/* -------------------------------------------------------------------------------------
+ * Bare metal (Cortex-M, make PLATFORM=cortexm): the tracker's own memory (records, sites,
+ * the report's scratch) is a static buffer the program defines once, at file scope, with
+ * MEMTRACK_STATIC_MEMORY(bytes) (about 768 KiB today, most of it the report's working
+ * memory; the records take 56 bytes per live block beyond it); the reports
+ * name the program memtrack_program_name ("program" unless the program sets it).
+ * ------------------------------------------------------------------------------------- */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define MEMTRACK_STATIC_MEMORY(bytes)                                                              \
+    unsigned char memtrack_static_memory[(bytes)];                                                 \
+    const size_t memtrack_static_memory_size = (bytes)
+extern const char *memtrack_program_name;
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

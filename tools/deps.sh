@@ -15,7 +15,7 @@ need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma el
 # i686 compiler is Debian's cross one, not gcc-multilib, which conflicts with the others.
 need_platforms="uthash-dev musl-tools gcc-i686-linux-gnu libc6-dev-i386-cross \
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user \
-gcc-mingw-w64-x86-64 wine64"
+gcc-mingw-w64-x86-64 wine64 gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 # Node.js and npm may come from elsewhere (NodeSource's nodejs ships npm): Debian's are
 # wanted only when there is no npm at all.
 need_browser="chromium"

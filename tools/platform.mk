@@ -9,17 +9,19 @@
 # Only the C library is built (no C++ operators: the cross toolchains have no g++), as a
 # static archive.
 
-PLATFORMS = musl i686 aarch64 s390x windows
+PLATFORMS = musl i686 aarch64 s390x windows cortexm
 
 PLATFORM_CROSS_i686 = i686-linux-gnu-
 PLATFORM_CROSS_aarch64 = aarch64-linux-gnu-
 PLATFORM_CROSS_s390x = s390x-linux-gnu-
 PLATFORM_CROSS_windows = x86_64-w64-mingw32-
+PLATFORM_CROSS_cortexm = arm-none-eabi-
 # How a program of the target runs on this machine (empty: natively).
 PLATFORM_RUN_i686 = qemu-i386 -L /usr/i686-linux-gnu
 PLATFORM_RUN_aarch64 = qemu-aarch64 -L /usr/aarch64-linux-gnu
 PLATFORM_RUN_s390x = qemu-s390x -L /usr/s390x-linux-gnu
 PLATFORM_RUN_windows = $(CURDIR)/test/platforms/wine.sh
+PLATFORM_RUN_cortexm = $(CURDIR)/test/platforms/cortexm/qemu.sh
 # How a program is linked: musl statically (nothing to install to run it).
 PLATFORM_LDFLAGS_musl = -static
 # Windows: statically too, so wine needs no DLL of mingw's (threads.c takes winpthreads).
@@ -27,6 +29,11 @@ PLATFORM_LDFLAGS_windows = -static
 # The libraries a program is linked with after libmemtrack (Windows has no libdl).
 PLATFORM_LIBS = -ldl -pthread
 PLATFORM_LIBS_windows = -pthread
+# Cortex-M: newlib with semihosting (rdimon), and what each program needs besides itself
+# on qemu's mps2-an385: its vector table, start-up and the tracker's static memory.
+PLATFORM_LDFLAGS_cortexm = -specs=rdimon.specs -T $(CURDIR)/test/platforms/cortexm/link.ld \
+	$(CURDIR)/test/platforms/cortexm/startup.c
+PLATFORM_LIBS_cortexm = -lc
 # Programs of test/platforms a target cannot run here, and why (run.sh prints it). This
 # machine's kernel runs no 32-bit code, and qemu-i386 (7.2) hangs in pthread_create and in
 # fork (clone) of any dynamically linked i686 glibc program, with or without memtrack; a
@@ -35,10 +42,19 @@ PLATFORM_SKIP_i686 = threads fork_exit
 PLATFORM_SKIP_WHY_i686 = qemu-i386 hangs in pthread_create and fork of a dynamic i686 glibc program
 PLATFORM_SKIP_windows = fork_exit
 PLATFORM_SKIP_WHY_windows = Windows has no fork
+PLATFORM_SKIP_cortexm = threads fork_exit
+PLATFORM_SKIP_WHY_cortexm = bare metal has one thread and no processes
 # What a target's reports legitimately lack, as a sed script applied to the expected
 # reports before they are compared: Windows has no page guards, so no guard error ends with
 # the option to rerun with them (src/base/platform.h, MT_HAVE_PAGE_GUARDS).
 PLATFORM_EXPECT_windows = /rerun with MEMTRACK_OPTIONS=page_guard_site=/d
+# Bare metal has no page guards either, and no working directory to name in JSON (the
+# quotes escaped for platform-env's echo).
+PLATFORM_EXPECT_cortexm = $(PLATFORM_EXPECT_windows); s/\"cwd\": CWD/\"cwd\": null/
+# The same for the programs' own stdout: newlib as Debian builds it has no C99 formats, and
+# prints the programs' %zu as "zu".
+PLATFORM_STDOUT_EXPECT_cortexm = s/[0-9][0-9]* blocks/zu blocks/g; s/[0-9][0-9]* bytes/zu bytes/g; \
+	s/used [0-9][0-9]* of [0-9][0-9]*/used zu of zu/
 
 ifneq ($(PLATFORM),)
 CROSS ?= $(PLATFORM_CROSS_$(PLATFORM))
@@ -68,6 +84,14 @@ LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -Isrc/base/win32 -Isrc/
 	-include base/win32/posix.h
 endif
 
+# Cortex-M bare metal (arm-none-eabi with newlib): one thread, no operating system; the
+# POSIX names come from src/base/bare and src/base/shim (bare/posix.h says how).
+ifeq ($(PLATFORM),cortexm)
+CC = $(CROSS)gcc -mcpu=cortex-m3 -mthumb
+LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -DMT_BARE_METAL \
+	-Isrc/base/bare -Isrc/base/shim -include base/bare/posix.h
+endif
+
 DEPS_LIST ?= build
 
 # What test/platforms/run.sh needs to know of a target: its compiler, how its programs are
@@ -76,6 +100,7 @@ platform-env:
 	@echo "CC='$(CC)' LDFLAGS='$(PLATFORM_LDFLAGS_$(PLATFORM))' RUN='$(PLATFORM_RUN_$(PLATFORM))'" \
 	    "LIBS='$(or $(PLATFORM_LIBS_$(PLATFORM)),$(PLATFORM_LIBS))'" \
 	    "EXPECT='$(PLATFORM_EXPECT_$(PLATFORM))'" \
+	    "STDOUT_EXPECT='$(PLATFORM_STDOUT_EXPECT_$(PLATFORM))'" \
 	    "SKIP='$(PLATFORM_SKIP_$(PLATFORM))' WHY='$(PLATFORM_SKIP_WHY_$(PLATFORM))'"
 
 print-platforms:

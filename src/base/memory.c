@@ -36,7 +36,7 @@
 #define MIN_SHIFT 5u  /* 32-byte blocks, header included */
 #define MAX_SHIFT 16u /* 64 KiB blocks */
 #define CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
-#define CHUNK_BYTES (1024u * 1024u) /* address space: pages are touched as used */
+#define CHUNK_BYTES MT_OWN_CHUNK_BYTES /* (base/platform.h) */
 #define BIG_CLASS 0xffffffffu
 
 typedef struct header {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifndef _WIN32 /* Windows: base/platform_windows.c */
+#if !defined(_WIN32) && !defined(MT_BARE_METAL) /* platform_windows.c, platform_bare.c */
 #include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
@@ -33,8 +33,9 @@ unsigned mt_thread_number_slow(void)
     return mt_thread_number;
 }
 
-#if defined(_WIN32)
-/* The raw allocator, pages, the program's name and image: base/platform_windows.c. */
+#if defined(_WIN32) || defined(MT_BARE_METAL)
+/* The raw allocator, pages, the program's name and image: base/platform_windows.c and
+ * base/platform_bare.c. */
 #elif defined(MT_SANITIZER_ALLOCATOR)
 
 size_t mt_libc_usable_size(void *ptr)
@@ -65,7 +66,7 @@ size_t mt_libc_usable_size(void *ptr)
 }
 #endif
 
-#if !defined(MT_GLIBC_MALLOC) && !defined(_WIN32)
+#if !defined(MT_GLIBC_MALLOC) && !defined(_WIN32) && !defined(MT_BARE_METAL)
 void *mt_libc_aligned(size_t alignment, size_t size)
 {
     void *p = NULL;
@@ -79,7 +80,7 @@ void *mt_libc_aligned(size_t alignment, size_t size)
 }
 #endif
 
-#ifndef _WIN32
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
 void *mt_pages_alloc(size_t size)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -115,7 +116,7 @@ bool mt_in_program_image(uintptr_t p)
     return mt_image_start != NULL && mt_image_end != NULL && p >= (uintptr_t)mt_image_start &&
            p < (uintptr_t)mt_image_end;
 }
-#endif /* !_WIN32 */
+#endif /* !_WIN32 && !MT_BARE_METAL */
 
 void mt_assert_failed(const char *what, const char *file, int line)
 {

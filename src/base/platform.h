@@ -18,7 +18,11 @@
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MT_NOINLINE __attribute__((noinline))
+#ifdef MT_BARE_METAL /* one thread, and no thread pointer to reach TLS with */
+#define MT_TLS
+#else
 #define MT_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
 #define MT_EXPORT __attribute__((visibility("default")))
 /* A type through which any object may be read (the table's view of a record). */
 #define MT_MAY_ALIAS __attribute__((__may_alias__))
@@ -45,14 +49,29 @@ __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *fi
 /* Page guards (checks/page_guard.c) need a handler for the fault at a guard page, a POSIX
  * signal; Windows gives none here (base/win32/posix.h), so they are off there and no
  * message suggests them. */
-#ifdef _WIN32
+#if defined(_WIN32) || defined(MT_BARE_METAL)
 #define MT_HAVE_PAGE_GUARDS 0
 #else
 #define MT_HAVE_PAGE_GUARDS 1
 #endif
 
+/* The tracker's own memory comes in chunks of this many bytes (base/memory.c): address
+ * space, touched as used, where there is an MMU; a program's static buffer on bare metal. */
+#ifdef MT_BARE_METAL
+#define MT_OWN_CHUNK_BYTES (32u * 1024u)
+#else
+#define MT_OWN_CHUNK_BYTES (1024u * 1024u)
+#endif
+
 /* The alignment malloc gives on this platform; user pointers keep it. */
 #define MT_MIN_ALIGN 16u
+/* The alignment every block of the C library has, which a pointer it made must have:
+ * newlib on 32-bit ARM gives 8. */
+#ifdef MT_BARE_METAL
+#define MT_LIBC_ALIGN 8u
+#else
+#define MT_LIBC_ALIGN MT_MIN_ALIGN
+#endif
 
 /* Built with AddressSanitizer or ThreadSanitizer (make sanitize), the sanitizer's allocator
  * is underneath instead and libmemtrack does not provide malloc, free... for the process

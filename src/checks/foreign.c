@@ -308,12 +308,19 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
     unsigned char byte;
     mt_block_t gone;
     *why = mt_probe_read(p, &byte, 1) ? MT_POINTER_NOT_HEAP : MT_POINTER_WILD;
-    if (*why == MT_POINTER_WILD || p % MT_MIN_ALIGN != 0 || on_own_stack(p) || is_static(ptr))
+    if (*why == MT_POINTER_WILD || p % MT_LIBC_ALIGN != 0 || on_own_stack(p) || is_static(ptr))
         return false;
     if (mt_gone_find(ptr, &gone)) {
         *why = MT_POINTER_RELEASED;
         return false;
     }
+#if MT_LIBC_ALIGN < MT_MIN_ALIGN
+    /* The C library's blocks are aligned less than ours: a pointer 8 bytes into a tracked
+     * block looks like one of them, so the blocks are asked (a walk of them all, on a
+     * target with few). */
+    if (mt_foreign_inside_tracked(ptr))
+        return false;
+#endif
     return !starts_tracked_block(p);
 }
 

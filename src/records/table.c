@@ -115,7 +115,10 @@ mt_shard_t mt_shards[MT_SHARD_COUNT] = {
 #undef SHARD_INIT
 };
 
-_Static_assert(sizeof(mt_block_t) == sizeof(UT_hash_handle) + sizeof(size_t) + 16,
+/* (Rounded up to the record's alignment: 32-bit ARM aligns uint64_t to 8, i686 to 4.) */
+#define MT_RECORD_BYTES (sizeof(UT_hash_handle) + sizeof(size_t) + 16)
+_Static_assert(sizeof(mt_block_t) == (MT_RECORD_BYTES + _Alignof(mt_block_t) - 1) /
+                                         _Alignof(mt_block_t) * _Alignof(mt_block_t),
                "a record is uthash's handle and 24 bytes (20 on 32-bit targets): keep it small");
 _Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
 

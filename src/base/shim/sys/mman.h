@@ -17,7 +17,11 @@
 #define MAP_FAILED ((void *)-1)
 #define MADV_DONTNEED 4
 #define mmap(addr, len, prot, flags, fd, off) ((void)(addr), (void)(len), MAP_FAILED)
-#define munmap(addr, len) ((void)(addr), (void)(len), -1)
+static inline int munmap(void *addr, size_t len)
+{
+    (void)addr, (void)len;
+    return -1;
+}
 #define mprotect(addr, len, prot) ((void)(addr), (void)(len), (void)(prot), -1)
 #define madvise(addr, len, advice) ((void)(addr), (void)(len), (void)(advice), -1)
 

@@ -1,0 +1,82 @@
+/* startup.c - what each test program of test/platforms has besides itself on the cortexm
+ * target (qemu's mps2-an385, semihosting): the vector table, the tracker's static memory,
+ * and the program's name for reports and its options, from the command line qemu passes by
+ * semihosting (qemu.sh). The reset handler clears the bss, opens newlib's
+ * semihosting streams (rdimon: its _write sends memtrack's output to qemu's stderr), runs
+ * the constructors, main and exit (atexit handlers, then destructors: the exit report). It
+ * is ours, not rdimon's _start, which moves the stack to where qemu guesses RAM ends.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtrack.h>
+
+MEMTRACK_STATIC_MEMORY(1024 * 1024);
+
+extern char __StackTop[], __bss_start__[], __bss_end__[];
+extern void initialise_monitor_handles(void);
+extern void __libc_init_array(void), __libc_fini_array(void);
+int main(int argc, char **argv);
+void Reset_Handler(void);
+/* Semihosting: one call into the debugger (qemu), operation in r0, argument block in r1. */
+static int semihost(int op, void *arg)
+{
+    register int r0 __asm__("r0") = op;
+    register void *r1 __asm__("r1") = arg;
+    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+/* rename(): this newlib makes it of link and unlink, which rdimon leaves out; its _rename
+ * is semihosting's SYS_RENAME. memtrack writes a report file (json=...) beside its path
+ * and renames it over the path. */
+extern int _rename(const char *from, const char *to);
+int rename(const char *from, const char *to)
+{
+    return _rename(from, to);
+}
+
+/* A fault ends the run with status 3 (SYS_EXIT_EXTENDED), so run.sh sees it. */
+static void fault(void)
+{
+    static const char msg[] = "cortexm: fault\n";
+    size_t block[3] = {2, (size_t)msg, sizeof msg - 1}; /* SYS_WRITE to stderr's handle */
+    (void)block;
+    size_t exit_block[2] = {0x20026, 3}; /* ADP_Stopped_ApplicationExit, status 3 */
+    semihost(0x20, exit_block);
+    for (;;)
+        ;
+}
+
+__attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
+    (void (*)(void))(size_t)__StackTop, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0,
+    fault, fault, 0, fault, fault,
+};
+
+/* The command line qemu passes by semihosting (SYS_GET_CMDLINE): the program's name, then
+ * MEMTRACK_OPTIONS if qemu.sh was given any (bare metal has no environment of its own). */
+static void read_command_line(void)
+{
+    static char line[1024];
+    size_t block[2] = {(size_t)line, sizeof line - 1};
+    if (semihost(0x15, block) != 0)
+        return;
+    line[block[1]] = '\0';
+    char *space = strchr(line, ' ');
+    if (space != NULL) {
+        *space = '\0';
+        setenv("MEMTRACK_OPTIONS", space + 1, 1);
+    }
+    memtrack_program_name = line;
+}
+
+void Reset_Handler(void)
+{
+    memset(__bss_start__, 0, (size_t)(__bss_end__ - __bss_start__));
+    initialise_monitor_handles();
+    read_command_line(); /* before the library starts: it reads the options then */
+    atexit(__libc_fini_array); /* destructors after the program's handlers, as crt0 does */
+    __libc_init_array();
+    exit(main(0, NULL));
+}
