@@ -378,7 +378,7 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
 /* -------------------------------------------------------------------------------------
  * Bare metal (Cortex-M, make PLATFORM=cortexm): the tracker's own memory (records, sites,
  * the report's scratch) is a static buffer the program defines once, at file scope, with
- * MEMTRACK_STATIC_MEMORY(bytes) (about 768 KiB today, most of it the report's working
+ * MEMTRACK_STATIC_MEMORY(bytes) (about 1.5 MiB today, most of it the report's working
  * memory; the records take 56 bytes per live block beyond it); the reports
  * name the program memtrack_program_name ("program" unless the program sets it).
  * ------------------------------------------------------------------------------------- */

@@ -12,7 +12,7 @@
 
 #include <memtrack.h>
 
-MEMTRACK_STATIC_MEMORY(1024 * 1024);
+MEMTRACK_STATIC_MEMORY(2048 * 1024);
 
 extern char __StackTop[], __bss_start__[], __bss_end__[];
 extern void initialise_monitor_handles(void);
