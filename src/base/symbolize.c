@@ -305,7 +305,7 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
     if (symbol == NULL && found && info.dli_sname != NULL) {
         symbol = info.dli_sname;
         out->offset = pc - (uintptr_t)info.dli_saddr;
-#ifdef RTLD_DL_SYMENT /* glibc: the symbol's size too */
+#ifdef __GLIBC__ /* glibc's dladdr1 (not musl's): the symbol's size too */
         const ElfW(Sym) *entry = NULL;
         Dl_info again;
         if (dladdr1((void *)pc, &again, (void **)&entry, RTLD_DL_SYMENT) != 0 && entry != NULL)
