@@ -17,10 +17,23 @@ mt_options_t mt_opt;
 atomic_bool mt_options_frozen;
 atomic_uint mt_output_generation;
 
-/* String options keep their text here, so the environment may change afterwards. */
-#define MT_OPTION_STORAGE(name, type, def, help) static char name##_text[MT_OPTION_STRING_MAX];
+/* A string option set from text keeps it here, so the environment may change afterwards;
+ * one at its default points at the default itself. Only string options have storage, and
+ * the defaults are not copied into it: every page written at start-up is a page fault, and
+ * copying eight defaults touched six pages of the library's .bss. */
+#define MT_OPTION_STORAGE_BOOL(name)
+#define MT_OPTION_STORAGE_INT(name)
+#define MT_OPTION_STORAGE_SIZE(name)
+#define MT_OPTION_STORAGE_COUNT(name)
+#define MT_OPTION_STORAGE_STRING(name) static char name##_text[MT_OPTION_STRING_MAX];
+#define MT_OPTION_STORAGE(name, type, def, help) MT_OPTION_STORAGE_##type(name)
 MT_OPTION_LIST(MT_OPTION_STORAGE)
 #undef MT_OPTION_STORAGE
+#define MT_OPTION_TEXT_BOOL(name) NULL
+#define MT_OPTION_TEXT_INT(name) NULL
+#define MT_OPTION_TEXT_SIZE(name) NULL
+#define MT_OPTION_TEXT_COUNT(name) NULL
+#define MT_OPTION_TEXT_STRING(name) name##_text
 
 typedef struct option_desc {
     const char *name;
@@ -28,12 +41,12 @@ typedef struct option_desc {
     const char *def;
     const char *help;
     void *field;
-    char *text;
+    char *text; /* a string option's storage (MT_OPTION_STRING_MAX bytes), else NULL */
 } option_desc_t;
 
 static const option_desc_t options[] = {
 #define MT_OPTION_DESC(name, type, def, help)                                                      \
-    {#name, MT_OPT_##type, def, help, &mt_opt.name, name##_text},
+    {#name, MT_OPT_##type, def, help, &mt_opt.name, MT_OPTION_TEXT_##type(name)},
     MT_OPTION_LIST(MT_OPTION_DESC)
 #undef MT_OPTION_DESC
 };
@@ -56,7 +69,7 @@ static void buf_value(mt_buf_t *b, const option_desc_t *o)
     case MT_OPT_INT: mt_buf_i64(b, *(long *)o->field); break;
     case MT_OPT_SIZE:
     case MT_OPT_COUNT: mt_buf_u64(b, *(size_t *)o->field); break;
-    case MT_OPT_STRING: mt_buf_str(b, *(char **)o->field); break;
+    case MT_OPT_STRING: mt_buf_str(b, *(const char **)o->field); break;
     }
 }
 
@@ -188,17 +201,24 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
         const char *form = string_form(o, v, n);
         if (form != NULL)
             return form;
+        if (v == o->def) { /* the default: nothing to copy (set_defaults) */
+            *(const char **)o->field = o->def;
+            return NULL;
+        }
         /* page_guard_site and alloc_fn are repeatable: each entry adds one ("" clears). */
+        const char *now = *(const char **)o->field;
         bool repeatable =
             strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "alloc_fn") == 0;
-        size_t at = n != 0 && repeatable && o->text[0] != '\0' ? strlen(o->text) + 1 : 0;
+        size_t at = n != 0 && repeatable && now != NULL && now[0] != '\0' ? strlen(now) + 1 : 0;
         if (at + n >= MT_OPTION_STRING_MAX)
             return "a shorter value";
+        if (at != 0 && now != o->text) /* the entries so far are a default's */
+            memcpy(o->text, now, at - 1);
         if (at != 0)
             o->text[at - 1] = ' ';
         memcpy(o->text + at, v, n);
         o->text[at + n] = '\0';
-        *(char **)o->field = o->text;
+        *(const char **)o->field = o->text;
         return NULL;
     }
     }

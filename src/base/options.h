@@ -81,7 +81,7 @@ typedef struct mt_options {
 #define MT_OPTION_FIELD_INT long
 #define MT_OPTION_FIELD_SIZE size_t
 #define MT_OPTION_FIELD_COUNT size_t
-#define MT_OPTION_FIELD_STRING char *
+#define MT_OPTION_FIELD_STRING const char *
 #define MT_OPTION_FIELD(name, type, def, help) MT_OPTION_FIELD_##type name;
     MT_OPTION_LIST(MT_OPTION_FIELD)
 #undef MT_OPTION_FIELD
