@@ -113,13 +113,15 @@ static index_entry_t *index_slot_locked(const site_key_t *k)
     }
 }
 
-/* Keeps the index at most half full, doubling it (from 1024 entries) when it would pass
- * that; false when the tracker's memory is exhausted. Caller holds sites.lock. */
+/* Keeps the index at most half full, doubling it (from 64 entries) when it would pass
+ * that; false when the tracker's memory is exhausted. Caller holds sites.lock. It starts
+ * small because every site lands on a random entry: a 1024-entry index (48 KiB) made a
+ * process's first few sites fault in a page each. */
 static bool index_make_room_locked(uint32_t used)
 {
     if (sites.index != NULL && (size_t)used * 2 < sites.index_size)
         return true;
-    size_t old_size = sites.index_size, size = old_size != 0 ? old_size * 2 : 1024;
+    size_t old_size = sites.index_size, size = old_size != 0 ? old_size * 2 : 64;
     index_entry_t *old = sites.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
     if (fresh == NULL)
         return false;
