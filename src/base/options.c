@@ -25,7 +25,7 @@ atomic_uint mt_output_generation;
 #define MT_OPTION_STORAGE_INT(name)
 #define MT_OPTION_STORAGE_SIZE(name)
 #define MT_OPTION_STORAGE_COUNT(name)
-#define MT_OPTION_STORAGE_STRING(name) static char name##_text[MT_OPTION_STRING_MAX];
+#define MT_OPTION_STORAGE_STRING(name) static char name##_text[MT_OPTION_STRING_MAX] MT_COLD;
 #define MT_OPTION_STORAGE(name, type, def, help) MT_OPTION_STORAGE_##type(name)
 MT_OPTION_LIST(MT_OPTION_STORAGE)
 #undef MT_OPTION_STORAGE

@@ -24,6 +24,19 @@
 #define MT_TLS __thread __attribute__((tls_model("initial-exec")))
 #endif
 #define MT_EXPORT __attribute__((visibility("default")))
+/* Large arrays a short process never touches (the error log, the tables of site chunks, the
+ * timeline's samples, option texts): placed after .bss, so that the small state every
+ * process touches lies on a few neighbouring pages rather than between them (each page of
+ * the library's data a process touches is a page fault at start-up, tools/bench/README.md
+ * "Start-up"). GCC puts .lbss, the x86-64 psABI's section for large data, after .bss;
+ * elsewhere (and with clang, which would store it in the file) they stay where they are, and
+ * under AddressSanitizer too, which gives no redzones to globals in a named section. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__clang__) &&         \
+    !defined(__SANITIZE_ADDRESS__)
+#define MT_COLD __attribute__((section(".lbss")))
+#else
+#define MT_COLD
+#endif
 /* A type through which any object may be read (the table's view of a record). */
 #define MT_MAY_ALIAS __attribute__((__may_alias__))
 

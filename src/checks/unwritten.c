@@ -24,7 +24,7 @@ typedef struct counters {
     _Atomic uint64_t blocks, bytes, unwritten;
 } counters_t;
 
-static counters_t *_Atomic chunks[MAX_CHUNKS];
+static counters_t *_Atomic chunks[MAX_CHUNKS] MT_COLD;
 
 static counters_t *counters_of(uint32_t site, bool create)
 {

@@ -32,11 +32,16 @@ static struct {
     pthread_mutex_t lock;
     mt_error_t log[MT_ERROR_LOG_MAX];
     size_t logged;
-    _Atomic size_t total;
-    _Atomic size_t by_kind[MT_ERROR_COUNT];
     cap_slot_t caps[CAP_SLOTS];
     size_t caps_used; /* slots taken: a clean run's report never walks (faults in) caps */
-} errors = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} errors MT_COLD = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The counts, apart from the log: every process reads them at exit, so they lie with the
+ * small state every process touches, not on a page of their own after the log. */
+static struct {
+    _Atomic size_t total;
+    _Atomic size_t by_kind[MT_ERROR_COUNT];
+} counts;
 
 /* In the crash handler nothing may wait: a lock the crashed thread holds is only tried. */
 static bool lock_errors(void)
@@ -155,8 +160,8 @@ void mt_error_print_pending(void)
 
 static void report_error(const mt_error_t *e)
 {
-    atomic_fetch_add(&errors.total, 1);
-    atomic_fetch_add(&errors.by_kind[e->kind], 1);
+    atomic_fetch_add(&counts.total, 1);
+    atomic_fetch_add(&counts.by_kind[e->kind], 1);
     if (mt_error_observer != NULL)
         mt_error_observer(e);
     uint64_t n = 1;
@@ -242,12 +247,12 @@ size_t mt_error_not_printed(mt_capped_t *out, size_t max)
 
 size_t mt_error_total(void)
 {
-    return atomic_load(&errors.total);
+    return atomic_load(&counts.total);
 }
 
 size_t mt_error_count(mt_error_kind_t kind)
 {
-    return atomic_load(&errors.by_kind[kind]);
+    return atomic_load(&counts.by_kind[kind]);
 }
 
 size_t mt_error_log(mt_error_t *out, size_t max)

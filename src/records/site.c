@@ -33,13 +33,14 @@ typedef struct index_entry {
     uint32_t id; /* 0: empty */
 } index_entry_t;
 
+/* The chunks come last: a short process touches the head and chunks[0], one page. */
 static struct {
     pthread_mutex_t lock;
-    mt_site_t *_Atomic chunks[MAX_CHUNKS];
     _Atomic uint32_t count; /* ids in use, including id 0 */
     index_entry_t *index;   /* index_size entries, a power of two */
     size_t index_size;
-} sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    mt_site_t *_Atomic chunks[MAX_CHUNKS];
+} sites MT_COLD = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 

@@ -21,14 +21,15 @@
 
 _Atomic uint64_t mt_timeline_mask;
 
+/* The samples come last: a short process touches the head and the first sample, one page. */
 static struct {
     pthread_mutex_t lock;
-    mt_sample_t samples[MT_TIMELINE_MAX];
     size_t count;
     uint64_t start_ns;
     _Atomic uint64_t next_peak_sample; /* live bytes that earn a sample at a new peak */
     _Atomic uint64_t peak_bytes, peak_blocks, peak_event;
-} timeline = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    mt_sample_t samples[MT_TIMELINE_MAX];
+} timeline MT_COLD = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t now_ns(void)
 {
