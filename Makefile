@@ -316,9 +316,29 @@ $(B)/bench/one-tracked: tools/bench/one_malloc.c $(B)/libmemtrack.so
 	@mkdir -p $(dir $@)
 	./memtrack cc -O2 -g $< -o $@
 
-bench-startup: all $(B)/bench/startup $(B)/bench/one-plain $(B)/bench/one-tracked
+# The parts: a program that leaves at once, plain, linked with a one-function library, and
+# linked with libmemtrack (--no-as-needed: it calls neither).
+$(B)/bench/libempty.so: tools/bench/empty_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -fPIC -shared -Wl,-soname,libempty.so $< -o $@
+
+$(B)/bench/exit-plain: tools/bench/exit_at_once.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $< -o $@
+
+$(B)/bench/exit-empty: tools/bench/exit_at_once.c $(B)/bench/libempty.so
+	$(CC) -O2 $< -o $@ -L$(B)/bench -Wl,-rpath,$(CURDIR)/$(B)/bench -Wl,--no-as-needed -lempty
+
+$(B)/bench/exit-tracked: tools/bench/exit_at_once.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $< -o $@ -L$(B) -Wl,-rpath,$(CURDIR)/$(B) -Wl,--no-as-needed -lmemtrack
+
+STARTUP_PROGS = $(addprefix $(B)/bench/,one-plain one-tracked exit-plain exit-empty exit-tracked)
+
+bench-startup: all $(B)/bench/startup $(STARTUP_PROGS)
 	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \
-	    $(B)/bench/one-tracked $(CURDIR)/$(B)/libmemtrack.so
+	    $(B)/bench/one-tracked $(CURDIR)/$(B)/libmemtrack.so $(B)/bench/exit-plain \
+	    $(B)/bench/exit-empty $(B)/bench/exit-tracked
 
 # ---- sanitize, fuzz -----------------------------------------------------------------------
 # Each sanitizer in its own build directory, with the internal invariants checked:

@@ -1,15 +1,22 @@
 /* startup.c - what tracking adds to a process's start and exit: a program that makes one
  * block and frees it, run plain, built with memtrack (header mode) and under --preload,
  * interleaved, each run measured by the CPU time the process used (user and system, from
- * wait4: a loaded machine stretches wall-clock times, much less a process's own CPU time).
+ * wait4: a loaded machine stretches wall-clock times, much less a process's own CPU time)
+ * and by its page faults.
  *
- *   startup [--quick] PLAIN TRACKED [PRELOAD_LIB]
+ *   startup [--quick] PLAIN TRACKED [PRELOAD_LIB [EXIT_PLAIN EXIT_EMPTY EXIT_TRACKED]]
+ *
+ * The three EXIT programs leave main at once with _exit: plain, linked with a library that
+ * holds one function, and linked with libmemtrack. They split the tracked process's extra
+ * cost into loading a library at all, what libmemtrack's own loading and constructor add
+ * to that, and what the first block and the exit add to the plain program's.
  *
  * Suites made of many small processes pay this once a process. The target: a tracked
  * process within 0.5 ms of a plain one (the median of per-round differences).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +56,10 @@ static char **preload_environment(const char *preload)
     return env;
 }
 
-/* Runs prog once with env, its output thrown away; returns its CPU time in ms, or -1. The
- * child only redirects and execs: nothing it does before exec differs between the runs. */
-static double run_once(const char *prog, char **env)
+/* Runs prog once with env, its output thrown away; returns its CPU time in ms, or -1, and
+ * its page faults in *faults. The child only redirects and execs: nothing it does before
+ * exec differs between the runs. */
+static double run_once(const char *prog, char **env, double *faults)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -67,6 +75,7 @@ static double run_once(const char *prog, char **env)
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return -1;
+    *faults = (double)(ru.ru_minflt + ru.ru_majflt);
     return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
@@ -77,10 +86,32 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of v[0..n) (sorted in place). */
 static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, by_value);
     return v[n / 2];
+}
+
+enum { PLAIN, TRACKED, PRELOAD, EXIT_PLAIN, EXIT_EMPTY, EXIT_TRACKED, RUNS };
+
+static double ms[RUNS][MAX_ROUNDS], faults[RUNS][MAX_ROUNDS];
+
+/* The median over the rounds of (a - b) - (c - d), in ms; c < 0: of a - b. */
+static double median_diff(int a, int b, int c, int d, int rounds)
+{
+    static double v[MAX_ROUNDS];
+    for (int i = 0; i < rounds; i++)
+        v[i] = ms[a][i] - ms[b][i] - (c >= 0 ? ms[c][i] - ms[d][i] : 0);
+    return median(v, rounds);
+}
+
+/* The median of a run's CPU time or page faults (a copy is sorted). */
+static double median_of(double (*what)[MAX_ROUNDS], int run, int rounds)
+{
+    static double v[MAX_ROUNDS];
+    memcpy(v, what[run], (size_t)rounds * sizeof *v);
+    return median(v, rounds);
 }
 
 int main(int argc, char **argv)
@@ -90,41 +121,60 @@ int main(int argc, char **argv)
         rounds = 150;
         a = 2;
     }
-    if (argc - a < 2) {
-        fprintf(stderr, "usage: startup [--quick] PLAIN TRACKED [PRELOAD_LIB]\n");
+    int given = argc - a;
+    if (given != 2 && given != 3 && given != 6) {
+        fprintf(stderr, "usage: startup [--quick] PLAIN TRACKED [PRELOAD_LIB [EXIT_PLAIN "
+                        "EXIT_EMPTY EXIT_TRACKED]]\n");
         return 2;
     }
-    const char *plain = argv[a], *tracked = argv[a + 1];
-    const char *preload = argc - a > 2 ? argv[a + 2] : NULL;
-    char **preload_env = preload != NULL ? preload_environment(preload) : NULL;
+    const char *prog[RUNS] = {argv[a], argv[a + 1], argv[a]};
+    char **env[RUNS] = {environ, environ, NULL, environ, environ, environ};
+    bool used[RUNS] = {true, true, given >= 3, given == 6, given == 6, given == 6};
+    if (given >= 3)
+        env[PRELOAD] = preload_environment(argv[a + 2]);
+    for (int r = EXIT_PLAIN; r <= EXIT_TRACKED && given == 6; r++)
+        prog[r] = argv[a + 3 + (r - EXIT_PLAIN)];
     devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (devnull < 0 || (preload != NULL && preload_env == NULL)) {
+    if (devnull < 0 || (used[PRELOAD] && env[PRELOAD] == NULL)) {
         fprintf(stderr, "startup: cannot prepare the runs\n");
         return 1;
     }
-    static double t_plain[MAX_ROUNDS], t_tracked[MAX_ROUNDS], t_pre[MAX_ROUNDS];
-    static double d_tracked[MAX_ROUNDS], d_pre[MAX_ROUNDS];
+    double unused;
     for (int i = 0; i < 10; i++) /* warm the page cache and the loader's */
-        (void)run_once(tracked, environ), (void)run_once(plain, environ);
-    for (int i = 0; i < rounds; i++) {
-        t_plain[i] = run_once(plain, environ);
-        t_tracked[i] = run_once(tracked, environ);
-        t_pre[i] = preload != NULL ? run_once(plain, preload_env) : 0;
-        if (t_plain[i] < 0 || t_tracked[i] < 0 || t_pre[i] < 0) {
-            fprintf(stderr, "startup: a run failed\n");
-            return 1;
+        for (int r = 0; r < RUNS; r++)
+            if (used[r])
+                (void)run_once(prog[r], env[r], &unused);
+    for (int i = 0; i < rounds; i++)
+        for (int r = 0; r < RUNS; r++) {
+            if (!used[r])
+                continue;
+            ms[r][i] = run_once(prog[r], env[r], &faults[r][i]);
+            if (ms[r][i] < 0) {
+                fprintf(stderr, "startup: a run of %s failed\n", prog[r]);
+                return 1;
+            }
         }
-        d_tracked[i] = t_tracked[i] - t_plain[i];
-        d_pre[i] = t_pre[i] - t_plain[i];
-    }
-    double extra = median(d_tracked, rounds);
+
+    double extra = median_diff(TRACKED, PLAIN, -1, -1, rounds);
     printf("## Start-up: one malloc and free per process (%d rounds, medians)\n\n", rounds);
-    printf("| process | CPU ms per run | added to plain |\n|---|---|---|\n");
-    printf("| plain | %.2f | |\n", median(t_plain, rounds));
-    printf("| memtrack (header mode) | %.2f | %+.2f ms |\n", median(t_tracked, rounds), extra);
-    if (preload != NULL)
-        printf("| memtrack --preload | %.2f | %+.2f ms |\n", median(t_pre, rounds),
-               median(d_pre, rounds));
+    printf("| process | CPU ms per run | added to plain | page faults |\n|---|---|---|---|\n");
+    printf("| plain | %.2f | | %.0f |\n", median_of(ms, PLAIN, rounds),
+           median_of(faults, PLAIN, rounds));
+    printf("| memtrack (header mode) | %.2f | %+.2f ms | %.0f |\n", median_of(ms, TRACKED, rounds),
+           extra, median_of(faults, TRACKED, rounds));
+    if (used[PRELOAD])
+        printf("| memtrack --preload | %.2f | %+.2f ms | %.0f |\n", median_of(ms, PRELOAD, rounds),
+               median_diff(PRELOAD, PLAIN, -1, -1, rounds), median_of(faults, PRELOAD, rounds));
+    if (used[EXIT_TRACKED]) {
+        printf("\nWhat header mode adds, in parts (each the median of its per-round "
+               "difference):\n\n| part | added |\n|---|---|\n");
+        printf("| loading a library at all (one with a single function) | %+.2f ms |\n",
+               median_diff(EXIT_EMPTY, EXIT_PLAIN, -1, -1, rounds));
+        printf("| loading libmemtrack and its constructor, beyond that | %+.2f ms |\n",
+               median_diff(EXIT_TRACKED, EXIT_EMPTY, -1, -1, rounds));
+        printf("| the first block and the exit, beyond plain's | %+.2f ms |\n",
+               median_diff(TRACKED, EXIT_TRACKED, PLAIN, EXIT_PLAIN, rounds));
+    }
     printf("\ntracked process within 0.5 ms of plain: %s (%+.2f ms)\n\n",
            extra <= 0.5 ? "PASS" : "MISS", extra);
     return 0;
