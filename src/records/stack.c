@@ -32,13 +32,15 @@ typedef struct index_entry {
     uint32_t id; /* 0: empty */
 } index_entry_t;
 
+/* After .bss, the chunks last: a short process touches the head and chunks[0], one page
+ * (base/platform.h, MT_COLD). */
 static struct {
     pthread_mutex_t lock;
-    stored_t *_Atomic *_Atomic chunks[MAX_CHUNKS]; /* chunks of pointers to stored stacks */
-    _Atomic uint32_t count;                        /* ids in use, including id 0 */
-    index_entry_t *index;                          /* index_size entries, a power of two */
+    _Atomic uint32_t count; /* ids in use, including id 0 */
+    index_entry_t *index;   /* index_size entries, a power of two */
     size_t index_size;
-} stacks = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    stored_t *_Atomic *_Atomic chunks[MAX_CHUNKS]; /* chunks of pointers to stored stacks */
+} stacks MT_COLD = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define CACHE_SIZE 256u
 typedef struct cache_entry {
@@ -108,12 +110,14 @@ static index_entry_t *slot_locked(uint64_t hash, void *const *pcs, unsigned n)
     }
 }
 
-/* Keeps the index at most half full; false when the tracker's memory is exhausted. */
+/* Keeps the index at most half full, doubling it from 64 entries (as the sites' index:
+ * each stack lands on a random entry, so a large first index is a page fault a stack in a
+ * short process); false when the tracker's memory is exhausted. */
 static bool make_room_locked(uint32_t used)
 {
     if (stacks.index != NULL && (size_t)used * 2 < stacks.index_size)
         return true;
-    size_t old_size = stacks.index_size, size = old_size != 0 ? old_size * 2 : 1024;
+    size_t old_size = stacks.index_size, size = old_size != 0 ? old_size * 2 : 64;
     index_entry_t *old = stacks.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
     if (fresh == NULL)
         return false;
