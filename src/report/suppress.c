@@ -267,19 +267,34 @@ const char *mt_suppress_rule(size_t i)
     return i < loaded.count ? loaded.rules[i].text : NULL;
 }
 
+static bool rule_hits(const rule_t *r, const char *file, long line, const char *func,
+                      const char *module)
+{
+    switch (r->type) {
+    case RULE_FILE: return path_match(r->pattern, file);
+    case RULE_FUNCTION: return func != NULL && glob_match(r->pattern, func);
+    case RULE_SITE: return line == r->line && path_match(r->pattern, file);
+    case RULE_MODULE: return path_match(r->pattern, module);
+    }
+    return false;
+}
+
 long mt_suppress_match(const mt_place_t *p)
 {
     for (size_t i = 0; i < loaded.count; i++) {
         const rule_t *r = &loaded.rules[i];
-        bool hit = false;
-        switch (r->type) {
-        case RULE_FILE: hit = path_match(r->pattern, p->file); break;
-        case RULE_FUNCTION: hit = p->func != NULL && glob_match(r->pattern, p->func); break;
-        case RULE_SITE: hit = p->line == r->line && path_match(r->pattern, p->file); break;
-        case RULE_MODULE: hit = path_match(r->pattern, p->module); break;
-        }
-        if (hit)
+        if (rule_hits(r, p->file, p->line, p->func, p->module))
             return (long)i;
+        /* function:, file: and module: rules match any caller too (as LeakSanitizer's do):
+         * a leak made for a library's cache is that cache's, whoever asked. site: names
+         * one line where blocks are made. */
+        if (r->type == RULE_SITE)
+            continue;
+        for (size_t f = 0; f < p->stack.nframes; f++) {
+            const mt_frame_t *fr = &p->stack.frames[f];
+            if (rule_hits(r, fr->file, fr->line, fr->func, fr->module))
+                return (long)i;
+        }
     }
     return -1;
 }
