@@ -55,7 +55,7 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
     X(dwfl_linux_proc_report)                                                                      \
     X(dwfl_report_end)                                                                             \
     X(dwfl_linux_proc_find_elf)                                                                    \
-    X(dwfl_standard_find_debuginfo)                                                                \
+    X(dwfl_build_id_find_debuginfo)                                                                \
     X(dwfl_addrmodule)                                                                             \
     X(dwfl_module_addrdie)                                                                         \
     X(dwfl_module_nextcu)                                                                          \
@@ -113,7 +113,12 @@ static void open_libdw_locked(void)
     MT_DW_FUNCTIONS(MT_DW_RESOLVE)
 #undef MT_DW_RESOLVE
     symbols.callbacks.find_elf = symbols.dwfl_linux_proc_find_elf;
-    symbols.callbacks.find_debuginfo = symbols.dwfl_standard_find_debuginfo;
+    /* Separate debug information by build id only (/usr/lib/debug/.build-id), never through
+     * debuginfod, which dwfl_standard_find_debuginfo tries last: its client starts libcurl,
+     * whose set-up runs OpenSSL's, and at exit a program's OpenSSL may be cleaned up already
+     * (that crashed the report, seen under ASan). A report at exit must not start a network
+     * client in someone else's process either. */
+    symbols.callbacks.find_debuginfo = symbols.dwfl_build_id_find_debuginfo;
     symbols.dwfl = symbols.dwfl_begin(&symbols.callbacks);
     if (symbols.dwfl != NULL)
         (void)report_modules_locked();
