@@ -80,12 +80,7 @@ void mt_buf_stack_lines(mt_buf_t *b, const mt_stack_t *s, const char *indent)
         const mt_frame_t *f = &s->frames[i];
         mt_place_t p;
         memset(&p, 0, sizeof p);
-        p.file = f->file;
-        p.line = f->line;
-        p.func = f->func;
-        p.module = f->module;
-        p.pc = f->pc;
-        p.offset = f->offset;
+        mt_place_at_frame(&p, f);
         mt_buf_line(b);
         mt_buf_str(b, indent);
         mt_buf_str(b, "from ");

@@ -213,6 +213,9 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
 /* "peak 4192 bytes in 9 blocks; 11 allocations (4220 bytes), 6 frees, 0 failed": the
  * counters' line of the text report. */
 void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st);
+/* Makes p name frame f's code (file, line, function, module, address); its kind, owner
+ * and stack are left as they are. */
+void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f);
 /* True when the report has leaks or errors to show. */
 bool mt_report_found(const mt_report_t *r);
 void mt_render_json(const mt_report_t *r, mt_buf_t *b);

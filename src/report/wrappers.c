@@ -107,13 +107,7 @@ static void name_wrapper(mt_report_t *r, const mt_place_t *p, bool detected)
 /* The place becomes its first caller; the caller's own callers become its stack. */
 static void move_to_caller(mt_place_t *p)
 {
-    const mt_frame_t *f = &p->stack.frames[0];
-    p->file = f->file;
-    p->line = f->line;
-    p->func = f->func;
-    p->module = f->module;
-    p->pc = f->pc;
-    p->offset = f->offset;
+    mt_place_at_frame(p, &p->stack.frames[0]);
     p->stack.frames++;
     p->stack.nframes--;
 }
