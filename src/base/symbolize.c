@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,6 +67,11 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
     X(dwarf_lineno)                                                                                \
     X(dwarf_attr)                                                                                  \
     X(dwarf_getscopes)                                                                             \
+    X(dwarf_getscopes_die)                                                                         \
+    X(dwarf_formudata)                                                                             \
+    X(dwarf_getsrcfiles)                                                                           \
+    X(dwarf_filesrc)                                                                               \
+    X(dwarf_ranges)                                                                                \
     X(dwarf_tag)                                                                                   \
     X(dwarf_attr_integrate)                                                                        \
     X(dwarf_formstring)                                                                            \
@@ -223,40 +229,10 @@ static Dwarf_Die *unit_of_locked(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *
     return NULL;
 }
 
-/* The innermost function around addr (an inlined one when addr is in inlined code, to
- * match the line, which is the inlined code's); its linkage name when it has one. */
-static const char *dwarf_function_locked(Dwarf_Die *cu, Dwarf_Addr addr)
+/* A source path as the compiler was given it (what __FILE__ says): relative to the unit's
+ * compilation directory when inside it, else absolute (a system header). Kept. */
+static const char *keep_source_path(Dwarf_Die *cu, const char *file)
 {
-    Dwarf_Die *scopes = NULL;
-    const char *name = NULL;
-    int n = symbols.dwarf_getscopes(cu, addr, &scopes);
-    for (int i = 0; i < n && name == NULL; i++) {
-        int tag = symbols.dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        Dwarf_Attribute attr;
-        if (symbols.dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr) != NULL ||
-            symbols.dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &attr) != NULL)
-            name = symbols.dwarf_formstring(&attr);
-        if (name == NULL)
-            name = symbols.dwarf_diename(&scopes[i]);
-        name = keep_function(name);
-    }
-    mt_libc_free(scopes); /* malloc'd by libdw, so the C library's */
-    return name;
-}
-
-/* File and line of addr, the file relative to its compilation directory as the compiler
- * was given it (what __FILE__ says), or absolute when outside it (a system header). */
-static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
-{
-    Dwarf_Line *line = symbols.dwarf_getsrc_die(cu, addr);
-    int lineno = 0;
-    if (line == NULL || symbols.dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
-        return;
-    const char *file = symbols.dwarf_linesrc(line, NULL, NULL);
-    if (file == NULL)
-        return;
     Dwarf_Attribute attr;
     const char *dir = symbols.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
                           ? symbols.dwarf_formstring(&attr)
@@ -266,8 +242,127 @@ static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
         file += dn + 1;
     while (file[0] == '.' && file[1] == '/') /* clang's name for an #include "x.cpp" */
         file += 2;
-    out->file = keep_string(file, strlen(file));
+    return keep_string(file, strlen(file));
+}
+
+/* File and line of addr, from the line table: the innermost inlined code's own line. */
+static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
+{
+    Dwarf_Line *line = symbols.dwarf_getsrc_die(cu, addr);
+    int lineno = 0;
+    if (line == NULL || symbols.dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
+        return;
+    const char *file = symbols.dwarf_linesrc(line, NULL, NULL);
+    if (file == NULL)
+        return;
+    out->file = keep_source_path(cu, file);
     out->line = lineno;
+}
+
+/* The function a scope names: its linkage name when it has one (an inlined copy's come
+ * from its abstract definition), else its name. Kept, demangled. */
+static const char *scope_function_locked(Dwarf_Die *scope)
+{
+    Dwarf_Attribute attr;
+    const char *name = NULL;
+    if (symbols.dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr) != NULL ||
+        symbols.dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr) != NULL)
+        name = symbols.dwarf_formstring(&attr);
+    if (name == NULL)
+        name = symbols.dwarf_diename(scope);
+    return keep_function(name);
+}
+
+/* Where an inlined copy was inlined: the call's file and line (DW_AT_call_file indexes the
+ * unit's file table). */
+static void call_site_locked(Dwarf_Die *cu, Dwarf_Die *copy, mt_inline_t *out)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index = 0, line = 0;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (symbols.dwarf_formudata(symbols.dwarf_attr(copy, DW_AT_call_file, &attr), &index) == 0 &&
+        symbols.dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && index < nfiles) {
+        const char *file = symbols.dwarf_filesrc(files, (size_t)index, NULL, NULL);
+        if (file != NULL)
+            out->file = keep_source_path(cu, file);
+    }
+    if (symbols.dwarf_formudata(symbols.dwarf_attr(copy, DW_AT_call_line, &attr), &line) == 0 &&
+        line <= (Dwarf_Word)INT_MAX)
+        out->line = (int)line;
+    if (out->file == NULL)
+        out->line = 0;
+}
+
+/* The span of an inlined copy's code (its ranges may be several: the lowest start to the
+ * highest end), moved by bias into the process. */
+static void copy_span_locked(Dwarf_Die *copy, Dwarf_Addr bias, mt_symbol_t *out)
+{
+    Dwarf_Addr base = 0, start = 0, end = 0, low = 0, high = 0;
+    ptrdiff_t at = 0;
+    while ((at = symbols.dwarf_ranges(copy, at, &base, &start, &end)) > 0) {
+        if (high == 0 || start < low)
+            low = start;
+        if (end > high)
+            high = end;
+    }
+    if (high > low) {
+        out->code_start = (uintptr_t)(low + bias);
+        out->code_size = (size_t)(high - low);
+    }
+}
+
+/* The functions around addr: the innermost (an inlined one when addr is in inlined code,
+ * to match the line, which is the inlined code's) in out->func, and the functions its code
+ * was inlined into, each at the line of the inlined call, in out->inlined. */
+static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bias,
+                                   mt_symbol_t *out)
+{
+    Dwarf_Die *scopes = NULL;
+    int n = symbols.dwarf_getscopes(cu, addr, &scopes);
+    if (n <= 0) {
+        mt_libc_free(scopes); /* malloc'd by libdw, so the C library's */
+        return;
+    }
+    /* Past an inlined copy, dwarf_getscopes goes on into the scopes of its abstract
+     * definition (for variables); the copies that hold addr are the innermost scope's own
+     * parents in the unit. */
+    Dwarf_Die innermost = scopes[0];
+    mt_libc_free(scopes);
+    scopes = NULL;
+    n = symbols.dwarf_getscopes_die(&innermost, &scopes);
+
+    /* Function scopes, innermost first: a chain of inlined copies ending at the real
+     * function. DWARF may nest deeper than is kept: the innermost and the real one stay. */
+    enum { DEEPEST = 64 };
+    int chain[DEEPEST];
+    int depth = 0;
+    for (int i = 0; i < n && depth < DEEPEST; i++) {
+        int tag = symbols.dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        chain[depth++] = i;
+        if (tag == DW_TAG_subprogram)
+            break;
+    }
+    if (depth > 0) {
+        out->func = scope_function_locked(&scopes[chain[0]]);
+        if (symbols.dwarf_tag(&scopes[chain[0]]) == DW_TAG_inlined_subroutine)
+            copy_span_locked(&scopes[chain[0]], bias, out);
+    }
+    int outer = depth - 1 < MT_INLINE_MAX ? depth - 1 : MT_INLINE_MAX;
+    mt_inline_t *kept = outer > 0 ? mt_mem_calloc((size_t)outer, sizeof *kept) : NULL;
+    for (int k = 0; kept != NULL && k < outer; k++) {
+        /* the last kept is the real function, called from the outermost copy's call */
+        int level = k == outer - 1 ? depth - 1 : k + 1;
+        call_site_locked(cu, &scopes[chain[level - 1]], &kept[k]);
+        kept[k].func = scope_function_locked(&scopes[chain[level]]);
+    }
+    if (kept != NULL) {
+        out->inlined = kept;
+        out->ninlined = (unsigned)outer;
+    }
+    mt_libc_free(scopes);
 }
 
 /* The module of addr in libdwfl's view of the process; NULL without libdw. */
@@ -320,18 +415,22 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
     out->symbol = keep_function(symbol);
     if (out->symbol == NULL)
         out->offset = 0;
+    if (out->symbol != NULL && out->size != 0) {
+        out->code_start = pc - out->offset;
+        out->code_size = out->size;
+    }
 
-    /* File, line and the innermost function from the debug information. */
-    const char *func = NULL;
+    /* File, line and the functions (inlined ones too) from the debug information. */
 #ifdef MT_HAVE_LIBDW
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
     if (cu != NULL) {
         dwarf_line_locked(cu, addr - bias, out);
-        func = dwarf_function_locked(cu, addr - bias);
+        dwarf_functions_locked(cu, addr - bias, bias, out);
     }
 #endif
-    out->func = func != NULL ? func : out->symbol;
+    if (out->func == NULL)
+        out->func = out->symbol;
 }
 
 /* ---- the cache --------------------------------------------------------------------------- */

@@ -5,6 +5,17 @@
 
 #include "base/platform.h"
 
+/* The most functions one address's code is named as inlined into (DWARF can nest more: the
+ * innermost ones and the real function are kept). */
+#define MT_INLINE_MAX 8
+
+/* A function that code was inlined into, at the line of the call the compiler inlined. */
+typedef struct mt_inline {
+    const char *file; /* as mt_symbol_t's */
+    int line;
+    const char *func;
+} mt_inline_t;
+
 typedef struct mt_symbol {
     const char *file; /* relative to its compilation directory when inside it; NULL when
                          there is no line information (no -g, no libdw) */
@@ -15,6 +26,15 @@ typedef struct mt_symbol {
     uintptr_t offset;   /* pc - symbol's address */
     size_t size;        /* the symbol's size in bytes (its function's code), 0: unknown */
     const char *module; /* file name of the object (program or library), or NULL */
+    /* When pc lies in code inlined into other functions: those functions, innermost first,
+     * each at the line of the call that was inlined (the last is the real function, whose
+     * call pc returns from); NULL and 0 otherwise. */
+    const mt_inline_t *inlined;
+    unsigned ninlined;
+    /* The code of func around pc: the inlined copy's span when func was inlined, else the
+     * symbol's (code_size 0: unknown). Allocation wrappers are judged by it. */
+    uintptr_t code_start;
+    size_t code_size;
 } mt_symbol_t;
 /* Function names are demangled when the program has the C++ runtime, and shown without
  * their parameters, as __func__ names them. */
