@@ -126,6 +126,13 @@ static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
 
 static void *array_of(reader_t *rd, size_t n, size_t size);
 
+/* "inlined": true when the code was inlined into the next frame; absent (as in reports
+ * before format 4): false. */
+static bool inlined_of(reader_t *rd, const json_t *obj, const char *where)
+{
+    return json_get(obj, "inlined") != NULL && boolean(rd, obj, "inlined", where);
+}
+
 /* A frame of a stack, or a wrapper's function: a place's fields without kind and owner. */
 static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const char *where)
 {
@@ -142,6 +149,7 @@ static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const cha
     f->line = (long)line;
     f->module = opt_string(rd, obj, "module", where);
     f->offset = u64(rd, obj, "offset", where);
+    f->inlined = inlined_of(rd, obj, where);
 }
 
 /* A place's callers (absent: none, as in reports of format 2). The frames are counted
@@ -197,6 +205,7 @@ static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const cha
     p->pc = address_of(rd, obj, where);
     p->offset = u64(rd, obj, "offset", where);
     read_stack(rd, obj, &p->stack, where);
+    p->inlined = inlined_of(rd, obj, where) && p->stack.nframes > 0;
 }
 
 static void read_apart(reader_t *rd, const json_t *obj, mt_apart_t *a, const char *where)

@@ -74,16 +74,18 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
     mt_buf_str(b, "an unknown site");
 }
 
-void mt_buf_stack_lines(mt_buf_t *b, const mt_stack_t *s, const char *indent)
+void mt_buf_stack_lines(mt_buf_t *b, const mt_place_t *where, const char *indent)
 {
+    const mt_stack_t *s = &where->stack;
     for (size_t i = 0; i < s->nframes; i++) {
         const mt_frame_t *f = &s->frames[i];
+        bool inlined = i == 0 ? where->inlined : s->frames[i - 1].inlined;
         mt_place_t p;
         memset(&p, 0, sizeof p);
         mt_place_at_frame(&p, f);
         mt_buf_line(b);
         mt_buf_str(b, indent);
-        mt_buf_str(b, "from ");
+        mt_buf_str(b, inlined ? "inlined into " : "from ");
         mt_buf_place(b, &p);
         mt_buf_char(b, '\n');
     }

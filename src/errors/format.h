@@ -6,8 +6,9 @@
 
 /* "file:line in func()" or "0x... in symbol+0x.. (module)" or "an unknown site" */
 void mt_buf_place(mt_buf_t *b, const mt_place_t *p);
-/* The callers of a place, a line each: "memtrack: <indent>from file:line in func()". */
-void mt_buf_stack_lines(mt_buf_t *b, const mt_stack_t *s, const char *indent);
+/* The callers of a place, a line each: "memtrack: <indent>from file:line in func()", or
+ * "inlined into file:line in func()" for the function the code above was inlined into. */
+void mt_buf_stack_lines(mt_buf_t *b, const mt_place_t *where, const char *indent);
 /* What found an error: "free at a.c:9 in f()", "memtrack_check() at ...", "the exit-time
  * check"...; check_every, when not 0, is said of the periodic check. */
 void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every);

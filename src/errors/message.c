@@ -90,7 +90,7 @@ static void print_block_line(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_u64(b, e->thread);
     }
     mt_buf_str(b, ")\n");
-    mt_buf_stack_lines(b, &e->alloc.stack, STACK_INDENT);
+    mt_buf_stack_lines(b, &e->alloc, STACK_INDENT);
 }
 
 /* What found an error (format.c words it), for a site id. */
@@ -112,7 +112,7 @@ static void print_found_line(mt_buf_t *b, const mt_report_error_t *e)
         kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
         mt_buf_str(b, ", as the block left quarantine");
     mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &e->found.stack, STACK_INDENT);
+    mt_buf_stack_lines(b, &e->found, STACK_INDENT);
 }
 
 /* "  freed at x.c:3 in f() by free" */
@@ -127,7 +127,7 @@ static void print_freed_line(mt_buf_t *b, const mt_report_error_t *e)
     if (kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY)
         mt_buf_str(b, ", which moved it");
     mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &e->freed.stack, STACK_INDENT);
+    mt_buf_stack_lines(b, &e->freed, STACK_INDENT);
 }
 
 static bool found_by_realloc(const mt_report_error_t *e)
@@ -437,7 +437,7 @@ static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t 
         mt_buf_place(b, p);
     }
     mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &p->stack, STACK_INDENT);
+    mt_buf_stack_lines(b, p, STACK_INDENT);
 }
 
 /* ", the first at offset 8" / ", the first 4 bytes before its start" */
@@ -627,8 +627,11 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
 void mt_buf_error_message(mt_buf_t *b, const mt_error_t *raw)
 {
     mt_report_error_t e;
-    mt_frame_t frames[3 * MESSAGE_FRAMES];
+    /* A message's stacks, on this thread's stack: inlined functions get less room than in
+     * the reports, but no return address goes unshown for them (place.c). */
+    mt_frame_t frames[3 * (MESSAGE_FRAMES + MT_REPORT_INLINE_FRAMES)];
     size_t depth = mt_opt.stack < MESSAGE_FRAMES ? mt_opt.stack : MESSAGE_FRAMES;
-    (void)mt_error_to_model(raw, &e, frames, 3 * depth);
+    (void)mt_error_to_model(raw, &e, frames,
+                            depth == 0 ? 0 : 3 * (depth + MT_REPORT_INLINE_FRAMES));
     print_error(b, &e);
 }

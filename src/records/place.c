@@ -174,23 +174,60 @@ static bool names_function(const char *symbolized, const char *func)
            (a > b + 2 && strcmp(symbolized + a - b, func) == 0 && symbolized[a - b - 1] == ':');
 }
 
-/* The first frame of the stack that is a caller of the site's function: the macro's
- * function is found among the frames (a wrapper written with the _at entry points comes
- * before it); a site known by its address is frame 0 itself. */
-static unsigned first_caller(const mt_site_t *s, void *const *pcs, unsigned n)
+/* A return address's functions: the innermost first, then those its code was inlined
+ * into, each at the line of the inlined call; the last is the real function, whose call
+ * the address returns from. A system library's address is its symbol alone. */
+typedef struct level {
+    const char *file;
+    long line;
+    const char *func;
+} level_t;
+
+static unsigned levels_of(const mt_symbol_t *sym, level_t out[1 + MT_INLINE_MAX])
+{
+    out[0] = (level_t){sym->file, sym->line, sym->func};
+    for (unsigned k = 0; k < sym->ninlined && k < MT_INLINE_MAX; k++)
+        out[k + 1] = (level_t){sym->inlined[k].file, sym->inlined[k].line, sym->inlined[k].func};
+    return sym->file != NULL ? 1 + (sym->ninlined < MT_INLINE_MAX ? sym->ninlined : MT_INLINE_MAX)
+                             : 1;
+}
+
+/* Where the callers of a site's function start in its stack: at return address pc, its
+ * function number level (levels_of); a level past the address's last is the next address. */
+typedef struct caller_at {
+    unsigned pc, level;
+} caller_at_t;
+
+/* The site's own function is found among the frames' functions, inlined ones included (a
+ * wrapper written with the _at entry points comes before it); a site known by its address
+ * is frame 0's innermost function itself. */
+static caller_at_t first_caller(const mt_site_t *s, void *const *pcs, unsigned n)
 {
     if (s->file == NULL)
-        return n > 0 && pcs[0] == s->pc ? 1 : 0;
+        return n > 0 && pcs[0] == s->pc ? (caller_at_t){0, 1} : (caller_at_t){0, 0};
     for (unsigned i = 0; i < n; i++) {
         mt_symbol_t sym;
-        if (mt_symbolize(pcs[i], &sym) && names_function(sym.func, s->func))
-            return i + 1;
+        level_t levels[1 + MT_INLINE_MAX];
+        if (!mt_symbolize(pcs[i], &sym))
+            continue;
+        unsigned nl = levels_of(&sym, levels);
+        for (unsigned k = 0; k < nl; k++)
+            if (names_function(levels[k].func, s->func))
+                return (caller_at_t){i, k + 1};
     }
     mt_symbol_t first;
     if (n > 0 && mt_symbolize(pcs[0], &first) && first.line == s->line && first.file != NULL &&
         s->file != NULL && strcmp(first.file, s->file) == 0)
-        return 1;
-    return 0;
+        return (caller_at_t){0, 1};
+    return (caller_at_t){0, 0};
+}
+
+/* True when return address pc stands for more functions than `level` (its code inlined). */
+static bool has_level(void *pc, unsigned level)
+{
+    mt_symbol_t sym;
+    level_t levels[1 + MT_INLINE_MAX];
+    return level == 0 || (mt_symbolize(pc, &sym) && level < levels_of(&sym, levels));
 }
 
 void *mt_place_function_pc(uint32_t id)
@@ -200,8 +237,10 @@ void *mt_place_function_pc(uint32_t id)
     unsigned n = mt_stack_get(s->stack, &pcs);
     if (s->file == NULL)
         return s->pc;
-    unsigned first = first_caller(s, pcs, n);
-    return first > 0 ? pcs[first - 1] : NULL;
+    caller_at_t at = first_caller(s, pcs, n);
+    if (at.level > 0)
+        return pcs[at.pc]; /* the site's function is one of this address's */
+    return at.pc > 0 ? pcs[at.pc - 1] : NULL;
 }
 
 void *mt_place_caller_pc(uint32_t id)
@@ -209,8 +248,10 @@ void *mt_place_caller_pc(uint32_t id)
     const mt_site_t *s = mt_site_get(id);
     void *const *pcs;
     unsigned n = mt_stack_get(s->stack, &pcs);
-    unsigned first = first_caller(s, pcs, n);
-    return first < n ? pcs[first] : NULL;
+    caller_at_t at = first_caller(s, pcs, n);
+    if (at.pc < n && !has_level(pcs[at.pc], at.level))
+        at.pc++; /* the site's function was that address's last: the caller is the next */
+    return at.pc < n ? pcs[at.pc] : NULL;
 }
 
 size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max)
@@ -220,10 +261,12 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
     unsigned n = mt_stack_get(s->stack, &pcs);
     out->stack.frames = frames;
     out->stack.nframes = 0;
+    out->inlined = false;
     if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
         return 0;
+    caller_at_t at = first_caller(s, pcs, n);
     size_t count = 0, shown = 0;
-    for (unsigned i = first_caller(s, pcs, n); i < n && count < max; i++) {
+    for (unsigned i = at.pc; i < n && count < max; i++) {
         Dl_info info;
         mt_symbol_t sym;
         /* The fast unwinder may read a word that is not a return address where a
@@ -232,26 +275,45 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         if (dladdr(pcs[i], &info) == 0 || !mt_symbolize(pcs[i], &sym))
             break;
         bool system = module_is_system(&info);
-        mt_frame_t *f = &frames[count++];
-        memset(f, 0, sizeof *f);
-        f->pc = (uint64_t)(uintptr_t)pcs[i];
-        if (info.dli_fname != NULL && info.dli_fname[0] != '\0' &&
-            (uintptr_t)info.dli_fbase != program_base_address())
-            f->module = info.dli_fname;
-        if (sym.file != NULL && !system) {
-            f->file = sym.file;
-            f->line = sym.line;
-            f->func = sym.func;
-        } else {
-            f->func = sym.symbol;
-            f->offset = sym.offset;
+        level_t levels[1 + MT_INLINE_MAX];
+        unsigned nl = system ? 1 : levels_of(&sym, levels);
+        unsigned from = i == at.pc ? at.level : 0;
+        if (from >= nl)
+            continue; /* the site's function was this address's last */
+        /* Each return address still to come keeps a frame; the functions this one's code
+         * was inlined into take what room is left, the outermost kept. */
+        size_t room = max - count, later = n - i - 1;
+        size_t extra = room > later + 1 ? room - later - 1 : 0;
+        if (nl - 1 - from > extra)
+            from = nl - 1 - (unsigned)extra;
+        if (i == at.pc && at.level > 0)
+            out->inlined = true; /* the place's code is inlined into the first frame */
+        for (unsigned l = from; l < nl && count < max; l++) {
+            mt_frame_t *f = &frames[count++];
+            memset(f, 0, sizeof *f);
+            f->pc = (uint64_t)(uintptr_t)pcs[i];
+            if (info.dli_fname != NULL && info.dli_fname[0] != '\0' &&
+                (uintptr_t)info.dli_fbase != program_base_address())
+                f->module = info.dli_fname;
+            if (sym.file != NULL && !system) {
+                f->file = levels[l].file;
+                f->line = levels[l].line;
+                f->func = levels[l].func;
+            } else {
+                f->func = sym.symbol;
+                f->offset = sym.offset;
+            }
+            f->inlined = l + 1 < nl;
+            if (!system)
+                shown = count; /* the system's frames below the program's last are left out */
         }
-        if (!system)
-            shown = count; /* the system's frames below the program's last are left out */
-        if (!system && f->func != NULL && strcmp(f->func, "main") == 0)
+        const mt_frame_t *last = &frames[count - 1];
+        if (!system && last->func != NULL && strcmp(last->func, "main") == 0)
             break; /* what called main (the C library's start-up) is nobody's concern */
     }
     out->stack.nframes = shown;
+    if (shown == 0)
+        out->inlined = false;
     return shown;
 }
 

@@ -14,4 +14,5 @@ void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f)
     p->module = f->module;
     p->pc = f->pc;
     p->offset = f->offset;
+    p->inlined = f->inlined;
 }

@@ -27,13 +27,21 @@
 
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
  * a reader could notice. 2: errors' pointer, offset, what; not_printed; unwritten.
- * 3: places' call stacks, allocation wrappers. */
-#define MT_REPORT_FORMAT_VERSION 3
+ * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. */
+#define MT_REPORT_FORMAT_VERSION 4
+
+/* A return address in code the compiler inlined stands for several functions, each shown
+ * as a frame: the inlined one, then the functions it was inlined into. A stack of depth
+ * return addresses has room for depth + MT_REPORT_INLINE_FRAMES such extra frames; the
+ * return addresses themselves keep their frames. */
+#define MT_REPORT_INLINE_FRAMES 8
+#define MT_REPORT_STACK_ROOM(depth) (2 * (depth) + MT_REPORT_INLINE_FRAMES)
 
 /* The most frames a place's stack and the most wrappers a report may hold: the bounds the
  * schema states and the report tool enforces, so a report read back can never ask for more
- * memory than these (whatever it claims). The library's stack depth stays within them. */
-#define MT_REPORT_MAX_FRAMES 64
+ * memory than these (whatever it claims). The library's stacks stay within them (64 return
+ * addresses at most, with their inlined functions). */
+#define MT_REPORT_MAX_FRAMES MT_REPORT_STACK_ROOM(64)
 #define MT_REPORT_MAX_WRAPPERS 256
 
 /* One caller in a call stack: a return address and what the debug information says of it. */
@@ -44,9 +52,12 @@ typedef struct mt_frame {
     long line;          /* 0 when unknown */
     const char *module; /* shared object holding it when not the program, or NULL */
     uint64_t offset;    /* pc minus the address of func, when there is no file */
+    bool inlined;       /* its code was inlined into the next frame's function, at the next
+                           frame's line (no call: the two share pc) */
 } mt_frame_t;
 
-/* The callers of a place, innermost first: frames[0] called the place's function. The
+/* The callers of a place, innermost first: frames[0] called the place's function (or, when
+ * the place is inlined, holds its code inlined). The
  * place itself is not repeated, nor the system's frames below the program's last one
  * (the C library's start-up code). nframes 0: no stack (stack=0, or the place is main). */
 typedef struct mt_stack {
@@ -66,6 +77,8 @@ typedef struct mt_place {
     uint64_t pc;        /* return address of an address-only site, else 0 */
     uint64_t offset;    /* pc minus the address of func, for address-only sites */
     mt_stack_t stack;   /* who called it (option stack) */
+    bool inlined;       /* its code was inlined into stack.frames[0]'s function, at that
+                           frame's line (then never without a stack) */
 } mt_place_t;
 
 /* Blocks still live, grouped by the place that made them. */

@@ -181,9 +181,11 @@ static void html_frame(mt_buf_t *b, const mt_frame_t *f)
 
 /* A place's callers, closed until clicked: <details> needs no script and is reachable by
  * keyboard. what is a class naming whose stack it is (tests and readers' scripts find it
- * by it) and label the summary's first words. Nothing for a place without callers. */
-static void html_stack(mt_buf_t *b, const mt_stack_t *st, const char *what, const char *label)
+ * by it) and label the summary's first words. Nothing for a place without callers. A
+ * function that inlined the code above it (no call) is a frame of class inlined-into. */
+static void html_stack(mt_buf_t *b, const mt_place_t *p, const char *what, const char *label)
 {
+    const mt_stack_t *st = &p->stack;
     if (st->nframes == 0)
         return;
     mt_buf_str(b, "<details class=\"stack ");
@@ -196,7 +198,8 @@ static void html_stack(mt_buf_t *b, const mt_stack_t *st, const char *what, cons
     mt_buf_count(b, st->nframes, "frame", "frames");
     mt_buf_str(b, ")</summary><ol class=\"frames\">");
     for (size_t i = 0; i < st->nframes; i++) {
-        mt_buf_str(b, "<li>");
+        bool inlined = i == 0 ? p->inlined : st->frames[i - 1].inlined;
+        mt_buf_str(b, inlined ? "<li class=\"inlined-into\">inlined into " : "<li>");
         html_frame(b, &st->frames[i]);
         mt_buf_str(b, "</li>");
     }
@@ -495,7 +498,7 @@ static void bar_label(mt_buf_t *b, const mt_place_t *p)
 {
     html_place(b, p);
     if (p->stack.nframes > 0) {
-        mt_buf_str(b, " from ");
+        mt_buf_str(b, p->inlined ? " inlined into " : " from ");
         html_frame(b, &p->stack.frames[0]);
     }
 }
@@ -581,7 +584,7 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
         if (s->where.stack.nframes > 0)
             html_frame(b, &s->where.stack.frames[0]);
         mt_buf_str(b, "\">");
-        html_stack(b, &s->where.stack, "leak-stack", "call stack");
+        html_stack(b, &s->where, "leak-stack", "call stack");
         mt_buf_str(b, "</td></tr>\n");
     }
     mt_buf_str(b, "</tbody></table>\n</section>\n");
@@ -614,7 +617,7 @@ static void error_table(mt_buf_t *b, const mt_report_t *r)
         mt_buf_str(b, "<td><code>");
         html_place(b, &e->alloc);
         mt_buf_str(b, "</code>");
-        html_stack(b, &e->alloc.stack, "alloc-stack", "call stack");
+        html_stack(b, &e->alloc, "alloc-stack", "call stack");
         mt_buf_str(b, "</td><td>");
         mt_buf_html(b, e->found.kind);
         if (e->found.file != NULL || e->found.pc != 0) {
@@ -622,13 +625,13 @@ static void error_table(mt_buf_t *b, const mt_report_t *r)
             html_place(b, &e->found);
             mt_buf_str(b, "</code>");
         }
-        html_stack(b, &e->found.stack, "found-stack", "call stack");
+        html_stack(b, &e->found, "found-stack", "call stack");
         mt_buf_str(b, "</td><td class=\"detail\">");
         mt_buf_escape(b, MT_ESCAPE_HTML);
         mt_buf_error_summary(b, e);
         mt_buf_escape(b, MT_ESCAPE_NONE);
         if (e->freed.kind != NULL)
-            html_stack(b, &e->freed.stack, "release-stack", "call stack of the release");
+            html_stack(b, &e->freed, "release-stack", "call stack of the release");
         mt_buf_str(b, "</td></tr>\n");
     }
     mt_buf_str(b, "</tbody></table>\n");

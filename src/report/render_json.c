@@ -50,6 +50,13 @@ static void address(mt_buf_t *b, uint64_t v)
     mt_buf_char(b, '"');
 }
 
+/* Only a place or frame whose code was inlined says so: other reports read as before. */
+static void inlined_field(mt_buf_t *b, bool inlined)
+{
+    if (inlined)
+        mt_buf_str(b, ", \"inlined\": true");
+}
+
 /* A frame's fields, named as a place's are: the same reader takes both. */
 static void frame_fields(mt_buf_t *b, const mt_frame_t *f)
 {
@@ -63,6 +70,7 @@ static void frame_fields(mt_buf_t *b, const mt_frame_t *f)
     mt_buf_str(b, ", ");
     str_field(b, "module", f->module, false);
     u64_field(b, "offset", f->offset, true);
+    inlined_field(b, f->inlined);
 }
 
 /* A place's callers, one frame a line under it; nothing for a place without a stack, so a
@@ -95,6 +103,7 @@ static void place_fields(mt_buf_t *b, const mt_place_t *p)
     address(b, p->pc);
     mt_buf_str(b, ", ");
     u64_field(b, "offset", p->offset, true);
+    inlined_field(b, p->inlined);
     stack(b, &p->stack);
 }
 

@@ -129,7 +129,9 @@ static bool has_location(const mt_place_t *p)
     return p->file != NULL || p->module != NULL || p->func != NULL;
 }
 
-/* A stackFrame: where the code is, and the shared object holding it when that is known. */
+/* A stackFrame: where the code is, and the shared object holding it when that is known.
+ * Code inlined into the next frame's function says so in the frame's property bag, as
+ * the JSON report does ("inlined"): SARIF has no word of its own for it. */
 static void stack_frame(mt_buf_t *b, const mt_place_t *p)
 {
     mt_buf_str(b, "{\"location\": ");
@@ -138,6 +140,8 @@ static void stack_frame(mt_buf_t *b, const mt_place_t *p)
         mt_buf_str(b, ", \"module\": ");
         mt_buf_json_str(b, p->module);
     }
+    if (p->inlined)
+        mt_buf_str(b, ", \"properties\": {\"inlined\": true}");
     mt_buf_char(b, '}');
 }
 
@@ -178,7 +182,8 @@ static mt_place_t caller_place(const mt_frame_t *f)
                     .func = f->func,
                     .module = f->module,
                     .pc = f->pc,
-                    .offset = f->offset};
+                    .offset = f->offset,
+                    .inlined = f->inlined};
     return q;
 }
 

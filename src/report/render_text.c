@@ -54,7 +54,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
         mt_buf_str(b, " more");
     }
     mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &s->where.stack, "      ");
+    mt_buf_stack_lines(b, &s->where, "      ");
 }
 
 static void print_error_counts(const mt_report_t *r, mt_buf_t *b)

@@ -104,7 +104,8 @@ static void name_wrapper(mt_report_t *r, const mt_place_t *p, bool detected)
     w->detected = detected;
 }
 
-/* The place becomes its first caller; the caller's own callers become its stack. */
+/* The place becomes its first caller (or the function it was inlined into); the caller's
+ * own callers become its stack. */
 static void move_to_caller(mt_place_t *p)
 {
     mt_place_at_frame(p, &p->stack.frames[0]);
@@ -213,9 +214,11 @@ static size_t find_wrappers(mt_leak_site_t *sites, size_t n, candidate_t *c)
             continue;
         mt_symbol_t sym;
         void *pc = mt_place_function_pc(c[k].first->site);
-        c[k].wrapper = pc != NULL && mt_symbolize(pc, &sym) && sym.size != 0 &&
-                       sym.size <= WRAPPER_MAX_BYTES &&
-                       only_allocation(c[k].first->site, (uintptr_t)pc - sym.offset, sym.size);
+        /* An inlined function's code is its copy at this place: its callers' code, where
+         * they inlined it, is theirs. */
+        c[k].wrapper = pc != NULL && mt_symbolize(pc, &sym) && sym.code_size != 0 &&
+                       sym.code_size <= WRAPPER_MAX_BYTES &&
+                       only_allocation(c[k].first->site, sym.code_start, sym.code_size);
     }
     return nc;
 }

@@ -3,7 +3,7 @@
 // allocation stack are closed until clicked (or opened from the keyboard), then show their
 // callers; a stack stays with its row when the table is sorted, and the table sorts by
 // first caller. The page is rendered by memtrack report from test/report/stacks.json, a
-// report of format 3 with stacks (run.sh).
+// report of format 4 with stacks (run.sh).
 //
 //   node html_stacks.js REPORT.html SCREENSHOT.png
 'use strict';

@@ -79,7 +79,8 @@ SCHEMA = {
             "type": "object", "additionalProperties": False,
             "properties": {"location": {"$ref": "#/$defs/location"},
                            "module": {"type": "string"},
-                           "threadId": {"type": "integer"}},
+                           "threadId": {"type": "integer"},
+                           "properties": {"type": "object"}},  # 3.8: a property bag
         },
         "codeFlow": {  # 3.36
             "type": "object", "additionalProperties": False, "required": ["threadFlows"],

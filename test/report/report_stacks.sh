@@ -1,10 +1,11 @@
 # report_stacks.sh - call stacks and allocation wrappers (issue 12) in the machine formats,
-# from stacks.json, a report of format 3 written as the library writes one: valid against
+# from stacks.json, a report of format 4 written as the library writes one: valid against
 # tools/report.schema.json; read back by memtrack report and written again byte for byte;
-# bounded when read (a stack of more than 64 frames, more than 256 wrappers, a frame that
-# misses a field are refused, naming it); a report of format 2 (no stacks) still read; the
-# SARIF gives each result its stacks and code flows (test/lib/sarif_check.py: valid as
-# SARIF 2.1.0 has them); the HTML lists every frame, escaped; the text shows them.
+# bounded when read (a stack of more than 136 frames, more than 256 wrappers, a frame that
+# misses a field are refused, naming it); reports of format 2 (no stacks) and 3 (no inlined
+# frames) still read; the SARIF gives each result its stacks and code flows
+# (test/lib/sarif_check.py: valid as SARIF 2.1.0 has them); the HTML lists every frame,
+# escaped; the text shows them. Inlined places and frames (issue 15) in every form.
 set -eu
 PY=/usr/bin/python3 # Debian's, with python3-jsonschema (tools/deps.sh test)
 # shellcheck source=../lib/runner.sh
@@ -21,7 +22,7 @@ validator = jsonschema.Draft202012Validator(schema)
 r = json.load(open(sys.argv[2]))
 errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(r)]
 assert not errors, errors
-assert r["version"] == 3
+assert r["version"] == 4
 def broken(change):
     bad = json.loads(json.dumps(r))
     change(bad)
@@ -31,7 +32,9 @@ assert broken(lambda b: site(b)["stack"][0].pop("line"))
 assert broken(lambda b: site(b)["stack"][0].update(extra=1))
 assert broken(lambda b: site(b)["stack"][0].update(address=12))
 assert broken(lambda b: site(b).update(stack=[]))
-assert broken(lambda b: site(b).update(stack=site(b)["stack"] * 65))
+assert broken(lambda b: site(b).update(stack=site(b)["stack"] * 137))
+assert broken(lambda b: site(b)["stack"][0].update(inlined=False))  # only ever true
+assert broken(lambda b: site(b).update(inlined=1))
 assert broken(lambda b: b["wrappers"][0].pop("detected"))
 assert broken(lambda b: b["wrappers"][1].update(detected="yes"))
 assert broken(lambda b: b.update(wrappers=[]))
@@ -42,8 +45,8 @@ def save(name, change):
     bad = json.loads(json.dumps(r))
     change(bad)
     json.dump(bad, open(name, "w"), indent=1)
-save("deep.json", lambda b: site(b).update(stack=site(b)["stack"] * 65))
-save("max.json", lambda b: site(b).update(stack=site(b)["stack"] * 64))
+save("deep.json", lambda b: site(b).update(stack=site(b)["stack"] * 137))
+save("max.json", lambda b: site(b).update(stack=site(b)["stack"] * 136))
 save("wrappers.json", lambda b: b.update(wrappers=b["wrappers"] * 129))
 save("noline.json", lambda b: b["errors"]["list"][1]["released_at"]["stack"][0].pop("line"))
 save("notarray.json", lambda b: site(b, 1).update(stack={"0": 1}))
@@ -59,6 +62,16 @@ def v2(b):
             if e[k] is not None:
                 e[k].pop("stack", None)
 save("v2.json", v2)
+save("v3.json", lambda b: b.update(version=3))  # format 3: the same, less inlined code
+# Code inlined: load_image's was inlined into read_file's at shapes.c:20, itself inlined
+# into main at shapes.c:30 (one return address, three functions).
+def inlined(b):
+    s = site(b)
+    s["inlined"] = True
+    main = s["stack"][0]
+    s["stack"] = [dict(main, function="read_file", line=20, inlined=True), main]
+save("inlined.json", inlined)
+assert not list(validator.iter_errors(json.load(open("inlined.json"))))
 print("schema: ok")
 PY
 
@@ -68,26 +81,55 @@ refuse() { # refuse FILE MESSAGE
     [ $status = 2 ] || { echo "memtrack report $1: status $status"; exit 1; }
     grep -qxF "memtrack report: $1: $2" refused.txt || { echo "got:"; cat refused.txt; exit 1; }
 }
-refuse deep.json 'leaks.sites[0].stack holds more than 64 frames'
+refuse deep.json 'leaks.sites[0].stack holds more than 136 frames'
 refuse wrappers.json 'wrappers holds more than 256 functions'
 refuse noline.json 'errors.list[1].released_at.stack[0].line is missing'
 refuse notarray.json 'leaks.sites[1].stack should be an array'
 refuse nodetected.json 'wrappers[1].detected is missing'
-"$M" report max.json --json max-again.json # 64 frames: the bound itself is read
-[ "$(grep -c '"address": "0x55d0c0a01234"' max-again.json)" = 64 ]
+"$M" report max.json --json max-again.json # 136 frames: the bound itself is read
+[ "$(grep -c '"address": "0x55d0c0a01234"' max-again.json)" = 136 ]
 
 # One model: the JSON written again is the fixture, byte for byte, stacks and wrappers too.
 "$M" report "$fixture" --json again.json --sarif again.sarif --html again.html
 cmp "$fixture" again.json
-# A report of format 2 is read, and written again as format 3 with nothing more in it.
+# Reports of formats 2 and 3 are read, and written again as format 4 with nothing more in
+# them.
 "$M" report v2.json --json v2-again.json
+"$M" report v3.json --json v3-again.json
+cmp "$fixture" v3-again.json
 $PY - <<'PY'
 import json
 a, b = json.load(open("v2.json")), json.load(open("v2-again.json"))
-assert b["version"] == 3 and "wrappers" not in b, b.keys()
-assert dict(a, version=3) == b
+assert b["version"] == 4 and "wrappers" not in b, b.keys()
+assert dict(a, version=4) == b
 assert all("stack" not in s for s in b["leaks"]["sites"])
 PY
+# Inlined code: read back and written again as it was; the text says which function the
+# code was inlined into, the SARIF marks the inlined frames in their property bags, the
+# HTML names the function that inlined each.
+"$M" report inlined.json --json inlined-again.json --sarif inlined.sarif --html inlined.html
+"$M" report inlined.json >inlined.txt
+$PY - "$TOP/test/lib" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import sarif_check
+assert json.load(open("inlined.json")) == json.load(open("inlined-again.json"))
+s = json.load(open("inlined.sarif"))
+assert not sarif_check.check(s), sarif_check.check(s)
+(st,) = s["runs"][0]["results"][0]["stacks"]
+marks = [(f["location"]["logicalLocations"][0]["name"], f.get("properties")) for f in st["frames"]]
+assert marks == [("load_image", {"inlined": True}), ("read_file", {"inlined": True}),
+                 ("main", None)], marks
+PY
+grep -A3 -xF 'memtrack:   300 bytes in 1 block at shapes.c:12 in load_image() by malloc: #2' \
+    inlined.txt >inlined.frames
+printf '%s\n' 'memtrack:   300 bytes in 1 block at shapes.c:12 in load_image() by malloc: #2' \
+    'memtrack:       inlined into shapes.c:20 in read_file()' \
+    'memtrack:       inlined into shapes.c:30 in main()' \
+    'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' |
+    diff -u - inlined.frames
+grep -qF '<ol class="frames"><li class="inlined-into">inlined into read_file at shapes.c:20</li><li class="inlined-into">inlined into main at shapes.c:30</li></ol>' inlined.html
+grep -qF '>shapes.c:12 in load_image() inlined into read_file at shapes.c:20</span>' inlined.html
 # SARIF: each result has the stacks of its places, and the same as code flows, as SARIF
 # 2.1.0 has them.
 "$M" report "$fixture" --sarif lib.sarif
