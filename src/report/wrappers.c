@@ -13,7 +13,9 @@
  * in the function where blocks were ever made, and its code is at most WRAPPER_MAX_BYTES
  * long: a function that small with one allocation does little but allocate. A function
  * that also grows an array, or a bigger one (a parser's node maker that also links the
- * node in), keeps its own line, with its stack below it.
+ * node in), keeps its own line, with its stack below it. A wrapper the compiler inlined is
+ * one too: its place's first frame is the function it was inlined into, and its code the
+ * inlined copy's (symbolize.c).
  */
 #define _GNU_SOURCE
 #include <string.h>
