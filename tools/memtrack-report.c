@@ -257,7 +257,7 @@ static void diff_line(mt_buf_t *b, const change_t *c)
                              .module = f->module,
                              .pc = f->pc,
                              .offset = f->offset};
-        mt_buf_str(b, ", called from ");
+        mt_buf_str(b, s->where.inlined ? ", inlined into " : ", called from ");
         mt_buf_place(b, &caller);
     }
     mt_buf_str(b, " (");
