@@ -271,9 +271,13 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         mt_symbol_t sym;
         /* The fast unwinder may read a word that is not a return address where a
          * function kept no frame pointer: the stack ends at the first that lies in no
-         * module's code. */
-        if (dladdr(pcs[i], &info) == 0 || !mt_symbolize(pcs[i], &sym))
+         * module's code. (The place's own address, when the stack starts inside it, is
+         * only skipped.) */
+        if (dladdr(pcs[i], &info) == 0 || !mt_symbolize(pcs[i], &sym)) {
+            if (i == at.pc && at.level > 0)
+                continue;
             break;
+        }
         bool system = module_is_system(&info);
         level_t levels[1 + MT_INLINE_MAX];
         unsigned nl = system ? 1 : levels_of(&sym, levels);
