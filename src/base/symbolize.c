@@ -26,14 +26,7 @@
 #include "base/options.h"
 #include "base/symbolize.h"
 
-/* Targets built without elfutils' headers (the other platforms, README "Platforms") read
- * symbols with dladdr alone: sites made by the macros have their file and line anyway. */
-#if defined(__has_include)
-#if __has_include(<elfutils/libdwfl.h>)
-#define MT_HAVE_LIBDW 1
-#endif
-#endif
-#ifdef MT_HAVE_LIBDW
+#ifdef MT_HAVE_LIBDW /* symbolize.h */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #endif

@@ -5,9 +5,26 @@
 
 #include "base/platform.h"
 
+/* Targets built without elfutils' headers (the other platforms, README "Platforms") read
+ * symbols with dladdr alone: sites made by the macros have their file and line anyway. */
+#if defined(__has_include)
+#if __has_include(<elfutils/libdwfl.h>)
+#define MT_HAVE_LIBDW 1
+#endif
+#endif
+
 /* The most functions one address's code is named as inlined into (DWARF can nest more: the
- * innermost ones and the real function are kept). */
+ * innermost ones and the real function are kept); none without libdw. */
+#ifdef MT_HAVE_LIBDW
 #define MT_INLINE_MAX 8
+#else
+#define MT_INLINE_MAX 0
+#endif
+
+/* The frames a stack of depth return addresses may need: one each, and where inlined code
+ * is named, depth + MT_INLINE_MAX more at most (records/place.c). Reports size their
+ * working memory by it, which a bare-metal target takes from a fixed buffer. */
+#define MT_STACK_ROOM(depth) (MT_INLINE_MAX > 0 ? 2 * (depth) + MT_INLINE_MAX : (depth))
 
 /* A function that code was inlined into, at the line of the call the compiler inlined. */
 typedef struct mt_inline {

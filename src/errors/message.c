@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/options.h"
+#include "base/symbolize.h"
 #include "errors/error.h"
 #include "errors/format.h"
 #include "records/place.h"
@@ -629,9 +630,8 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *raw)
     mt_report_error_t e;
     /* A message's stacks, on this thread's stack: inlined functions get less room than in
      * the reports, but no return address goes unshown for them (place.c). */
-    mt_frame_t frames[3 * (MESSAGE_FRAMES + MT_REPORT_INLINE_FRAMES)];
+    mt_frame_t frames[3 * (MESSAGE_FRAMES + MT_INLINE_MAX)];
     size_t depth = mt_opt.stack < MESSAGE_FRAMES ? mt_opt.stack : MESSAGE_FRAMES;
-    (void)mt_error_to_model(raw, &e, frames,
-                            depth == 0 ? 0 : 3 * (depth + MT_REPORT_INLINE_FRAMES));
+    (void)mt_error_to_model(raw, &e, frames, depth == 0 ? 0 : 3 * (depth + MT_INLINE_MAX));
     print_error(b, &e);
 }

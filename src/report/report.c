@@ -31,7 +31,9 @@
  * no more functions it was inlined into than a stack has room for. */
 _Static_assert(MT_REPORT_MAX_FRAMES == MT_REPORT_STACK_ROOM(MT_STACK_MAX),
                "report frames and stack depth differ");
-_Static_assert(MT_INLINE_MAX <= MT_REPORT_INLINE_FRAMES, "inline frames exceed their room");
+_Static_assert(MT_INLINE_MAX <= MT_REPORT_INLINE_FRAMES &&
+                   MT_STACK_ROOM(MT_STACK_MAX) <= MT_REPORT_MAX_FRAMES,
+               "inline frames exceed their room");
 
 #define MAX_SEQS (sizeof(((mt_leak_site_t *)0)->seqs) / sizeof(uint64_t))
 
@@ -271,7 +273,7 @@ typedef struct frame_pool {
 static void resolve_stack(frame_pool_t *pool, uint32_t site, mt_place_t *where)
 {
     size_t room = (size_t)(pool->end - pool->next);
-    size_t want = MT_REPORT_STACK_ROOM(pool->depth);
+    size_t want = MT_STACK_ROOM(pool->depth);
     size_t n = mt_place_stack(site, where, pool->next, room < want ? room : want);
     pool->next += n;
 }
@@ -356,7 +358,7 @@ static void build_errors(mt_report_t *r, mt_error_t *raw, frame_pool_t *pool)
     size_t n = mt_error_log(raw, MT_ERROR_LOG_MAX);
     for (size_t i = 0; i < n; i++) {
         size_t room = (size_t)(pool->end - pool->next);
-        size_t want = 3 * MT_REPORT_STACK_ROOM(pool->depth);
+        size_t want = 3 * MT_STACK_ROOM(pool->depth);
         pool->next +=
             mt_error_to_model(&raw[i], &r->error_list[i], pool->next, room < want ? room : want);
     }
@@ -441,8 +443,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 
     uint32_t nids = mt_site_count();
     size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
-    size_t nframes =
-        depth == 0 ? 0 : ((size_t)nids + 3 * MT_ERROR_LOG_MAX) * MT_REPORT_STACK_ROOM(depth);
+    size_t nframes = ((size_t)nids + 3 * MT_ERROR_LOG_MAX) * MT_STACK_ROOM(depth);
     size_t nrules = mt_suppress_count();
     size_t nopts = mt_option_count();
     scratch_t s = {NULL, 0, 0};
