@@ -33,14 +33,24 @@ typedef struct index_entry {
     uint32_t id; /* 0: empty */
 } index_entry_t;
 
-/* The chunks come last: a short process touches the head and chunks[0], one page. */
+/* The head lies with the small state every process touches, the first chunk's pointer with
+ * it: the table of the others would cost a short process a page of its own. */
 static struct {
     pthread_mutex_t lock;
     _Atomic uint32_t count; /* ids in use, including id 0 */
     index_entry_t *index;   /* index_size entries, a power of two */
     size_t index_size;
-    mt_site_t *_Atomic chunks[MAX_CHUNKS];
-} sites MT_COLD = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    mt_site_t *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
+} sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
+static mt_site_t *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
+
+static mt_site_t *_Atomic *chunk_slot(uint32_t id)
+{
+    uint32_t c = id >> CHUNK_BITS;
+    return MT_LIKELY(c == 0) ? &sites.first_chunk : &more_chunks[c];
+}
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
@@ -149,7 +159,7 @@ static const char *copy_string(const char *s)
 
 static mt_site_t *slot_of(uint32_t id)
 {
-    mt_site_t *chunk = atomic_load_explicit(&sites.chunks[id >> CHUNK_BITS], memory_order_acquire);
+    mt_site_t *chunk = atomic_load_explicit(chunk_slot(id), memory_order_acquire);
     return chunk != NULL ? &chunk[id & (CHUNK_SITES - 1)] : NULL;
 }
 
@@ -161,12 +171,12 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
         id = 1; /* id 0 stays "unknown" */
     if ((id >> CHUNK_BITS) >= MAX_CHUNKS)
         return MT_SITE_NONE;
-    mt_site_t *chunk = sites.chunks[id >> CHUNK_BITS];
+    mt_site_t *chunk = *chunk_slot(id);
     if (chunk == NULL) {
         chunk = mt_mem_calloc(CHUNK_SITES, sizeof(mt_site_t));
         if (chunk == NULL)
             return MT_SITE_NONE;
-        atomic_store_explicit(&sites.chunks[id >> CHUNK_BITS], chunk, memory_order_release);
+        atomic_store_explicit(chunk_slot(id), chunk, memory_order_release);
     }
     if (!index_make_room_locked(id))
         return MT_SITE_NONE;

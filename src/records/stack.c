@@ -32,15 +32,24 @@ typedef struct index_entry {
     uint32_t id; /* 0: empty */
 } index_entry_t;
 
-/* After .bss, the chunks last: a short process touches the head and chunks[0], one page
- * (base/platform.h, MT_COLD). */
+/* As the sites' (site.c): the head and the first chunk's pointer with the small state every
+ * process touches, the other chunks' pointers after .bss (base/platform.h, MT_COLD). */
 static struct {
     pthread_mutex_t lock;
     _Atomic uint32_t count; /* ids in use, including id 0 */
     index_entry_t *index;   /* index_size entries, a power of two */
     size_t index_size;
-    stored_t *_Atomic *_Atomic chunks[MAX_CHUNKS]; /* chunks of pointers to stored stacks */
-} stacks MT_COLD = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    stored_t *_Atomic *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
+} stacks = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
+static stored_t *_Atomic *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
+
+static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
+{
+    uint32_t c = id >> CHUNK_BITS;
+    return MT_LIKELY(c == 0) ? &stacks.first_chunk : &more_chunks[c];
+}
 
 #define CACHE_SIZE 256u
 typedef struct cache_entry {
@@ -88,7 +97,7 @@ static uint64_t hash_of(void *const *pcs, unsigned n)
 static const stored_t *stored_of(uint32_t id)
 {
     stored_t *_Atomic *chunk =
-        atomic_load_explicit(&stacks.chunks[id >> CHUNK_BITS], memory_order_acquire);
+        atomic_load_explicit(chunk_slot(id), memory_order_acquire);
     return chunk != NULL
                ? atomic_load_explicit(&chunk[id & (CHUNK_STACKS - 1)], memory_order_acquire)
                : NULL;
@@ -146,11 +155,11 @@ static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigne
         index_entry_t *e = slot_locked(hash, pcs, n);
         id = e->id;
         if (id == 0 && (next >> CHUNK_BITS) < MAX_CHUNKS) {
-            stored_t *_Atomic *chunk = stacks.chunks[next >> CHUNK_BITS];
+            stored_t *_Atomic *chunk = *chunk_slot(next);
             if (chunk == NULL) {
                 chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
                 if (chunk != NULL)
-                    atomic_store_explicit(&stacks.chunks[next >> CHUNK_BITS], chunk,
+                    atomic_store_explicit(chunk_slot(next), chunk,
                                           memory_order_release);
             }
             stored_t *s = chunk != NULL ? mt_mem_alloc(sizeof *s + n * sizeof *pcs) : NULL;

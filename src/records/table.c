@@ -141,6 +141,8 @@ unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 /* ---- records ------------------------------------------------------------------------- */
 
 #define SLAB_BYTES (65536u - 16u) /* one 64 KiB block of memory.c, header included */
+/* A shard's first slab is one page: a process that makes a few blocks faults in no more. */
+#define FIRST_SLAB_BYTES (4096u - 16u)
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s)
 {
@@ -153,11 +155,12 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
     /* Then the untouched rest of the newest slab, one record at a time, so a short-lived
      * process faults in only the records it uses. Slabs are never returned. */
     if (s->slab_left == 0) {
-        mt_block_t *slab = storage_alloc(SLAB_BYTES);
+        size_t bytes = s->records_made == 0 ? FIRST_SLAB_BYTES : SLAB_BYTES;
+        mt_block_t *slab = storage_alloc(bytes);
         if (slab == NULL)
             return NULL;
         s->slab_next = slab;
-        s->slab_left = SLAB_BYTES / sizeof(mt_block_t);
+        s->slab_left = bytes / sizeof(mt_block_t);
         s->records_made += s->slab_left;
     }
     s->slab_left--;
