@@ -96,8 +96,7 @@ static uint64_t hash_of(void *const *pcs, unsigned n)
 
 static const stored_t *stored_of(uint32_t id)
 {
-    stored_t *_Atomic *chunk =
-        atomic_load_explicit(chunk_slot(id), memory_order_acquire);
+    stored_t *_Atomic *chunk = atomic_load_explicit(chunk_slot(id), memory_order_acquire);
     return chunk != NULL
                ? atomic_load_explicit(&chunk[id & (CHUNK_STACKS - 1)], memory_order_acquire)
                : NULL;
@@ -159,8 +158,7 @@ static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigne
             if (chunk == NULL) {
                 chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
                 if (chunk != NULL)
-                    atomic_store_explicit(chunk_slot(next), chunk,
-                                          memory_order_release);
+                    atomic_store_explicit(chunk_slot(next), chunk, memory_order_release);
             }
             stored_t *s = chunk != NULL ? mt_mem_alloc(sizeof *s + n * sizeof *pcs) : NULL;
             if (s != NULL) {
