@@ -110,6 +110,11 @@ void *memtrack_valloc_caller(size_t size);
 
 /* ---- crash.c: the report on a fatal signal ------------------------------------------ */
 void mt_crash_install(void);
+/* Prints the crash report once (what: "SIGSEGV", "EXCEPTION_ACCESS_VIOLATION"...; the
+ * faulting address when has_address): the guards of every block, then the live blocks.
+ * Returns at once while another thread prints it. The platform's fatal-error hook calls it
+ * where there are no signals (Windows). */
+void mt_crash_report_now(const char *what, bool has_address, uintptr_t address);
 
 /* ---- check.c ---------------------------------------------------------------------------- */
 /* Checks every live block and every block in quarantine; returns the damaged ones. */

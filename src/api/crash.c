@@ -13,6 +13,11 @@
  * are only tried (a shard some thread holds is skipped and counted), output goes straight
  * to write(2), nothing is allocated (the report's scratch memory is mmapped), and no
  * symbol is looked up. A handler the program installs later replaces this one.
+ *
+ * Windows has no such signals: there the platform layer (base/platform_windows.c) calls
+ * mt_crash_report_now from its filter for exceptions no handler of the program took, and
+ * from the C runtime's SIGABRT handler, and the system then ends the program as it would
+ * have without memtrack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,11 +31,13 @@
 #include "checks/page_guard.h"
 #include "report/report.h"
 
+#ifndef _WIN32
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGABRT};
 static const char *const crash_signal_names[] = {"SIGSEGV", "SIGBUS", "SIGABRT"};
 #define CRASH_SIGNALS (sizeof crash_signals / sizeof crash_signals[0])
 
 static struct sigaction previous[CRASH_SIGNALS];
+#endif
 static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
@@ -39,6 +46,7 @@ static uint32_t crash_site;
  * reading a line table takes about 150 KiB of stack. Pages never touched cost nothing. */
 #define ALT_STACK_SIZE (1024u * 1024u)
 
+#ifndef _WIN32
 /* Puts back what was there before us and lets it have the signal. */
 static void hand_on(unsigned i, const siginfo_t *info)
 {
@@ -50,16 +58,20 @@ static void hand_on(unsigned i, const siginfo_t *info)
         raise(sig); /* blocked while we run: delivered when we return */
 }
 
-static void print_header(int fd, unsigned i, const siginfo_t *info)
+#endif
+
+/* "CRASH: SIGSEGV at address 0x10 in prog (pid 7); ...": what, and the address when the
+ * crash was an access to memory (has_address). */
+static void print_header(int fd, const char *what, bool has_address, uintptr_t address)
 {
     mt_buf_t b;
     mt_buf_init(&b, fd);
     mt_buf_line(&b);
     mt_buf_str(&b, "CRASH: ");
-    mt_buf_str(&b, crash_signal_names[i]);
-    if (info != NULL && info->si_code > 0 && crash_signals[i] != SIGABRT) {
+    mt_buf_str(&b, what);
+    if (has_address) {
         mt_buf_str(&b, " at address ");
-        mt_buf_hex(&b, (uint64_t)(uintptr_t)info->si_addr);
+        mt_buf_hex(&b, (uint64_t)address);
     }
     mt_buf_str(&b, " in ");
     mt_buf_str(&b, mt_program_name());
@@ -87,6 +99,32 @@ static void print_live_blocks(int fd)
     }
 }
 
+void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
+{
+    if (!mt_opt.crash_report)
+        return;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&reporting, &expected, 1)) {
+        /* Another thread is reporting and will end the process; let it finish. */
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        for (int n = 0; n < 100 && atomic_load(&reporting) == 1; n++)
+            nanosleep(&pause, NULL);
+        return;
+    }
+    mt_in_crash = 1;
+    mt_busy++;
+    int fd = mt_out_fd();
+    if (fd >= 0) {
+        print_header(fd, what, has_address, address);
+        (void)mt_check_all(crash_site);
+        print_live_blocks(fd);
+    }
+    mt_busy--;
+    mt_in_crash = 0;
+    atomic_store(&reporting, 2);
+}
+
+#ifndef _WIN32
 static void crash_handler(int sig, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
@@ -106,41 +144,23 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
         errno = saved_errno;
         return;
     }
-    if ((sig == SIGABRT && atomic_load(&mt_abort_expected)) || !mt_opt.crash_report) {
-        hand_on(i, info);
-        errno = saved_errno;
-        return;
-    }
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&reporting, &expected, 1)) {
-        /* Another thread is reporting and will end the process; let it finish. */
-        struct timespec pause = {0, 50 * 1000 * 1000};
-        for (int n = 0; n < 100 && atomic_load(&reporting) == 1; n++)
-            nanosleep(&pause, NULL);
-        hand_on(i, info);
-        errno = saved_errno;
-        return;
-    }
-    mt_in_crash = 1;
-    mt_busy++;
-    int fd = mt_out_fd();
-    if (fd >= 0) {
-        print_header(fd, i, info);
-        (void)mt_check_all(crash_site);
-        print_live_blocks(fd);
-    }
-    mt_busy--;
-    mt_in_crash = 0;
-    atomic_store(&reporting, 2);
+    bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
+    if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
+        mt_crash_report_now(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0);
     hand_on(i, info);
     errno = saved_errno;
 }
+
+#endif
 
 void mt_crash_install(void)
 {
     if ((!mt_opt.crash_report && !mt_page_guard_enabled()) || atomic_exchange(&installed, true))
         return;
     crash_site = mt_site_id(NULL, 0, NULL, MT_KIND_CRASH, NULL);
+#ifdef _WIN32
+    mt_platform_catch_crashes(mt_crash_report_now);
+#else
     stack_t current;
     if (sigaltstack(NULL, &current) == 0 && (current.ss_flags & SS_DISABLE)) {
         stack_t alt = {.ss_sp = mt_pages_alloc(ALT_STACK_SIZE), .ss_size = ALT_STACK_SIZE};
@@ -156,4 +176,5 @@ void mt_crash_install(void)
         sigaddset(&sa.sa_mask, crash_signals[i]); /* a crash inside the report ends it */
     for (unsigned i = 0; i < CRASH_SIGNALS; i++)
         (void)sigaction(crash_signals[i], &sa, &previous[i]);
+#endif
 }

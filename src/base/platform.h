@@ -175,4 +175,12 @@ void mt_pages_free(void *ptr, size_t size);
 /* Makes pages inaccessible (a guard page in front of the tracker's own mappings). */
 void mt_pages_protect_none(void *ptr, size_t size);
 
+#ifdef _WIN32
+/* Windows, which has no fatal signals to catch: report is called when the program dies of
+ * an exception none of its own handlers took (an access violation, the heap's corruption
+ * check...) and at abort(), before the system ends it as it would have without us. */
+typedef void mt_crash_report_fn(const char *what, bool has_address, uintptr_t address);
+void mt_platform_catch_crashes(mt_crash_report_fn *report);
+#endif
+
 #endif /* MT_PLATFORM_H */

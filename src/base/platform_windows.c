@@ -117,6 +117,65 @@ void mt_pages_free(void *ptr, size_t size)
         (void)VirtualFree(ptr, 0, MEM_RELEASE);
 }
 
+/* ---- the crash report (api/crash.c) ----------------------------------------------------- */
+
+static mt_crash_report_fn *crash_report;
+static LPTOP_LEVEL_EXCEPTION_FILTER previous_filter;
+static void (*previous_abort_handler)(int);
+
+/* The exceptions that end a program, by the names Windows' headers give them. A stack
+ * overflow is not among them: the report would need the stack that has run out. */
+static const struct {
+    DWORD code;
+    const char *name;
+} fatal_exceptions[] = {
+    {EXCEPTION_ACCESS_VIOLATION, "EXCEPTION_ACCESS_VIOLATION"},
+    {EXCEPTION_IN_PAGE_ERROR, "EXCEPTION_IN_PAGE_ERROR"},
+    {EXCEPTION_ILLEGAL_INSTRUCTION, "EXCEPTION_ILLEGAL_INSTRUCTION"},
+    {EXCEPTION_PRIV_INSTRUCTION, "EXCEPTION_PRIV_INSTRUCTION"},
+    {EXCEPTION_INT_DIVIDE_BY_ZERO, "EXCEPTION_INT_DIVIDE_BY_ZERO"},
+    {EXCEPTION_DATATYPE_MISALIGNMENT, "EXCEPTION_DATATYPE_MISALIGNMENT"},
+    {EXCEPTION_ARRAY_BOUNDS_EXCEEDED, "EXCEPTION_ARRAY_BOUNDS_EXCEEDED"},
+    {0xC0000374u, "STATUS_HEAP_CORRUPTION"}, /* raised by the system heap's own checks */
+};
+
+/* Runs when no handler of the program took the exception (its own __try blocks and
+ * vectored handlers come first), on the thread that raised it; then the filter that was
+ * there before, or the system's end of the program. */
+static LONG WINAPI crash_filter(EXCEPTION_POINTERS *e)
+{
+    const EXCEPTION_RECORD *r = e->ExceptionRecord;
+    for (size_t i = 0; i < sizeof fatal_exceptions / sizeof fatal_exceptions[0]; i++) {
+        if (r->ExceptionCode == fatal_exceptions[i].code) {
+            bool access = (r->ExceptionCode == EXCEPTION_ACCESS_VIOLATION ||
+                           r->ExceptionCode == EXCEPTION_IN_PAGE_ERROR) &&
+                          r->NumberParameters >= 2;
+            crash_report(fatal_exceptions[i].name, access,
+                         access ? (uintptr_t)r->ExceptionInformation[1] : 0);
+            break;
+        }
+    }
+    return previous_filter != NULL ? previous_filter(e) : EXCEPTION_CONTINUE_SEARCH;
+}
+
+/* abort() raises SIGABRT through the C runtime, then ends the program (status 3). */
+static void abort_handler(int sig)
+{
+    if (!atomic_load(&mt_abort_expected))
+        crash_report("SIGABRT", false, 0);
+    void (*previous)(int) = previous_abort_handler;
+    (void)signal(SIGABRT, previous);
+    if (previous != SIG_DFL && previous != SIG_IGN && previous != SIG_ERR && previous != NULL)
+        previous(sig);
+}
+
+void mt_platform_catch_crashes(mt_crash_report_fn *report)
+{
+    crash_report = report;
+    previous_filter = SetUnhandledExceptionFilter(crash_filter);
+    previous_abort_handler = signal(SIGABRT, abort_handler);
+}
+
 long mt_win_sysconf(int name)
 {
     if (name != _SC_PAGESIZE) {

@@ -10,6 +10,7 @@
 # is the output folder, and a report written to OUT/NAME.json is compared after stderr.
 # platform-untracked: FILE.c is also compiled WITHOUT the flag and linked in (a library).
 # platform-targets: the only targets the program is for (its calls are theirs alone).
+# platform-status: the exit status the program ends with (0 when not given).
 #
 #   test/platforms/run.sh [PLATFORM...]    default: native and every target of
 #                                          tools/platform.mk; outputs in build/platforms
@@ -84,7 +85,9 @@ for p in "${platforms[@]}"; do
             sed -e "${STDOUT_EXPECT:-}" "$dir/$name.stdout" >"$out/$name.stdout"
             diff -u "$out/$name.stdout" "$out/$name.out" >>"$out/$name.diff" 2>&1 || ok=0
         fi
-        [ "$status" = 0 ] || { echo "exit status $status, expected 0" >>"$out/$name.diff"; ok=0; }
+        want_status=$(directive $kind status "$src")
+        [ "$status" = "${want_status:-0}" ] ||
+            { echo "exit status $status, expected ${want_status:-0}" >>"$out/$name.diff"; ok=0; }
         if [ $ok = 1 ]; then passed "$p/$name"; else failed "$p/$name" "$out/$name.diff"; fi
     done
     # Windows: memtrack.h also in MSVC's dialect, no GNU extension needed: clang in MSVC

@@ -7,7 +7,8 @@
 # one. The prefix (wine's C: drive and registry) lives in build/wine; the first run makes
 # it (wineboot, about ten seconds, with notes on stderr that are not the program's), once,
 # under a lock. The CRT writes stdout and stderr in text mode, CR LF: the CRs are taken out,
-# so the reports compare line for line with the other targets' (README "Platforms").
+# so the reports compare line for line with the other targets' (README "Platforms"), and so
+# is wine's own note when a program crashes.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 export WINEPREFIX=${WINEPREFIX:-$top/build/wine} WINEDEBUG=-all
@@ -21,8 +22,13 @@ shift
 mkdir -p "$WINEPREFIX"
 (
     flock 9
-    if [ ! -f "$WINEPREFIX/.memtrack-booted" ]; then
-        "$wine" wineboot --init >"$WINEPREFIX/boot.log" 2>&1 && touch "$WINEPREFIX/.memtrack-booted"
+    # No debugger for a program that crashes (AeDebug): Windows would end it, and wine's
+    # debugger would print its registers and threads on stdout.
+    if [ ! -f "$WINEPREFIX/.memtrack-booted-2" ]; then
+        "$wine" wineboot --init >"$WINEPREFIX/boot.log" 2>&1 &&
+            "$wine" reg add 'HKLM\Software\Microsoft\Windows NT\CurrentVersion\AeDebug' \
+                /v Debugger /t REG_SZ /d false /f >>"$WINEPREFIX/boot.log" 2>&1 &&
+            touch "$WINEPREFIX/.memtrack-booted-2"
     fi
 ) 9>"$WINEPREFIX.lock"
 
@@ -35,5 +41,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$wine" "$prog" "$@" >"$tmp/out" 2>"$tmp/err"
 status=$?
 tr -d '\r' <"$tmp/out"
-tr -d '\r' <"$tmp/err" >&2
+# wine's own note on a crash ("wine: Unhandled page fault on read access to ...") is not
+# the program's: Windows prints none.
+tr -d '\r' <"$tmp/err" | grep -v '^wine: Unhandled ' >&2
 exit $status

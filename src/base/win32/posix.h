@@ -4,10 +4,11 @@
  *
  * Each name either maps to its Win32 equivalent (locks, once, thread-local destructors,
  * pages, reading memory that may be unmapped, the stack's bounds) or states that Windows
- * has no such thing and fails the way the caller already handles (sigaction: no crash
- * report; mmap of address space only: no page guards, with a warning). The
- * implementations are in base/platform_windows.c, the one file that includes <windows.h>:
- * everything else stays free of its macros. README "Platforms" says what is missing.
+ * has no such thing and fails the way the caller already handles (sigaction: the crash
+ * report takes an exception filter instead; mmap of address space only: no page guards,
+ * with a warning). The implementations are in base/platform_windows.c, the one file that
+ * includes <windows.h>: everything else stays free of its macros. README "Platforms" says
+ * what is missing.
  */
 #ifndef MT_WIN32_POSIX_H
 #define MT_WIN32_POSIX_H
@@ -61,7 +62,8 @@ struct sigaction {
 #define SA_ONSTACK 0x08000000
 #define SS_DISABLE 2
 #define SEGV_ACCERR 2
-/* No handler is ever installed (-1, ENOSYS): no crash report on Windows. */
+/* No handler is ever installed (-1, ENOSYS): the crash report comes from an exception
+ * filter instead (mt_platform_catch_crashes). */
 int mt_win_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 #define sigaction(sig, sa, old) mt_win_sigaction((sig), (sa), (old))
 int mt_win_sigaltstack(const stack_t *ss, stack_t *old);
