@@ -59,6 +59,8 @@ CROSS ?= $(PLATFORM_CROSS_$(PLATFORM))
 B = build/platform/$(PLATFORM)
 ifeq ($(PLATFORM),musl)
 CC = musl-gcc
+# musl 1.2.1 or later: libmemtrack provides the process's malloc (src/base/platform.h).
+LIB_CFLAGS += -DMT_MUSL
 else
 CC = $(CROSS)gcc
 endif

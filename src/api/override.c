@@ -8,6 +8,9 @@
  * freed or realloc'd by a library is handled as tracked, and a library's block freed by
  * tracked code goes back to the C library.
  *
+ * glibc allows it through its __libc_* entry points, musl 1.2.1 and later by letting the
+ * program define these names (base/platform_musl.c: what is underneath there).
+ *
  * With option track_all (memtrack run --preload), that second door tracks too: blocks made
  * through malloc, calloc... are sited by the caller's return address (mt_site_pc), and the
  * report counts apart those made inside system libraries (records/place.c).
@@ -23,12 +26,17 @@
 #include "checks/page_guard.h"
 #include "records/stack.h"
 
-extern void *__libc_valloc(size_t size);
-extern void *__libc_pvalloc(size_t size);
-
 /* ---- the process's allocator, for code built without the header ------------------------ */
 
-#ifdef MT_GLIBC_MALLOC /* elsewhere the C library or a sanitizer provides them */
+#ifdef MT_PROCESS_MALLOC /* glibc, musl; elsewhere the C library or a sanitizer provides them */
+
+#ifdef MT_GLIBC_MALLOC
+extern void *__libc_valloc(size_t size);
+extern void *__libc_pvalloc(size_t size);
+#define libc_valloc __libc_valloc
+#else /* musl: no valloc underneath but the aligned blocks of base/platform_musl.c */
+#define libc_valloc(size) mt_libc_memalign((size_t)sysconf(_SC_PAGESIZE), (size))
+#endif
 
 /* The caller's return address is the site, and the frames above it its stack. */
 #define CALLER_SITE(kind) STACKED_SITE(MT_KIND_##kind)
@@ -94,8 +102,8 @@ static inline void process_free(void *ptr, void *pc, void *frame, bool checked)
         return;
     }
     /* the whole program is checked: its bad frees are found too; a page-guarded block's
-     * memory is never the C library's */
-    if (checked || mt_page_guarded((uintptr_t)ptr))
+     * memory is never the C library's, nor (musl) a pointer the allocator never lent */
+    if (checked || mt_page_guarded((uintptr_t)ptr) || !mt_libc_may_own(ptr))
         mt_release_foreign(ptr, mt_site_pc(pc, MT_KIND_FREE));
     else
         mt_libc_free(ptr);
@@ -116,7 +124,7 @@ static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, void *fr
     case MT_FOUND_FREED: result = mt_realloc_freed(&b, mt_site_pc(pc, kind)); break;
     case MT_FOUND_NONE:
     default:
-        result = track || mt_page_guarded((uintptr_t)ptr)
+        result = track || mt_page_guarded((uintptr_t)ptr) || !mt_libc_may_own(ptr)
                      ? mt_realloc_foreign(ptr, size, STACKED_SITE(kind))
                      : mt_libc_realloc(ptr, size);
         break;
@@ -182,7 +190,7 @@ static inline void *process_valloc(size_t size, void *pc, void *frame, bool trac
 {
     if (track)
         return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), CALLER_SITE(VALLOC), false);
-    return __libc_valloc(size);
+    return libc_valloc(size);
 }
 
 /* ---- the process's door: tracked under track_all ---- */
@@ -242,6 +250,7 @@ MT_EXPORT void *valloc(size_t size)
     return process_valloc(size, RETURN_ADDRESS, tracking_all());
 }
 
+#ifdef MT_GLIBC_MALLOC /* musl has no pvalloc */
 MT_EXPORT void *pvalloc(size_t size)
 {
     if (tracking_all()) {
@@ -254,6 +263,7 @@ MT_EXPORT void *pvalloc(size_t size)
     }
     return __libc_pvalloc(size);
 }
+#endif
 
 /* ---- the caller-site door (MEMTRACK_CALLER_SITES): always tracked ---- */
 
@@ -328,4 +338,4 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
     return mt_libc_usable_size(ptr);
 }
 
-#endif /* MT_GLIBC_MALLOC */
+#endif /* MT_PROCESS_MALLOC */

@@ -58,15 +58,17 @@ size_t mt_libc_usable_size(void *ptr)
     }
     return libc_usable_size(ptr);
 }
+#elif defined(MT_MUSL_MALLOC)
+/* base/platform_musl.c */
 #else
-/* Another C library (musl): its own malloc_usable_size. */
+/* Another C library (musl without MT_MUSL): its own malloc_usable_size. */
 size_t mt_libc_usable_size(void *ptr)
 {
     return ptr != NULL ? malloc_usable_size(ptr) : 0;
 }
 #endif
 
-#if !defined(MT_GLIBC_MALLOC) && !defined(_WIN32) && !defined(MT_BARE_METAL)
+#if !defined(MT_PROCESS_MALLOC) && !defined(_WIN32) && !defined(MT_BARE_METAL)
 void *mt_libc_aligned(size_t alignment, size_t size)
 {
     void *p = NULL;

@@ -109,6 +109,21 @@ __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *fi
 #define MT_GLIBC_MALLOC 1
 #endif
 
+/* MT_MUSL_MALLOC (make PLATFORM=musl sets MT_MUSL): musl 1.2.1 or later lets a program
+ * define malloc, free... itself, statically linked too, so libmemtrack provides them as it
+ * does over glibc (api/override.c). musl has no public entry point under another name:
+ * the allocator underneath is musl's internal one in a static link, its public one found
+ * with dlsym in a dynamic link, and every block it lends carries a small header of ours
+ * (base/platform_musl.c), by which a pointer the allocator never made is told exactly. */
+#if defined(MT_MUSL) && !defined(__GLIBC__) && !defined(MT_SANITIZER_ALLOCATOR)
+#define MT_MUSL_MALLOC 1
+#endif
+
+/* The process's malloc, free... are libmemtrack's (api/override.c). */
+#if defined(MT_GLIBC_MALLOC) || defined(MT_MUSL_MALLOC)
+#define MT_PROCESS_MALLOC 1
+#endif
+
 #ifdef MT_GLIBC_MALLOC
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
@@ -120,6 +135,20 @@ extern void __libc_free(void *ptr);
 #define mt_libc_realloc __libc_realloc
 #define mt_libc_memalign __libc_memalign
 #define mt_libc_free __libc_free
+/* glibc judges a pointer itself (api/override.c hands it any pointer it is not tracking). */
+#define mt_libc_may_own(ptr) ((void)(ptr), true)
+#elif defined(MT_MUSL_MALLOC) /* base/platform_musl.c */
+void *mt_libc_malloc(size_t size);
+void *mt_libc_calloc(size_t count, size_t size);
+void *mt_libc_realloc(void *ptr, size_t size);
+void *mt_libc_memalign(size_t alignment, size_t size);
+void mt_libc_free(void *ptr);
+/* True when ptr is a live block of the allocator underneath, by its header: the 16 bytes
+ * before ptr are read as they are, so they must be readable (a pointer the C library
+ * would take has them). */
+bool mt_libc_may_own(const void *ptr);
+/* The same for header, the 16 bytes before ptr as the caller read them. */
+bool mt_libc_header_is_ours(const void *ptr, const unsigned char header[16]);
 #else
 #include <stdlib.h>
 #ifdef MT_SANITIZER_ALLOCATOR

@@ -18,8 +18,9 @@
  *     free-list links point back at it (glibc would unlink it);
  *   - its second word is not glibc's tcache key (the mark of a chunk glibc already has).
  * Anything else is reported and not passed on: a leak at worst, never a crash.
- * Over another C library (musl: no MT_GLIBC_MALLOC) its layout is not ours to read, so the
- * rule is the reverse: a pointer goes to it unless it is clearly none of its blocks (below).
+ * Over musl every block lent carries a header of ours (base/platform_musl.c), and the rule
+ * is exact. Over another C library (Windows' CRT, newlib) its layout is not ours to read, so
+ * the rule is the reverse: a pointer goes to it unless it is clearly none of its blocks.
  *
  * Untracked callers (the process's free()) do not come here: they get the table lookups
  * only, so the C library's own frees stay cheap.
@@ -293,7 +294,28 @@ bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
     return false;
 }
 
-#else /* another C library (musl): its chunks are not ours to read. */
+#elif defined(MT_MUSL_MALLOC)
+
+/* Every block the allocator underneath lends carries a header of ours whose tag is made
+ * from its address (base/platform_musl.c): a pointer is one of them exactly when the 16
+ * bytes before it are readable and hold that tag, and it is not where the C library's
+ * block under a tracked block starts. */
+bool mt_foreign_is_libc_block(const void *ptr, mt_pointer_class_t *why)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    unsigned char byte, header[16];
+    mt_block_t gone;
+    *why = mt_probe_read(p, &byte, 1) ? MT_POINTER_NOT_HEAP : MT_POINTER_WILD;
+    if (p % MT_MIN_ALIGN == 0 && p >= sizeof header &&
+        mt_probe_read(p - sizeof header, header, sizeof header) &&
+        mt_libc_header_is_ours(ptr, header))
+        return !starts_tracked_block(p);
+    if (*why == MT_POINTER_NOT_HEAP && mt_gone_find(ptr, &gone))
+        *why = MT_POINTER_RELEASED; /* a tracked block given back lately, freed again */
+    return false;
+}
+
+#else /* another C library (Windows' CRT, newlib): its chunks are not ours to read. */
 
 static bool on_own_stack(uintptr_t p);
 static bool is_static(const void *ptr);
