@@ -95,10 +95,12 @@ $(B)/obj/%.o: src/%.cpp $(B)/.deps-build
 # The C objects go into the archive as one relocatable object, so a static link takes the
 # whole tracker (the process allocator with the entry points, the exit report with the
 # lifecycle), as the shared library does. The C++ operators stay apart: a C program never
-# pulls them in.
+# pulls them in. base/code_end.o goes last: it marks the end of libmemtrack's code, after
+# which a static link places the C library (src/base/code_end.c).
+CODE_END_OBJ = $(B)/obj/base/code_end.o
 $(B)/libmemtrack.a: $(LIB_OBJ)
 	rm -f $@
-	$(LD) -r -o $(B)/memtrack-c.o $(LIB_C_OBJ)
+	$(LD) -r -o $(B)/memtrack-c.o $(filter-out $(CODE_END_OBJ),$(LIB_C_OBJ)) $(CODE_END_OBJ)
 	$(AR) rcs $@ $(B)/memtrack-c.o $(LIB_CXX_OBJ)
 
 # The operators reference the C++ runtime weakly (src/api/cxx.cpp), so libmemtrack.so

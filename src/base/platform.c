@@ -118,6 +118,20 @@ bool mt_in_program_image(uintptr_t p)
     return mt_image_start != NULL && mt_image_end != NULL && p >= (uintptr_t)mt_image_start &&
            p < (uintptr_t)mt_image_end;
 }
+
+/* The end of the program's code (GNU ld's etext: after .text, before read-only data). */
+extern const char mt_text_end[] __asm__("etext") __attribute__((weak));
+
+bool mt_in_code_linked_after(uintptr_t pc)
+{
+    return mt_text_end != NULL && pc > (uintptr_t)&mt_code_end && pc < (uintptr_t)mt_text_end;
+}
+#else
+bool mt_in_code_linked_after(uintptr_t pc)
+{
+    (void)pc;
+    return false; /* no static C library after ours to tell apart */
+}
 #endif /* !_WIN32 && !MT_BARE_METAL */
 
 void mt_assert_failed(const char *what, const char *file, int line)

@@ -197,6 +197,12 @@ const char *mt_program_name(void);
 /* True when p lies in the program's own image (code, data, bss): static, for programs
  * linked statically too, where dladdr knows nothing. */
 bool mt_in_program_image(uintptr_t p);
+/* True when pc is code the linker placed after libmemtrack's own in the program's image:
+ * in a static link, the C library and the libraries named after libmemtrack.a, which the
+ * report counts as system libraries (records/place.c). base/code_end.c marks where
+ * libmemtrack's code ends (the Makefile links it last into memtrack-c.o). */
+bool mt_in_code_linked_after(uintptr_t pc);
+void mt_code_end(void);
 /* Anonymous memory straight from the kernel, zero-filled (memory.c relies on it to skip
  * clearing fresh tables); async-signal-safe; NULL on failure. */
 void *mt_pages_alloc(size_t size);

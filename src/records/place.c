@@ -125,11 +125,16 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
     if (s->file == NULL && s->pc != NULL) {
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
-        system = true;   /* no module at all: the loader's or generated code */
+        /* No module at all: the loader's or generated code, or a program linked statically
+         * (musl), whose loader knows no modules: there the code linked after libmemtrack's
+         * is the C library's and the libraries' named after libmemtrack.a. */
+        system =
+            !mt_in_program_image((uintptr_t)s->pc) || mt_in_code_linked_after((uintptr_t)s->pc);
         if (mt_in_crash) /* no loader call: the program's code is known by its range, and a
                             block whose stack passes through it is the program's */
             system =
-                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end) &&
+                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end &&
+                  !mt_in_code_linked_after((uintptr_t)s->pc)) &&
                 !mt_place_stack_in_program(id);
         else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
