@@ -11,6 +11,7 @@
 # platform-untracked: FILE.c is also compiled WITHOUT the flag and linked in (a library).
 # platform-targets: the only targets the program is for (its calls are theirs alone).
 # platform-status: the exit status the program ends with (0 when not given).
+# platform-skip: TARGET...: why: targets that cannot run the program, and why (printed).
 #
 #   test/platforms/run.sh [PLATFORM...]    default: native and every target of
 #                                          tools/platform.mk; outputs in build/platforms
@@ -45,6 +46,10 @@ for p in "${platforms[@]}"; do
         dir=$(dirname "$src"); name=$(basename "$src" .c)
         kind=platform; [ "$dir" = "$here" ] || kind=e2e
         if [[ " $SKIP " == *" $name "* ]]; then echo "skip $p/$name: $WHY"; continue; fi
+        skip=$(directive $kind skip "$src")
+        if [ -n "$skip" ] && [[ " ${skip%%:*} " == *" $p "* ]]; then
+            echo "skip $p/$name:${skip#*:}"; continue
+        fi
         targets=$(directive $kind targets "$src")
         [ -z "$targets" ] || [[ " $targets " == *" $p "* ]] || continue
         options=$(directive $kind options "$src")
