@@ -27,6 +27,9 @@ PLATFORM_RUN_windows = $(CURDIR)/test/platforms/wine.sh
 PLATFORM_RUN_cortexm = $(CURDIR)/test/platforms/cortexm/qemu.sh
 # How a program is linked: musl statically (nothing to install to run it).
 PLATFORM_LDFLAGS_musl = -static
+# Programs of test/platforms and test/e2e also run linked dynamically: libmemtrack.a
+# provides musl's malloc there too, over libc.so's found with dlsym (src/base/platform_musl.c).
+PLATFORM_DYNAMIC_musl = crossing crossing_free clean
 # Windows: statically too, so wine needs no DLL of mingw's (threads.c takes winpthreads).
 PLATFORM_LDFLAGS_windows = -static
 # The libraries a program is linked with after libmemtrack (Windows has no libdl).
@@ -101,7 +104,8 @@ platform-env:
 	    "LIBS='$(or $(PLATFORM_LIBS_$(PLATFORM)),$(PLATFORM_LIBS))'" \
 	    "EXPECT='$(PLATFORM_EXPECT_$(PLATFORM))'" \
 	    "STDOUT_EXPECT='$(PLATFORM_STDOUT_EXPECT_$(PLATFORM))'" \
-	    "SKIP='$(PLATFORM_SKIP_$(PLATFORM))' WHY='$(PLATFORM_SKIP_WHY_$(PLATFORM))'"
+	    "SKIP='$(PLATFORM_SKIP_$(PLATFORM))' WHY='$(PLATFORM_SKIP_WHY_$(PLATFORM))'" \
+	    "DYNAMIC='$(PLATFORM_DYNAMIC_$(PLATFORM))'"
 
 print-platforms:
 	@echo $(PLATFORMS)

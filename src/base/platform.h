@@ -102,9 +102,9 @@ __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *fi
 /* MT_GLIBC_MALLOC: glibc's allocator is underneath, reached through its own entry points
  * (__libc_malloc...), so libmemtrack provides malloc, free... for the whole process
  * (api/override.c) and knows glibc's chunk layout (checks/foreign.c, checks/guard.c).
- * Elsewhere (musl and other C libraries, the sanitizers) the C library's public malloc is
- * underneath and the process keeps its own: blocks cross to untracked code only through
- * tracked code's free and realloc (README, "Platforms"). */
+ * Elsewhere (musl: MT_MUSL_MALLOC below; Windows' CRT, newlib, the sanitizers) the C library's
+ * public malloc is underneath and the process keeps its own: blocks cross to untracked code only
+ * through tracked code's free and realloc (README, "Platforms"). */
 #if defined(__GLIBC__) && !defined(MT_SANITIZER_ALLOCATOR)
 #define MT_GLIBC_MALLOC 1
 #endif

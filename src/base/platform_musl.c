@@ -165,7 +165,9 @@ void mt_libc_free(void *ptr)
     void *base =
         h->tag == (TAG_ALIGNED ^ (uintptr_t)ptr) ? ((void **)h)[-1] : (unsigned char *)ptr - ROOM;
     h->tag = 0; /* a second free of it is no longer ours */
+    int saved = errno;
     under_free(base);
+    errno = saved; /* as glibc's free: the program's errno survives it */
 }
 
 /* Always moves: musl's own resizing is reachable by no name of its own. */

@@ -12,6 +12,9 @@
 # platform-targets: the only targets the program is for (its calls are theirs alone).
 # platform-status: the exit status the program ends with (0 when not given).
 # platform-skip: TARGET...: why: targets that cannot run the program, and why (printed).
+# A target's PLATFORM_DYNAMIC programs (tools/platform.mk) also run linked without its
+# LDFLAGS' -static (as TARGET/dynamic/NAME, outputs in its dynamic/), with the same
+# expected report.
 #
 #   test/platforms/run.sh [PLATFORM...]    default: native and every target of
 #                                          tools/platform.mk; outputs in build/platforms
@@ -32,7 +35,7 @@ for p in "${platforms[@]}"; do
     mkdir -p "$out"
     if [ "$p" = native ]; then
         lib="$top/build/libmemtrack.a"; CC=${CC:-cc}; LDFLAGS=""; RUN=""; SKIP=""; WHY=""
-        LIBS="-ldl -pthread"; EXPECT=""; STDOUT_EXPECT=""
+        LIBS="-ldl -pthread"; EXPECT=""; STDOUT_EXPECT=""; DYNAMIC=""
         make -s -C "$top" all >"$out/build.log" 2>&1
     else
         lib="$top/build/platform/$p/libmemtrack.a"
@@ -42,7 +45,16 @@ for p in "${platforms[@]}"; do
     progs=()
     for n in $E2E; do progs+=("$top/test/e2e/$n.c"); done
     for src in "$here"/*.c; do [[ "$src" == *-untracked.c ]] || progs+=("$src"); done
-    for src in "${progs[@]}"; do
+    for n in $DYNAMIC; do
+        src="$top/test/e2e/$n.c"; [ -f "$here/$n.c" ] && src="$here/$n.c"
+        progs+=("$src@dynamic")
+    done
+    for entry in "${progs[@]}"; do
+        src=${entry%@dynamic}; bdir=$out; link=$LDFLAGS; label=""
+        if [ "$src" != "$entry" ]; then
+            bdir=$out/dynamic; link=${LDFLAGS//-static/}; label=dynamic/
+        fi
+        mkdir -p "$bdir"
         dir=$(dirname "$src"); name=$(basename "$src" .c)
         kind=platform; [ "$dir" = "$here" ] || kind=e2e
         if [[ " $SKIP " == *" $name "* ]]; then echo "skip $p/$name: $WHY"; continue; fi
@@ -57,43 +69,43 @@ for p in "${platforms[@]}"; do
         # The programs' own blocks: the C library's (track_all) differ from target to target.
         options="track_all=0${options:+:$options}"
         rm -f "$out/$name.json"
-        bin="$out/$name"
+        bin="$bdir/$name"
         untracked=$(directive $kind untracked "$src")
         objs=()
         if [ -n "$untracked" ]; then
             # shellcheck disable=SC2086
-            (cd "$dir" && $CC -std=gnu11 -g -O0 -c "$untracked" -o "$out/$name-untracked.o") \
-                >"$out/$name.build" 2>&1 || { failed "$p/$name" "$out/$name.build"; continue; }
-            objs=("$out/$name-untracked.o")
+            (cd "$dir" && $CC -std=gnu11 -g -O0 -c "$untracked" -o "$bdir/$name-untracked.o") \
+                >"$bdir/$name.build" 2>&1 || { failed "$p/$label$name" "$bdir/$name.build"; continue; }
+            objs=("$bdir/$name-untracked.o")
         fi
         # shellcheck disable=SC2086
         if ! (cd "$dir" && $CC -std=gnu11 -g -O0 -DMEMORY_CONTROL_ON -I"$top/include" \
-                -include memtrack.h "$name.c" "${objs[@]}" -o "$bin" $LDFLAGS "$lib" $LIBS) \
-                >"$out/$name.build" 2>&1; then
-            failed "$p/$name" "$out/$name.build"; continue
+                -include memtrack.h "$name.c" "${objs[@]}" -o "$bin" $link "$lib" $LIBS) \
+                >"$bdir/$name.build" 2>&1; then
+            failed "$p/$label$name" "$bdir/$name.build"; continue
         fi
         # shellcheck disable=SC2086
-        (cd "$dir" && MEMTRACK_OPTIONS="$options" timeout 120 $RUN "$bin" >"$out/$name.out" \
-            2>"$out/$name.err")
+        (cd "$dir" && MEMTRACK_OPTIONS="$options" timeout 120 $RUN "$bin" >"$bdir/$name.out" \
+            2>"$bdir/$name.err")
         status=$?
         # The JSON report up to its options (which grow with memtrack, not with the target).
         [ -f "$out/$name.json" ] && sed -E -e 's/"pid": [0-9]+/"pid": PID/' \
             -e 's/"usec": [0-9]+/"usec": USEC/g' -e 's/"cwd": "[^"]*"/"cwd": CWD/' \
-            -e '/^  "options": \{/,$d' "$out/$name.json" >>"$out/$name.err"
+            -e '/^  "options": \{/,$d' "$out/$name.json" >>"$bdir/$name.err"
         # Stacks are named from the debug information, which only the native build reads
         # (libdw): their lines ("memtrack:     from x.c:9 in f()") are left out of both.
-        normalize "$out" <"$out/$name.err" | grep -v "$STACK_LINE" >"$out/$name.norm"
+        normalize "$bdir" <"$bdir/$name.err" | grep -v "$STACK_LINE" >"$bdir/$name.norm"
         ok=1
-        sed -e "${EXPECT:-}" "$dir/$name.expected" | grep -v "$STACK_LINE" >"$out/$name.want"
-        diff -u "$out/$name.want" "$out/$name.norm" >"$out/$name.diff" 2>&1 || ok=0
+        sed -e "${EXPECT:-}" "$dir/$name.expected" | grep -v "$STACK_LINE" >"$bdir/$name.want"
+        diff -u "$bdir/$name.want" "$bdir/$name.norm" >"$bdir/$name.diff" 2>&1 || ok=0
         if grep -q "$kind-stdout" "$src"; then
-            sed -e "${STDOUT_EXPECT:-}" "$dir/$name.stdout" >"$out/$name.stdout"
-            diff -u "$out/$name.stdout" "$out/$name.out" >>"$out/$name.diff" 2>&1 || ok=0
+            sed -e "${STDOUT_EXPECT:-}" "$dir/$name.stdout" >"$bdir/$name.stdout"
+            diff -u "$bdir/$name.stdout" "$bdir/$name.out" >>"$bdir/$name.diff" 2>&1 || ok=0
         fi
         want_status=$(directive $kind status "$src")
         [ "$status" = "${want_status:-0}" ] ||
-            { echo "exit status $status, expected ${want_status:-0}" >>"$out/$name.diff"; ok=0; }
-        if [ $ok = 1 ]; then passed "$p/$name"; else failed "$p/$name" "$out/$name.diff"; fi
+            { echo "exit status $status, expected ${want_status:-0}" >>"$bdir/$name.diff"; ok=0; }
+        if [ $ok = 1 ]; then passed "$p/$label$name"; else failed "$p/$label$name" "$bdir/$name.diff"; fi
     done
     # Windows: memtrack.h also in MSVC's dialect, no GNU extension needed: clang in MSVC
     # mode with neither __GNUC__ nor __clang__ defined, the CRT's declarations standing in
