@@ -63,13 +63,11 @@ static MT_NOINLINE bool find_underneath(void)
     int saved = errno;
     malloc_fn m = __libc_malloc;
     free_fn f = __libc_free;
-    if (m == NULL || f == NULL) {
+    if (m == NULL || f == NULL) { /* RTLD_NEXT: the objects after ours, never ours */
         m = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
         f = (free_fn)dlsym(RTLD_NEXT, "free");
         if (m == NULL || f == NULL)
             (void)dlerror(); /* clears the message (this call also links them: see above) */
-        if (m == (malloc_fn)malloc || f == (free_fn)free)
-            m = NULL; /* ourselves again: never call that */
     }
     errno = saved;
     if (m == NULL || f == NULL)
