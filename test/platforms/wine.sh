@@ -22,13 +22,16 @@ shift
 mkdir -p "$WINEPREFIX"
 (
     flock 9
+    if [ ! -f "$WINEPREFIX/.memtrack-booted" ]; then
+        "$wine" wineboot --init >"$WINEPREFIX/boot.log" 2>&1 && touch "$WINEPREFIX/.memtrack-booted"
+    fi
     # No debugger for a program that crashes (AeDebug): Windows would end it, and wine's
-    # debugger would print its registers and threads on stdout.
-    if [ ! -f "$WINEPREFIX/.memtrack-booted-2" ]; then
-        "$wine" wineboot --init >"$WINEPREFIX/boot.log" 2>&1 &&
-            "$wine" reg add 'HKLM\Software\Microsoft\Windows NT\CurrentVersion\AeDebug' \
-                /v Debugger /t REG_SZ /d false /f >>"$WINEPREFIX/boot.log" 2>&1 &&
-            touch "$WINEPREFIX/.memtrack-booted-2"
+    # debugger would print its registers and threads on stdout. A step of its own, so a
+    # prefix booted before it is not booted again.
+    if [ ! -f "$WINEPREFIX/.memtrack-no-debugger" ]; then
+        "$wine" reg add 'HKLM\Software\Microsoft\Windows NT\CurrentVersion\AeDebug' \
+            /v Debugger /t REG_SZ /d false /f >>"$WINEPREFIX/boot.log" 2>&1 &&
+            touch "$WINEPREFIX/.memtrack-no-debugger"
     fi
 ) 9>"$WINEPREFIX.lock"
 
