@@ -384,9 +384,13 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
  * ------------------------------------------------------------------------------------- */
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define MEMTRACK_STATIC_MEMORY(bytes)                                                              \
-    unsigned char memtrack_static_memory[(bytes)];                                                 \
+    __attribute__((aligned(16))) unsigned char memtrack_static_memory[(bytes)];                    \
     const size_t memtrack_static_memory_size = (bytes)
 extern const char *memtrack_program_name;
+/* The most of the static buffer the tracker has had in use at once, reports included:
+ * what MEMTRACK_STATIC_MEMORY needs for this run (keep an eighth more: it holds that much
+ * back for the report). */
+size_t memtrack_static_memory_peak(void);
 #endif
 
 #ifdef __cplusplus

@@ -79,6 +79,33 @@ static unsigned char *libc_block(size_t total, size_t align, bool zero)
     return mt_libc_malloc(total);
 }
 
+#ifdef MT_BARE_METAL
+/* Blocks handed out untracked because the static buffer had no room for their records:
+ * the report says how many and how much memory the tracker wants instead. */
+static struct {
+    uint64_t blocks, bytes;
+} untracked;
+
+void mt_untracked_read(uint64_t *blocks, uint64_t *bytes)
+{
+    *blocks = untracked.blocks;
+    *bytes = untracked.bytes;
+}
+
+/* The program still gets its memory: a plain block of the C library, without guards,
+ * which a free or realloc by tracked code hands back to it (a pointer the tracker never
+ * made, checks/foreign.c), as it does a block of untracked code. */
+static MT_NOINLINE void *untracked_block(size_t size, size_t align, bool zero)
+{
+    unsigned char *p = libc_block(size != 0 ? size : 1, align, zero);
+    if (p == NULL)
+        return mt_fail(ENOMEM);
+    untracked.blocks++;
+    untracked.bytes += size;
+    return p;
+}
+#endif
+
 /* A block against an inaccessible page (checks/page_guard.c), tracked as any block; NULL
  * when it cannot be one (the caller then makes an ordinary block). */
 static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, bool zero)
@@ -143,9 +170,14 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
     uint64_t seq = mt_next_seq();
     uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
     if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
-        /* No room for the record: fail cleanly rather than hand out an untracked block. */
         mt_libc_free(raw);
+#ifdef MT_BARE_METAL
+        /* A firmware must go on: its block, untracked, counted for the report. */
+        return untracked_block(size, align, zero);
+#else
+        /* No room for the record: fail cleanly rather than hand out an untracked block. */
         return mt_fail(ENOMEM);
+#endif
     }
     mt_stats_alloc(size);
     if (MT_UNLIKELY(mt_opt.break_on == seq))

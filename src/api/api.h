@@ -29,6 +29,10 @@ size_t mt_guard_size(void);
 void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero);
 /* Counts a failed allocation, sets errno to err and returns NULL. */
 void *mt_fail(int err);
+#ifdef MT_BARE_METAL
+/* Blocks handed out untracked since the static buffer was full (api/alloc.c). */
+void mt_untracked_read(uint64_t *blocks, uint64_t *bytes);
+#endif
 /* break_on=N: says which allocation it is, then raises SIGTRAP. */
 void mt_break_now(uint64_t seq, size_t size, uint32_t site);
 /* check_every=N: every Nth tracked allocation or free checks every block. */

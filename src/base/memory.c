@@ -33,10 +33,15 @@
 #endif
 
 #define HEADER 16u
-#define MIN_SHIFT 5u  /* 32-byte blocks, header included */
-#define MAX_SHIFT 16u /* 64 KiB blocks */
+#define MIN_SHIFT 5u /* 32-byte blocks, header included */
+/* 64 KiB blocks. On bare metal 512 bytes: the tracker's larger blocks there are tables
+ * (a slab of records, a chunk of sites, buckets) whose sizes are not powers of two once
+ * the header is added, so a class would waste up to half of each; they take a range of
+ * the static buffer of their own instead, rounded to 16 bytes. */
+#define MAX_SHIFT MT_SMALL(16u, 9u)
 #define CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
 #define CHUNK_BYTES MT_OWN_CHUNK_BYTES /* (base/platform.h) */
+_Static_assert(((size_t)1 << MAX_SHIFT) <= CHUNK_BYTES, "a class block fits in a chunk");
 #define BIG_CLASS 0xffffffffu
 
 typedef struct header {
@@ -62,6 +67,7 @@ static struct {
     unsigned char *carve_next, *carve_end;
 } mem = {.lock = MT_LOCK_INIT};
 
+#ifndef MT_BARE_METAL
 static size_t page_size(void)
 {
     static size_t cached;
@@ -69,11 +75,33 @@ static size_t page_size(void)
         cached = (size_t)sysconf(_SC_PAGESIZE);
     return cached;
 }
+#endif
+
+/* The guard page in front of each mapping: none on bare metal, where nothing could make
+ * it inaccessible (no MMU) and it would only cost the static buffer room. */
+static size_t guard_size(void)
+{
+#ifdef MT_BARE_METAL
+    return 0;
+#else
+    return page_size();
+#endif
+}
+
+/* What a request above the classes is rounded to: pages, or 16 bytes on bare metal. */
+static size_t map_unit(void)
+{
+#ifdef MT_BARE_METAL
+    return 16;
+#else
+    return page_size();
+#endif
+}
 
 /* Maps size bytes behind a guard page; returns the usable start or NULL. */
 static void *map_guarded(size_t size)
 {
-    size_t page = page_size();
+    size_t page = guard_size();
     unsigned char *base = mt_pages_alloc(size + page);
     if (base == NULL)
         return NULL;
@@ -128,13 +156,13 @@ static void *alloc_block(size_t size, bool *fresh)
     size_t total = size + HEADER;
     header_t *h;
     if (total > ((size_t)1 << MAX_SHIFT)) {
-        size_t page = page_size();
+        size_t page = map_unit();
         size_t map = (total + page - 1) / page * page;
         h = map_guarded(map);
         if (h == NULL)
             return NULL;
         h->cls = BIG_CLASS;
-        h->map_size = map + page;
+        h->map_size = map + guard_size();
         return (unsigned char *)h + HEADER;
     }
     unsigned c = class_of(total);
@@ -181,9 +209,9 @@ void mt_mem_free(void *ptr)
     header_t *h = (header_t *)((unsigned char *)ptr - HEADER);
     if (h->cls == BIG_CLASS) {
 #ifdef MT_LSAN
-        __lsan_unregister_root_region(h, (size_t)h->map_size - page_size());
+        __lsan_unregister_root_region(h, (size_t)h->map_size - guard_size());
 #endif
-        mt_pages_free((unsigned char *)h - page_size(), (size_t)h->map_size);
+        mt_pages_free((unsigned char *)h - guard_size(), (size_t)h->map_size);
         return;
     }
     /* The class is read before the block becomes a free-list entry: its link overwrites

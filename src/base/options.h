@@ -6,6 +6,13 @@
 #include "base/buf.h"
 #include "base/platform.h"
 
+/* Defaults that differ on bare metal (a microcontroller): no stacks, since no unwinder
+ * works on Thumb code (frame pointers there are not a chain: base/unwind.c), and a
+ * quarantine of 4 KiB, not 1 MiB, since it holds back the program's own heap (newlib's)
+ * and the freed blocks' records in the tracker's static buffer. */
+#define MT_STACK_DEFAULT MT_SMALL("8", "0")
+#define MT_QUARANTINE_DEFAULT MT_SMALL("1m", "4k")
+
 #define MT_OPTION_LIST(X)                                                                          \
     X(guard, SIZE, "16", "bytes of guard before and after each block; 0 turns guards off")         \
     X(report, STRING, "stderr",                                                                    \
@@ -31,7 +38,8 @@
     X(track_all, BOOL, "1",                                                                        \
       "also track blocks made by code built without memtrack (0: only the macros' blocks)")        \
     X(system_leaks, BOOL, "0", "with track_all: also list blocks made inside system libraries")    \
-    X(stack, COUNT, "8", "callers recorded per allocation site, innermost first (0: none)")        \
+    X(stack, COUNT, MT_STACK_DEFAULT,                                                              \
+      "callers recorded per allocation site, innermost first (0: none)")                           \
     X(unwind, STRING, "fast",                                                                      \
       "how stacks are taken: fast (frame pointers) or exact (DWARF unwinder, slower)")             \
     X(alloc_fn, STRING, "",                                                                        \
@@ -44,7 +52,7 @@
     X(symbolize, BOOL, "1",                                                                        \
       "turn code addresses into file:line from the debug information (libdw)")                     \
     /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                              \
-    X(quarantine, SIZE, "1m",                                                                      \
+    X(quarantine, SIZE, MT_QUARANTINE_DEFAULT,                                                     \
       "bytes of freed blocks each heap shard keeps before giving them back; 0: none")              \
     X(fill_new, BOOL, "1", "fill new blocks (not calloc) with 0xCD")                               \
     X(fill_freed, BOOL, "1", "fill freed blocks with 0xDD and check them for writes after free")   \
@@ -74,7 +82,8 @@
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
 
-#define MT_OPTION_STRING_MAX 1024
+/* A string option's room: 1024 bytes, 256 on bare metal (eleven options have one). */
+#define MT_OPTION_STRING_MAX MT_SMALL(1024, 256)
 
 typedef struct mt_options {
 #define MT_OPTION_FIELD_BOOL int

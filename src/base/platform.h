@@ -69,11 +69,22 @@ __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *fi
 #endif
 
 /* The tracker's own memory comes in chunks of this many bytes (base/memory.c): address
- * space, touched as used, where there is an MMU; a program's static buffer on bare metal. */
+ * space, touched as used, where there is an MMU; a program's static buffer on bare metal,
+ * where a chunk is all used soon and a board may have 16 KiB to give: small ones. */
 #ifdef MT_BARE_METAL
-#define MT_OWN_CHUNK_BYTES (32u * 1024u)
+#define MT_OWN_CHUNK_BYTES 1024u
 #else
 #define MT_OWN_CHUNK_BYTES (1024u * 1024u)
+#endif
+
+/* MT_SMALL(hosted, bare): the size of one of the tracker's tables. On bare metal every
+ * table is sized for a microcontroller's RAM (tens of KiB for the tracker, records
+ * included: README "Platforms"), since its own memory and its .bss are the board's RAM;
+ * what a smaller table changes is said where it is used. */
+#ifdef MT_BARE_METAL
+#define MT_SMALL(hosted, bare) (bare)
+#else
+#define MT_SMALL(hosted, bare) (hosted)
 #endif
 
 /* The alignment malloc gives on this platform; user pointers keep it. */
@@ -209,6 +220,20 @@ void *mt_pages_alloc(size_t size);
 void mt_pages_free(void *ptr, size_t size);
 /* Makes pages inaccessible (a guard page in front of the tracker's own mappings). */
 void mt_pages_protect_none(void *ptr, size_t size);
+/* The same as mt_pages_alloc for the report's working memory, which on bare metal may also
+ * take the part of the static buffer kept back for it (base/platform_bare.c): a buffer
+ * the records filled up still gets its report. */
+#ifdef MT_BARE_METAL
+void *mt_pages_alloc_for_report(size_t size);
+/* The static buffer: its size, the most of it ever in use, and the requests it refused
+ * (how many, the largest). */
+typedef struct mt_own_memory {
+    size_t size, peak, refused, largest_refused;
+} mt_own_memory_t;
+void mt_own_memory_read(mt_own_memory_t *out);
+#else
+#define mt_pages_alloc_for_report mt_pages_alloc
+#endif
 
 #ifdef _WIN32
 /* Windows, which has no fatal signals to catch: report is called when the program dies of

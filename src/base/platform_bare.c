@@ -31,19 +31,36 @@ void *mt_libc_aligned(size_t alignment, size_t size)
 /* The program's buffer (MEMTRACK_STATIC_MEMORY). Taken from the bottom up; a range given
  * back is reused first fit (the report's scratch memory comes and goes with each report),
  * or taken back into the untouched rest when it ends there. Everything handed out is zero,
- * as a kernel's fresh pages are (memory.c relies on it). No MMU: nothing is protected. */
+ * as a kernel's fresh pages are (memory.c relies on it). No MMU: nothing is protected.
+ *
+ * The last eighth of the buffer (at least 2 KiB, at most a quarter) is kept for the
+ * report's working memory (a report of a few sites takes about 4 KiB, which the records
+ * given back may add to):
+ * when records and sites have filled the rest, blocks are handed out untracked
+ * (api/alloc.c) and the report, which says so, still has room to be made. Requests the
+ * buffer refused are counted for that report (mt_own_memory_read). */
 extern unsigned char memtrack_static_memory[];
 extern const size_t memtrack_static_memory_size;
 
 #define FREED_MAX 16
 #define BARE_ALIGN 16u
-static size_t used;
+static size_t used, peak;
 static struct {
     unsigned char *at;
     size_t size;
 } freed[FREED_MAX];
+static struct {
+    size_t count, largest; /* requests refused, and the largest */
+} refused;
 
-void *mt_pages_alloc(size_t size)
+static size_t report_reserve(void)
+{
+    size_t eighth = memtrack_static_memory_size / 8, quarter = memtrack_static_memory_size / 4;
+    size_t least = 2048 < quarter ? 2048 : quarter;
+    return eighth > least ? eighth : least;
+}
+
+static void *pages_alloc(size_t size, size_t keep)
 {
     size = (size + BARE_ALIGN - 1) & ~(size_t)(BARE_ALIGN - 1);
     for (unsigned i = 0; i < FREED_MAX; i++) {
@@ -58,10 +75,40 @@ void *mt_pages_alloc(size_t size)
     unsigned char *base = memtrack_static_memory;
     uintptr_t start = ((uintptr_t)base + used + BARE_ALIGN - 1) & ~(uintptr_t)(BARE_ALIGN - 1);
     size_t offset = (size_t)(start - (uintptr_t)base);
-    if (offset > memtrack_static_memory_size || size > memtrack_static_memory_size - offset)
+    size_t room = memtrack_static_memory_size > keep ? memtrack_static_memory_size - keep : 0;
+    if (offset > room || size > room - offset) {
+        refused.count++;
+        if (size > refused.largest)
+            refused.largest = size;
         return NULL;
+    }
     used = offset + size;
+    if (used > peak)
+        peak = used;
     return base + offset;
+}
+
+void *mt_pages_alloc(size_t size)
+{
+    return pages_alloc(size, report_reserve());
+}
+
+void *mt_pages_alloc_for_report(size_t size)
+{
+    return pages_alloc(size, 0);
+}
+
+void mt_own_memory_read(mt_own_memory_t *out)
+{
+    out->size = memtrack_static_memory_size;
+    out->peak = peak;
+    out->refused = refused.count;
+    out->largest_refused = refused.largest;
+}
+
+MT_EXPORT size_t memtrack_static_memory_peak(void)
+{
+    return peak;
 }
 
 void mt_pages_free(void *ptr, size_t size)

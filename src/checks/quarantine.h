@@ -34,7 +34,7 @@ void mt_error_double_free(const mt_block_t *copy, uint32_t site);
  * quarantine, quarantine=0, or evicted): the shard remembers the last MT_GONE_MAX of them,
  * address, size and sites, in a ring that holds no user memory. A pointer freed again that
  * the C library does not lend out any more is then named a double free with both sites. */
-#define MT_GONE_MAX 256u
+#define MT_GONE_MAX MT_SMALL(256u, 16u) /* (bare metal: 16, 512 bytes a shard) */
 /* Remembers b (its free_site set), which is being given back. Caller holds s's lock. */
 void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b);
 /* Copies the newest remembered block that started at ptr; false when none did. */

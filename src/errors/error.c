@@ -20,7 +20,9 @@
 
 void (*mt_error_observer)(const mt_error_t *e);
 
-#define CAP_SLOTS 4096u /* (kind, site) pairs whose messages are counted */
+/* (kind, site) pairs whose messages are counted (64 on bare metal: past them, a new pair's
+ * messages are counted, not printed, as past max_messages). */
+#define CAP_SLOTS MT_SMALL(4096u, 64u)
 
 typedef struct cap_slot {
     uint32_t site;
@@ -110,7 +112,7 @@ static void print_message(const mt_error_t *e, uint64_t n, int fd)
 }
 
 /* Messages kept while this thread holds a lock (see mt_locks_held in base/lock.h). */
-#define PENDING_MAX 64
+#define PENDING_MAX MT_SMALL(64, 8) /* past them, a message is printed at once */
 typedef struct pending_message {
     mt_error_t e;
     uint64_t n;
@@ -253,6 +255,15 @@ size_t mt_error_total(void)
 size_t mt_error_count(mt_error_kind_t kind)
 {
     return atomic_load(&counts.by_kind[kind]);
+}
+
+size_t mt_error_logged(void)
+{
+    if (!lock_errors())
+        return 0;
+    size_t n = errors.logged;
+    pthread_mutex_unlock(&errors.lock);
+    return n;
 }
 
 size_t mt_error_log(mt_error_t *out, size_t max)

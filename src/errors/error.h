@@ -67,7 +67,10 @@ size_t mt_error_not_printed(mt_capped_t *out, size_t max);
 extern void (*mt_error_observer)(const mt_error_t *e);
 size_t mt_error_total(void);
 size_t mt_error_count(mt_error_kind_t kind);
-#define MT_ERROR_LOG_MAX 1024
+/* Errors the log keeps for the report (the first ones; all are counted). 32 on bare metal. */
+#define MT_ERROR_LOG_MAX MT_SMALL(1024, 32)
+/* How many errors the log holds (at most MT_ERROR_LOG_MAX). */
+size_t mt_error_logged(void);
 /* Copies up to max logged errors into out; returns how many. */
 size_t mt_error_log(mt_error_t *out, size_t max);
 void mt_errors_lock_all(void);

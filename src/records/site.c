@@ -15,9 +15,10 @@
 #include "base/memory.h"
 #include "records/site.h"
 
-#define CHUNK_BITS 10
+/* 1024 sites a chunk, 16 million sites; on bare metal 32 a chunk (1 KiB), 8192 sites. */
+#define CHUNK_BITS MT_SMALL(10, 5)
 #define CHUNK_SITES (1u << CHUNK_BITS)
-#define MAX_CHUNKS 16384u /* 16 million sites */
+#define MAX_CHUNKS MT_SMALL(16384u, 256u)
 
 typedef struct site_key {
     const char *file, *func, *owner;
@@ -54,7 +55,7 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
-#define CACHE_SIZE 64u
+#define CACHE_SIZE MT_SMALL(64u, 8u) /* (bare metal: 256 bytes, not 2 KiB) */
 
 typedef struct cache_entry {
     site_key_t key;
@@ -132,7 +133,7 @@ static bool index_make_room_locked(uint32_t used)
 {
     if (sites.index != NULL && (size_t)used * 2 < sites.index_size)
         return true;
-    size_t old_size = sites.index_size, size = old_size != 0 ? old_size * 2 : 64;
+    size_t old_size = sites.index_size, size = old_size != 0 ? old_size * 2 : MT_SMALL(64, 8);
     index_entry_t *old = sites.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
     if (fresh == NULL)
         return false;

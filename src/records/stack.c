@@ -17,9 +17,11 @@
 
 MT_TLS void *mt_op_frame, *mt_op_caller;
 
-#define CHUNK_BITS 10
+/* 1024 stacks a chunk, 16 million stacks; on bare metal 64 a chunk, 16384 stacks (where
+ * no unwinder works: base/unwind.c, none at all). */
+#define CHUNK_BITS MT_SMALL(10, 6)
 #define CHUNK_STACKS (1u << CHUNK_BITS)
-#define MAX_CHUNKS 16384u /* 16 million stacks */
+#define MAX_CHUNKS MT_SMALL(16384u, 256u)
 
 typedef struct stored {
     uint64_t hash;
@@ -51,7 +53,7 @@ static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
     return MT_LIKELY(c == 0) ? &stacks.first_chunk : &more_chunks[c];
 }
 
-#define CACHE_SIZE 256u
+#define CACHE_SIZE MT_SMALL(256u, 16u)
 typedef struct cache_entry {
     uint64_t hash;
     uint32_t id;
@@ -125,7 +127,7 @@ static bool make_room_locked(uint32_t used)
 {
     if (stacks.index != NULL && (size_t)used * 2 < stacks.index_size)
         return true;
-    size_t old_size = stacks.index_size, size = old_size != 0 ? old_size * 2 : 64;
+    size_t old_size = stacks.index_size, size = old_size != 0 ? old_size * 2 : MT_SMALL(64, 16);
     index_entry_t *old = stacks.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
     if (fresh == NULL)
         return false;

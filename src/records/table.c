@@ -14,6 +14,13 @@
  * ineffective and stop expanding. The paper's index keeps that cost at 1024 buckets (its
  * table, measured as is by `make bench`); a grown table does not.
  *
+ * On bare metal (a microcontroller's RAM) a shard starts with 64 buckets, the paper's
+ * index with its low 6 bits, which uthash doubles as blocks come (a chain past 10 records)
+ * to the paper's 1024 and then on as elsewhere: lookups and reports are the same, and a
+ * firmware with a few dozen blocks pays 768 bytes of buckets instead of 12 KiB. (Below
+ * 1024 uthash may stop expanding sooner on blocks at a fixed stride, as the paper's table
+ * would: chains then grow past 10 records, a cost in time only.)
+ *
  * The key is the user address itself, stored in the handle's key pointer and compared as
  * a number (never dereferenced), so a record is uthash's handle plus 24 bytes.
  *
@@ -66,9 +73,11 @@ static void *storage_alloc(size_t size);
 #define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = (unsigned)((uintptr_t)(keyptr) >> 4))
 #define HASH_KEYCMP(a, b, n) ((a) != (b))
 #define HASH_TO_BKT(hashv, num_bkts, bkt) ((bkt) = bucket_index((hashv), (num_bkts)))
-/* The paper's 1024 buckets at start (uthash's own default is 32). */
+/* The paper's 1024 buckets at start (uthash's own default is 32); fewer on bare metal
+ * (table.h). */
 #define HASH_INITIAL_NUM_BUCKETS MT_TABLE_INITIAL_BUCKETS
-#define HASH_INITIAL_NUM_BUCKETS_LOG2 10U
+#define HASH_INITIAL_NUM_BUCKETS_LOG2 MT_TABLE_INITIAL_BUCKETS_LOG2
+_Static_assert(MT_TABLE_INITIAL_BUCKETS == 1u << MT_TABLE_INITIAL_BUCKETS_LOG2, "log2 of buckets");
 
 /* The table's view of a record: mt_block_t with uthash's handle in place of its link. */
 typedef struct MT_MAY_ALIAS record {
@@ -124,7 +133,7 @@ _Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
 
 static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
 {
-    if (buckets <= MT_TABLE_INITIAL_BUCKETS)
+    if (buckets <= MT_TABLE_PAPER_BUCKETS)
         return hashv & (buckets - 1); /* the original design's index */
     unsigned log2 = (unsigned)__builtin_ctz(buckets);
     return (unsigned)((hashv * 0x9E3779B1u) >> (32 - log2));
@@ -140,9 +149,12 @@ unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 
 /* ---- records ------------------------------------------------------------------------- */
 
-#define SLAB_BYTES (65536u - 16u) /* one 64 KiB block of memory.c, header included */
-/* A shard's first slab is one page: a process that makes a few blocks faults in no more. */
-#define FIRST_SLAB_BYTES (4096u - 16u)
+/* One 64 KiB block of memory.c, header included; on bare metal 1 KiB (18 records of 56
+ * bytes), so a program with a few blocks does not pay for a thousand. */
+#define SLAB_BYTES (MT_SMALL(65536u, 1024u) - 16u)
+/* A shard's first slab is one page: a process that makes a few blocks faults in no more
+ * (on bare metal as the others: 1 KiB). */
+#define FIRST_SLAB_BYTES (MT_SMALL(4096u, 1024u) - 16u)
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s)
 {
@@ -315,8 +327,9 @@ bool mt_table_empty(void)
 
 /* ---- the quarantine's FIFO: the freed records of a shard, oldest first ---------------- */
 
-/* One segment: a block of 4 KiB of the tracker's memory, its 16-byte header included. */
-#define FIFO_ENTRIES ((4096u - 16u - sizeof(void *)) / sizeof(mt_block_t *))
+/* One segment: a block of 4 KiB of the tracker's memory, its 16-byte header included
+ * (256 bytes on bare metal: 59 blocks, where the quarantine holds a few dozen). */
+#define FIFO_ENTRIES ((MT_SMALL(4096u, 256u) - 16u - sizeof(void *)) / sizeof(mt_block_t *))
 
 struct mt_fifo_segment {
     struct mt_fifo_segment *next; /* the next newer segment */

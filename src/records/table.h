@@ -60,7 +60,13 @@ static inline uint64_t mt_meta_load(const mt_block_t *b)
 }
 
 #define MT_SHARD_COUNT 16u
-#define MT_TABLE_INITIAL_BUCKETS 1024u
+/* The paper's table: 1024 buckets indexed (address >> 4) & 1023 (table.c). */
+#define MT_TABLE_PAPER_BUCKETS 1024u
+/* Buckets a shard's table starts with: the paper's 1024 (12-24 KiB); on bare metal 64
+ * (768 bytes), indexed by the paper's rule with fewer bits, (address >> 4) & 63, and
+ * doubled by uthash as blocks come, so a table of 1024 is exactly the paper's. */
+#define MT_TABLE_INITIAL_BUCKETS MT_SMALL(MT_TABLE_PAPER_BUCKETS, 64u)
+#define MT_TABLE_INITIAL_BUCKETS_LOG2 MT_SMALL(10u, 6u)
 
 typedef struct mt_shard {
     mt_lock_t lock;

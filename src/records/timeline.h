@@ -6,7 +6,7 @@
 #include "base/platform.h"
 #include "report/model.h"
 
-#define MT_TIMELINE_MAX 1024u
+#define MT_TIMELINE_MAX MT_SMALL(1024u, 16u) /* (bare metal: 512 bytes of samples) */
 /* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
 extern _Atomic uint64_t mt_timeline_mask;
 void mt_timeline_sample(void);

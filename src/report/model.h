@@ -171,6 +171,13 @@ typedef enum {
     MT_WHEN_SINCE, /* memtrack_report_since(mark): blocks made since the mark, still live */
 } mt_when_t;
 
+/* The tracker's own memory ran out (bare metal's static buffer, MEMTRACK_STATIC_MEMORY):
+ * blocks handed out untracked, the buffer's size and about what it wants (size 0: it
+ * never ran out). */
+typedef struct mt_shortage {
+    uint64_t blocks, bytes, size, wanted;
+} mt_shortage_t;
+
 typedef struct mt_report {
     const char *version; /* memtrack's version that wrote it */
     const char *program;
@@ -180,6 +187,7 @@ typedef struct mt_report {
     uint64_t since; /* the checkpoint mark (MT_WHEN_SINCE) */
     memtrack_stats_t stats;
     uint64_t threads_running; /* other threads still tracking when the report was taken */
+    mt_shortage_t shortage;
 
     bool leak_check;       /* false: leaks were not looked for (option leaks=0) */
     mt_leak_site_t *sites; /* sorted, largest first */
@@ -226,6 +234,9 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
 /* "peak 4192 bytes in 9 blocks; 11 allocations (4220 bytes), 6 frees, 0 failed": the
  * counters' line of the text report. */
 void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st);
+/* The lines that say the tracker's memory ran out, what was not tracked and what to give
+ * it; nothing when it never ran out. */
+void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s);
 /* Makes p name frame f's code (file, line, function, module, address); its kind, owner
  * and stack are left as they are. */
 void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f);

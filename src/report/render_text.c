@@ -278,6 +278,30 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     print_counted_apart(r, b);
 }
 
+void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s)
+{
+    if (s->size == 0)
+        return;
+    mt_buf_line(b);
+    mt_buf_str(b, "the tracker's memory ran out: ");
+    if (s->blocks == 0) {
+        mt_buf_str(b, "every block was tracked, but not all the tracker keeps (sites, errors, "
+                      "the report's working memory)\n");
+    } else {
+        mt_buf_count(b, s->blocks, "block", "blocks");
+        mt_buf_str(b, " (");
+        mt_buf_count(b, s->bytes, "byte", "bytes");
+        mt_buf_str(b, s->blocks == 1 ? ") was" : ") were");
+        mt_buf_str(b, " not tracked: their leaks and errors are not in this report\n");
+    }
+    mt_buf_line(b);
+    mt_buf_str(b, "  MEMTRACK_STATIC_MEMORY(");
+    mt_buf_u64(b, s->size);
+    mt_buf_str(b, ") is too small: give it about MEMTRACK_STATIC_MEMORY(");
+    mt_buf_u64(b, s->wanted);
+    mt_buf_str(b, ")\n");
+}
+
 void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
 {
     const memtrack_stats_t *st = &r->stats;
@@ -290,6 +314,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     }
     if (!mt_report_found(r)) {
         if (flags & MT_TEXT_SILENT_WHEN_CLEAN) {
+            mt_buf_shortage_lines(b, &r->shortage); /* a clean run may have missed blocks */
             print_unwritten(r, b); /* asked for with option unwritten: shown anyway */
             mt_buf_flush(b);
             return; /* a clean run prints nothing else, as LeakSanitizer does */
@@ -302,6 +327,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_str(b, " in ");
         mt_buf_count(b, st->peak_blocks, "block", "blocks");
         mt_buf_str(b, ")\n");
+        mt_buf_shortage_lines(b, &r->shortage);
         print_counted_apart(r, b);
         print_unwritten(r, b);
         mt_buf_flush(b);
@@ -333,6 +359,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_count(b, r->threads_running, "other thread was", "other threads were");
         mt_buf_str(b, " still running: the report is what they had done when it was taken\n");
     }
+    mt_buf_shortage_lines(b, &r->shortage);
 
     if (r->errors != 0) {
         print_error_counts(r, b);

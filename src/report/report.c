@@ -353,9 +353,9 @@ static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, ui
     }
 }
 
-static void build_errors(mt_report_t *r, mt_error_t *raw, frame_pool_t *pool)
+static void build_errors(mt_report_t *r, mt_error_t *raw, size_t max, frame_pool_t *pool)
 {
-    size_t n = mt_error_log(raw, MT_ERROR_LOG_MAX);
+    size_t n = mt_error_log(raw, max);
     for (size_t i = 0; i < n; i++) {
         size_t room = (size_t)(pool->end - pool->next);
         size_t want = 3 * MT_STACK_ROOM(pool->depth);
@@ -373,9 +373,9 @@ static void build_errors(mt_report_t *r, mt_error_t *raw, frame_pool_t *pool)
     }
 }
 
-/* Messages the cap kept quiet, and bytes never written by site. */
-#define NOT_PRINTED_MAX 64u
-#define UNWRITTEN_MAX 64u
+/* Messages the cap kept quiet, and bytes never written by site (8 on bare metal). */
+#define NOT_PRINTED_MAX MT_SMALL(64u, 8u)
+#define UNWRITTEN_MAX MT_SMALL(64u, 8u)
 
 static void build_not_printed(mt_report_t *r, mt_capped_t *raw)
 {
@@ -407,6 +407,24 @@ static void build_unwritten(mt_report_t *r, mt_unwritten_site_t *raw)
     r->nunwritten = n;
 }
 
+/* Room for the options' values: the most any can take, or on bare metal what they take
+ * now (the one thread cannot change them while it builds the report). */
+static size_t options_room(size_t nopts)
+{
+#ifdef MT_BARE_METAL
+    size_t room = nopts * sizeof(mt_option_value_t) + 16;
+    for (size_t i = 0; i < nopts; i++) {
+        mt_buf_t b;
+        mt_buf_init(&b, -1);
+        mt_buf_option_value(&b, i);
+        room += (b.len < sizeof b.data ? b.len : sizeof b.data) + 1 + 15;
+    }
+    return room;
+#else
+    return nopts * (sizeof(mt_option_value_t) + MT_OPTION_STRING_MAX + 16);
+#endif
+}
+
 static void build_options(mt_report_t *r, scratch_t *s)
 {
     static const char types[] = {[MT_OPT_BOOL] = 'b',
@@ -427,6 +445,25 @@ static void build_options(mt_report_t *r, scratch_t *s)
     r->noptions = n;
 }
 
+void mt_report_shortage(mt_shortage_t *out)
+{
+    memset(out, 0, sizeof *out);
+#ifdef MT_BARE_METAL
+    mt_own_memory_t m;
+    mt_own_memory_read(&m);
+    mt_untracked_read(&out->blocks, &out->bytes);
+    if (m.refused == 0 && out->blocks == 0)
+        return;
+    /* About what it takes: the buffer as it is, a record (and its share of a slab) for
+     * each block that went without, the largest request refused (a slab, a table that
+     * doubled, the report's working memory) and the report's eighth of all that; in KiB. */
+    uint64_t more = out->blocks * (sizeof(mt_block_t) + 8) + m.largest_refused;
+    uint64_t wanted = m.size + more + more / 7;
+    out->size = m.size;
+    out->wanted = (wanted + 1023) / 1024 * 1024;
+#endif
+}
+
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 {
     memset(r, 0, sizeof *r);
@@ -443,41 +480,56 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 
     uint32_t nids = mt_site_count();
     size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
-    size_t nframes = ((size_t)nids + 3 * MT_ERROR_LOG_MAX) * MT_STACK_ROOM(depth);
+    /* The working memory is sized for the largest report, except on bare metal, where it
+     * is sized for this one: no frames (no site has a stack: base/unwind.c), room for the
+     * errors logged and the options' values as they are (one thread: neither changes
+     * while the report is built). Elsewhere another thread might add to them meanwhile. */
+#ifdef MT_BARE_METAL
+    depth = 0;
+    size_t nerrors = mt_error_logged();
+    size_t nunwritten = mt_opt.unwritten ? UNWRITTEN_MAX : 0;
+    size_t cwd_room = 0; /* no working directory there */
+#else
+    size_t nerrors = MT_ERROR_LOG_MAX;
+    size_t nunwritten = UNWRITTEN_MAX;
+    size_t cwd_room = PATH_MAX;
+#endif
+    size_t nframes = ((size_t)nids + 3 * nerrors) * MT_STACK_ROOM(depth);
     size_t nrules = mt_suppress_count();
     size_t nopts = mt_option_count();
     scratch_t s = {NULL, 0, 0};
     s.size = (size_t)nids * sizeof(mt_leak_site_t) +
-             MT_ERROR_LOG_MAX * (sizeof(mt_error_t) + sizeof(mt_report_error_t)) +
+             nerrors * (sizeof(mt_error_t) + sizeof(mt_report_error_t)) +
              MT_ERROR_COUNT * sizeof(mt_name_count_t) +
              (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t) + nrules * sizeof(mt_rule_hits_t) +
-             nopts * (sizeof(mt_option_value_t) + MT_OPTION_STRING_MAX + 16) + PATH_MAX +
+             options_room(nopts) + cwd_room +
              NOT_PRINTED_MAX * (sizeof(mt_capped_t) + sizeof(mt_not_printed_t)) +
-             UNWRITTEN_MAX * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) +
+             nunwritten * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) +
              nframes * sizeof(mt_frame_t) + MT_WRAPPERS_MAX * sizeof(mt_wrapper_t) + 22 * 16;
-    s.size = (s.size + 4095) & ~(size_t)4095;
-    s.base = mt_pages_alloc(s.size);
+    size_t round = MT_SMALL(4095u, 15u); /* pages, or the static buffer's 16 bytes */
+    s.size = (s.size + round) & ~(size_t)round;
+    s.base = mt_pages_alloc_for_report(s.size);
     if (s.base == NULL)
         return false;
     r->scratch = s.base;
     r->scratch_size = s.size;
 
     mt_leak_site_t *by_id = take(&s, (size_t)nids * sizeof(mt_leak_site_t));
-    mt_error_t *raw = take(&s, MT_ERROR_LOG_MAX * sizeof(mt_error_t));
-    r->error_list = take(&s, MT_ERROR_LOG_MAX * sizeof(mt_report_error_t));
+    mt_error_t *raw = take(&s, nerrors * sizeof(mt_error_t));
+    r->error_list = take(&s, nerrors * sizeof(mt_report_error_t));
     r->error_kinds = take(&s, MT_ERROR_COUNT * sizeof(mt_name_count_t));
     r->samples = take(&s, (MT_TIMELINE_MAX + 1) * sizeof(mt_sample_t));
     r->rules = take(&s, nrules * sizeof(mt_rule_hits_t) + 1);
     r->options = take(&s, nopts * sizeof(mt_option_value_t) + 1);
     mt_capped_t *capped = take(&s, NOT_PRINTED_MAX * sizeof(mt_capped_t));
     r->not_printed = take(&s, NOT_PRINTED_MAX * sizeof(mt_not_printed_t));
-    mt_unwritten_site_t *unwritten = take(&s, UNWRITTEN_MAX * sizeof(mt_unwritten_site_t));
-    r->unwritten = take(&s, UNWRITTEN_MAX * sizeof(mt_unwritten_t));
+    mt_unwritten_site_t *unwritten = take(&s, nunwritten * sizeof(mt_unwritten_site_t));
+    r->unwritten = take(&s, nunwritten * sizeof(mt_unwritten_t));
     r->wrappers = take(&s, MT_WRAPPERS_MAX * sizeof(mt_wrapper_t));
     frame_pool_t pool = {take(&s, nframes * sizeof(mt_frame_t) + 1), NULL, depth};
     pool.end = pool.next != NULL ? pool.next + nframes : NULL;
-    char *cwd = take(&s, PATH_MAX);
-    r->cwd = cwd != NULL && getcwd(cwd, PATH_MAX) != NULL ? cwd : NULL;
+    char *cwd = cwd_room != 0 ? take(&s, cwd_room) : NULL;
+    r->cwd = cwd != NULL && getcwd(cwd, cwd_room) != NULL ? cwd : NULL;
 
     for (size_t i = 0; i < nrules; i++)
         r->rules[i].rule = mt_suppress_rule(i);
@@ -500,7 +552,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
             r->stats.peak_blocks = r->stats.current_blocks;
     }
     r->threads_running = mt_stats_other_threads();
-    build_errors(r, raw, &pool);
+    mt_report_shortage(&r->shortage);
+    build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);

@@ -5,7 +5,12 @@
 
 #include "report/model.h"
 
-#define MT_WRAPPERS_MAX 32u /* wrappers the report names */
+/* Wrappers the report names: finding one takes stacks, which bare metal has none of. */
+#ifdef MT_BARE_METAL
+#define MT_WRAPPERS_MAX 4u
+#else
+#define MT_WRAPPERS_MAX 32u
+#endif
 
 /* Moves the place of each leak site made inside an allocation wrapper to the wrapper's
  * caller (the first frame of its stack outside every wrapper): functions option alloc_fn

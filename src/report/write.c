@@ -121,6 +121,8 @@ static void print_text(const mt_report_t *r, unsigned flags)
     mt_out_unlock();
 }
 
+static bool print_without_memory(bool at_exit);
+
 MT_EXPORT void memtrack_report(void)
 {
     mt_report_t r;
@@ -131,6 +133,8 @@ MT_EXPORT void memtrack_report(void)
     if (mt_report_build(&r, MT_WHEN_NOW, 1)) {
         print_text(&r, 0);
         mt_report_free(&r);
+    } else {
+        (void)print_without_memory(false);
     }
     mt_report_unlock();
     mt_busy--;
@@ -224,13 +228,17 @@ static void note_block(mt_block_t *b, void *ctx)
     s->block[at].site = b->site;
 }
 
-static bool print_without_memory(void)
+/* The report when its working memory could not be had: the totals and the first blocks,
+ * streamed. at_exit: the exit report (its files too), else memtrack_report()'s. */
+static bool print_without_memory(bool at_exit)
 {
     memtrack_stats_t st;
     mt_stats_read(&st);
     size_t errors = mt_error_total();
-    bool leaks = mt_opt.leaks && st.current_blocks != 0;
-    if (!leaks && errors == 0 && !mt_opt.verbose)
+    bool leaks = (mt_opt.leaks || !at_exit) && st.current_blocks != 0;
+    mt_shortage_t shortage;
+    mt_report_shortage(&shortage);
+    if (!leaks && errors == 0 && !mt_opt.verbose && shortage.size == 0)
         return false;
     streamed_t first = {0};
     if (leaks)
@@ -245,13 +253,14 @@ static bool print_without_memory(void)
     mt_buf_u64(&b, (uint64_t)getpid());
     mt_buf_str(&b, "): out of memory, so not grouped by site\n");
     mt_buf_line(&b);
-    mt_buf_count(&b, mt_opt.leaks ? st.current_bytes : 0, "byte", "bytes");
-    mt_buf_str(&b, " leaked in ");
-    mt_buf_count(&b, mt_opt.leaks ? st.current_blocks : 0, "block", "blocks");
+    mt_buf_count(&b, leaks ? st.current_bytes : 0, "byte", "bytes");
+    mt_buf_str(&b, at_exit ? " leaked in " : " live in ");
+    mt_buf_count(&b, leaks ? st.current_blocks : 0, "block", "blocks");
     mt_buf_str(&b, "; ");
     mt_buf_count(&b, errors, "error", "errors");
     mt_buf_str(&b, " found\n");
-    mt_buf_stats_line(&b, &st);          /* the same line as the full report's */
+    mt_buf_stats_line(&b, &st); /* the same line as the full report's */
+    mt_buf_shortage_lines(&b, &shortage);
     for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
         for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
             __typeof__(first.block[0]) t = first.block[j];
@@ -278,6 +287,8 @@ static bool print_without_memory(void)
     }
     mt_buf_flush(&b);
     mt_out_unlock();
+    if (!at_exit)
+        return leaks || errors != 0;
     /* The files get the same totals, in a report with no sites (its arrays are empty). */
     mt_report_t r;
     memset(&r, 0, sizeof r);
@@ -292,6 +303,7 @@ static bool print_without_memory(void)
     r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
     r.errors = errors;
     r.max_messages = mt_opt.max_messages;
+    r.shortage = shortage;
     write_file(&r, mt_opt.json, "JSON", mt_render_json);
     write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
     write_file(&r, mt_opt.html, "HTML", mt_render_html);
@@ -299,12 +311,15 @@ static bool print_without_memory(void)
 }
 
 /* A clean run prints nothing and asks for no file: the exit report need not be built (a
- * suite of many small processes pays for it once a process). */
+ * suite of many small processes pays for it once a process). A run whose tracker ran out
+ * of memory is not clean: blocks went untracked, and the report says so. */
 static bool clean_and_silent(void)
 {
+    mt_shortage_t shortage;
+    mt_report_shortage(&shortage);
     return !mt_opt.verbose && !mt_opt.unwritten && mt_opt.json[0] == '\0' &&
            mt_opt.sarif[0] == '\0' && mt_opt.html[0] == '\0' && mt_error_total() == 0 &&
-           mt_table_empty();
+           mt_table_empty() && shortage.size == 0;
 }
 
 void mt_report_at_exit(void)
@@ -335,7 +350,7 @@ void mt_report_at_exit(void)
         found = mt_report_found(&r);
         mt_report_free(&r);
     } else {
-        found = print_without_memory();
+        found = print_without_memory(true);
     }
     mt_report_unlock();
     mt_busy--;
