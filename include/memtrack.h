@@ -160,6 +160,18 @@ int memtrack_set_options(const char *options);
 unsigned long memtrack_checkpoint(void);
 size_t memtrack_report_since(unsigned long mark);
 
+/* Bare metal (make PLATFORM=cortexm) with an RTOS or interrupt handlers that allocate:
+ * the tracker calls lock(ctx) when a call enters it and unlock(ctx) when that call returns,
+ * in pairs, never nested (it counts its own nesting), so the pair must be a critical
+ * section that keeps every other context that allocates out: interrupts masked (PRIMASK
+ * saved and restored, or BASEPRI up to the highest interrupt that allocates), or an RTOS's
+ * critical section (taskENTER_CRITICAL, irq_lock); not a mutex. Set them before such
+ * interrupts or tasks start; set later, they take effect at the next call into the
+ * tracker. NULL for both removes them. Returns 1 when the hooks are used, 0 when not:
+ * always 0 on hosted platforms, where the tracker's own locks serve threads and signal
+ * handlers (the call does nothing there). */
+int memtrack_set_lock_hooks(void (*lock)(void *ctx), void (*unlock)(void *ctx), void *ctx);
+
 /* -------------------------------------------------------------------------------------
  * Entry points that take the caller's site. The macros below call them; use them directly
  * to write wrappers (xmalloc...) that report their own caller's file and line.
@@ -250,6 +262,14 @@ static MEMTRACK_INLINE_ unsigned long memtrack_checkpoint(void)
 static MEMTRACK_INLINE_ size_t memtrack_report_since(unsigned long mark)
 {
     (void)mark;
+    return 0;
+}
+static MEMTRACK_INLINE_ int memtrack_set_lock_hooks(void (*lock)(void *ctx),
+                                                    void (*unlock)(void *ctx), void *ctx)
+{
+    (void)lock;
+    (void)unlock;
+    (void)ctx;
     return 0;
 }
 

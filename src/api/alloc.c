@@ -195,12 +195,14 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 
 MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     return mt_alloc(size, 0, SITE(MALLOC), false);
 }
 
 MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,
                                    const char *func)
 {
+    MT_ENTRY();
     size_t total;
     if (mt_mul_overflows(count, size, &total))
         return mt_fail(ENOMEM);
@@ -209,6 +211,7 @@ MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, 
 
 MT_EXPORT char *memtrack_strdup_at(const char *s, const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     size_t n = strlen(s) + 1;
     char *copy = mt_alloc(n, 0, SITE(STRDUP), false);
     if (copy != NULL)
@@ -219,6 +222,7 @@ MT_EXPORT char *memtrack_strdup_at(const char *s, const char *file, int line, co
 MT_EXPORT char *memtrack_strndup_at(const char *s, size_t n, const char *file, int line,
                                     const char *func)
 {
+    MT_ENTRY();
     size_t len = strnlen(s, n);
     char *copy = mt_alloc(len + 1, 0, SITE(STRNDUP), false);
     if (copy != NULL) {
@@ -231,6 +235,7 @@ MT_EXPORT char *memtrack_strndup_at(const char *s, size_t n, const char *file, i
 MT_EXPORT void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const char *file, int line,
                                           const char *func)
 {
+    MT_ENTRY();
     if (!mt_power_of_two(alignment))
         return mt_fail(EINVAL);
     return mt_alloc(size, alignment, SITE(ALIGNED_ALLOC), false);
@@ -239,6 +244,7 @@ MT_EXPORT void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const c
 MT_EXPORT int memtrack_posix_memalign_at(void **out, size_t alignment, size_t size,
                                          const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     if (!mt_power_of_two(alignment) || alignment % sizeof(void *) != 0) {
         mt_stats_failed();
         return EINVAL;
@@ -255,10 +261,12 @@ MT_EXPORT int memtrack_posix_memalign_at(void **out, size_t alignment, size_t si
 MT_EXPORT void *memtrack_memalign_at(size_t alignment, size_t size, const char *file, int line,
                                      const char *func)
 {
+    MT_ENTRY();
     return mt_alloc(size, mt_round_alignment(alignment), SITE(MEMALIGN), false);
 }
 
 MT_EXPORT void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), SITE(VALLOC), false);
 }

@@ -325,17 +325,20 @@ static void arena_destroy(memtrack_arena_t *a, uint32_t site)
 
 MT_EXPORT memtrack_arena_t *memtrack_arena_create(const char *name, size_t capacity)
 {
+    MT_ENTRY();
     return arena_create(name, capacity, false);
 }
 
 MT_EXPORT memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity,
                                                      const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     return arena_create(name, capacity, true);
 }
 
 MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
 {
+    MT_ENTRY();
     if (MT_UNLIKELY(arena == NULL))
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
@@ -346,6 +349,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
                                         int line, const char *func)
 {
+    MT_ENTRY();
     if (MT_UNLIKELY(arena == NULL))
         return NULL;
     if (arena->t == NULL)
@@ -355,6 +359,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
 {
+    MT_ENTRY();
     if (arena == NULL || !power_of_two(alignment))
         return NULL;
     if (arena->t == NULL)
@@ -366,6 +371,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
                                                 size_t alignment, const char *file, int line,
                                                 const char *func)
 {
+    MT_ENTRY();
     if (arena == NULL || !power_of_two(alignment))
         return NULL;
     if (arena->t == NULL)
@@ -375,11 +381,13 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
 
 MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)
 {
+    MT_ENTRY();
     return arena != NULL ? arena->offset : 0;
 }
 
 MT_EXPORT void memtrack_arena_rewind(memtrack_arena_t *arena, size_t mark)
 {
+    MT_ENTRY();
     if (arena == NULL)
         return;
     if (arena->t != NULL)
@@ -391,6 +399,7 @@ MT_EXPORT void memtrack_arena_rewind(memtrack_arena_t *arena, size_t mark)
 MT_EXPORT void memtrack_arena_rewind_at(memtrack_arena_t *arena, size_t mark, const char *file,
                                         int line, const char *func)
 {
+    MT_ENTRY();
     if (arena == NULL)
         return;
     if (arena->t != NULL)
@@ -401,6 +410,7 @@ MT_EXPORT void memtrack_arena_rewind_at(memtrack_arena_t *arena, size_t mark, co
 
 MT_EXPORT void memtrack_arena_reset(memtrack_arena_t *arena)
 {
+    MT_ENTRY();
     if (arena == NULL)
         return;
     if (arena->t != NULL)
@@ -411,6 +421,7 @@ MT_EXPORT void memtrack_arena_reset(memtrack_arena_t *arena)
 MT_EXPORT void memtrack_arena_reset_at(memtrack_arena_t *arena, const char *file, int line,
                                        const char *func)
 {
+    MT_ENTRY();
     if (arena == NULL)
         return;
     if (arena->t != NULL)
@@ -420,6 +431,7 @@ MT_EXPORT void memtrack_arena_reset_at(memtrack_arena_t *arena, const char *file
 
 MT_EXPORT void memtrack_arena_destroy(memtrack_arena_t *arena)
 {
+    MT_ENTRY();
     if (arena != NULL)
         arena_destroy(arena, arena->t != NULL ? PCSITE(ARENA_DESTROY, arena) : MT_SITE_NONE);
 }
@@ -427,16 +439,19 @@ MT_EXPORT void memtrack_arena_destroy(memtrack_arena_t *arena)
 MT_EXPORT void memtrack_arena_destroy_at(memtrack_arena_t *arena, const char *file, int line,
                                          const char *func)
 {
+    MT_ENTRY();
     if (arena != NULL)
         arena_destroy(arena, arena->t != NULL ? TSITE(ARENA_DESTROY, arena) : MT_SITE_NONE);
 }
 
 MT_EXPORT size_t memtrack_arena_used(const memtrack_arena_t *arena)
 {
+    MT_ENTRY();
     return arena != NULL ? arena->offset : 0;
 }
 
 MT_EXPORT size_t memtrack_arena_capacity(const memtrack_arena_t *arena)
 {
+    MT_ENTRY();
     return arena != NULL ? arena->capacity : 0;
 }

@@ -78,6 +78,7 @@ int mt_check_all(uint32_t site)
 
 MT_EXPORT int memtrack_check_at(const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     int saved = errno; /* the program's errno is as it was */
     mt_init();
     int damaged = mt_check_all(mt_site_id(file, line, func, MT_KIND_CHECK, NULL));
@@ -88,6 +89,7 @@ MT_EXPORT int memtrack_check_at(const char *file, int line, const char *func)
 #undef memtrack_check
 MT_EXPORT int memtrack_check(void)
 {
+    MT_ENTRY();
     int saved = errno;
     mt_init();
     int damaged = mt_check_all(mt_site_pc(__builtin_return_address(0), MT_KIND_CHECK));
@@ -97,6 +99,7 @@ MT_EXPORT int memtrack_check(void)
 
 MT_EXPORT void memtrack_stats(memtrack_stats_t *out)
 {
+    MT_ENTRY();
     if (out != NULL) {
         mt_stats_read(out);
         out->errors = mt_error_total();

@@ -340,12 +340,14 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
 MT_EXPORT void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line,
                                     const char *func)
 {
+    MT_ENTRY();
     return mt_realloc(ptr, size, SITE(REALLOC), true);
 }
 
 MT_EXPORT void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, const char *file,
                                          int line, const char *func)
 {
+    MT_ENTRY();
     size_t total;
     if (mt_mul_overflows(count, size, &total))
         return mt_fail(ENOMEM);
@@ -354,6 +356,7 @@ MT_EXPORT void *memtrack_reallocarray_at(void *ptr, size_t count, size_t size, c
 
 MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     if (ptr == NULL)
         return;           /* free(NULL) is frequent: no site lookup, no lock */
     MT_OPERATION_BEGIN(); /* an error found names this call's stack */

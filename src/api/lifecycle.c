@@ -67,6 +67,7 @@ static void fork_child(void)
 /* At load time: start, then install what guards the rest of the process's life. */
 __attribute__((constructor(101))) static void mt_constructor(void)
 {
+    MT_ENTRY();
     mt_init();
     mt_busy++;
     (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -79,5 +80,6 @@ __attribute__((constructor(101))) static void mt_constructor(void)
 /* Runs after the program's atexit handlers and static destructors: see report.c. */
 __attribute__((destructor(101))) static void mt_destructor(void)
 {
+    MT_ENTRY();
     mt_report_at_exit();
 }

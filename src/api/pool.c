@@ -255,12 +255,14 @@ static memtrack_pool_t *pool_create(const char *name, size_t object_size, size_t
 MT_EXPORT memtrack_pool_t *memtrack_pool_create(const char *name, size_t object_size,
                                                 size_t capacity)
 {
+    MT_ENTRY();
     return pool_create(name, object_size, 0, capacity, false);
 }
 
 MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned(const char *name, size_t object_size,
                                                         size_t alignment, size_t capacity)
 {
+    MT_ENTRY();
     return alignment == 0 ? NULL : pool_create(name, object_size, alignment, capacity, false);
 }
 
@@ -268,6 +270,7 @@ MT_EXPORT memtrack_pool_t *memtrack_pool_create_at(const char *name, size_t obje
                                                    size_t capacity, const char *file, int line,
                                                    const char *func)
 {
+    MT_ENTRY();
     return pool_create(name, object_size, 0, capacity, true);
 }
 
@@ -276,12 +279,14 @@ MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, siz
                                                            const char *file, int line,
                                                            const char *func)
 {
+    MT_ENTRY();
     return alignment == 0 ? NULL : pool_create(name, object_size, alignment, capacity, true);
 }
 
 MT_EXPORT void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_objects,
                                         size_t max_objects)
 {
+    MT_ENTRY();
     if (pool == NULL)
         return;
     pool->grow_by = chunk_objects;
@@ -290,6 +295,7 @@ MT_EXPORT void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_obje
 
 MT_EXPORT void *memtrack_pool_alloc(memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     if (MT_UNLIKELY(pool == NULL))
         return NULL;
     if (MT_LIKELY(pool->t == NULL))
@@ -300,6 +306,7 @@ MT_EXPORT void *memtrack_pool_alloc(memtrack_pool_t *pool)
 MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
                                        const char *func)
 {
+    MT_ENTRY();
     if (MT_UNLIKELY(pool == NULL))
         return NULL;
     if (pool->t == NULL)
@@ -309,6 +316,7 @@ MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, 
 
 MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
 {
+    MT_ENTRY();
     if (MT_UNLIKELY(pool == NULL || object == NULL))
         return;
     if (MT_LIKELY(pool->t == NULL))
@@ -320,6 +328,7 @@ MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
 MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file,
                                      int line, const char *func)
 {
+    MT_ENTRY();
     if (MT_UNLIKELY(pool == NULL || object == NULL))
         return;
     if (pool->t == NULL)
@@ -360,6 +369,7 @@ static void visit(memtrack_pool_t *p, unsigned char *slot, void *ctx)
 MT_EXPORT void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx),
                                      void *ctx)
 {
+    MT_ENTRY();
     foreach_ctx_t c = {fn, ctx};
     if (pool != NULL && fn != NULL)
         mt_pool_each_live(pool, visit, &c);
@@ -384,6 +394,7 @@ static void pool_clear(memtrack_pool_t *p, uint32_t site)
 
 MT_EXPORT void memtrack_pool_clear(memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     if (pool == NULL)
         return;
     pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
@@ -394,6 +405,7 @@ MT_EXPORT void memtrack_pool_clear(memtrack_pool_t *pool)
 MT_EXPORT void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line,
                                       const char *func)
 {
+    MT_ENTRY();
     if (pool == NULL)
         return;
     pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
@@ -417,6 +429,7 @@ static void pool_destroy(memtrack_pool_t *p, uint32_t site)
 
 MT_EXPORT void memtrack_pool_destroy(memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     if (pool == NULL)
         return;
     pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
@@ -427,6 +440,7 @@ MT_EXPORT void memtrack_pool_destroy(memtrack_pool_t *pool)
 MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line,
                                         const char *func)
 {
+    MT_ENTRY();
     if (pool == NULL)
         return;
     pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
@@ -438,21 +452,25 @@ MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file,
 
 MT_EXPORT size_t memtrack_pool_live(const memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     return pool != NULL ? pool->live : 0;
 }
 
 MT_EXPORT size_t memtrack_pool_capacity(const memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     return pool != NULL ? pool->capacity : 0;
 }
 
 MT_EXPORT size_t memtrack_pool_object_size(const memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     return pool != NULL ? pool->object_size : 0;
 }
 
 MT_EXPORT int memtrack_pool_owns(const memtrack_pool_t *pool, const void *ptr)
 {
+    MT_ENTRY();
     if (pool == NULL || ptr == NULL)
         return 0;
     size_t front = pool->t != NULL ? pool->t->front : 0;
@@ -465,6 +483,7 @@ MT_EXPORT int memtrack_pool_owns(const memtrack_pool_t *pool, const void *ptr)
 
 MT_EXPORT int memtrack_pool_check(memtrack_pool_t *pool)
 {
+    MT_ENTRY();
     if (pool == NULL || pool->t == NULL)
         return 0;
     return mt_pool_tracked_check(
@@ -474,6 +493,7 @@ MT_EXPORT int memtrack_pool_check(memtrack_pool_t *pool)
 MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line,
                                      const char *func)
 {
+    MT_ENTRY();
     if (pool == NULL || pool->t == NULL)
         return 0;
     return mt_pool_tracked_check(

@@ -277,6 +277,7 @@ static void register_free(const void *ptr, uint32_t found_site)
 MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                           const char *file, int line, const char *func)
 {
+    MT_ENTRY();
     mt_init();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, AT_SITE(REGISTERED, name), AT_SITE(REGISTER, name));
@@ -285,6 +286,7 @@ MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const ch
 MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, const char *file,
                                          int line, const char *func)
 {
+    MT_ENTRY();
     mt_init();
     register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
@@ -293,6 +295,7 @@ MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, con
  * the flag the header makes them no-ops): the site is the caller's address. */
 MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
 {
+    MT_ENTRY();
     mt_init();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, PC_SITE(REGISTERED, name), PC_SITE(REGISTER, name));
@@ -300,6 +303,7 @@ MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char 
 
 MT_EXPORT void memtrack_register_free(const void *ptr, const char *owner)
 {
+    MT_ENTRY();
     mt_init();
     register_free(ptr, PC_SITE(UNREGISTER, mt_owner_intern(owner)));
 }

@@ -31,15 +31,25 @@ extern void (*mt_print_pending)(void);
 
 static inline void mt_lock(mt_lock_t *l)
 {
+#ifdef MT_BARE_METAL
+    mt_bare_enter(); /* the program's critical section first (memtrack_set_lock_hooks) */
+#endif
     if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0))
         mt_lock_wait(l);
     mt_locks_held++;
 }
 static inline bool mt_trylock(mt_lock_t *l)
 {
+#ifdef MT_BARE_METAL
+    mt_bare_enter();
+#endif
     bool taken = atomic_load_explicit(&l->taken, memory_order_relaxed) == 0 &&
                  atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0;
     mt_locks_held += taken;
+#ifdef MT_BARE_METAL
+    if (!taken)
+        mt_bare_leave();
+#endif
     return taken;
 }
 /* True while some thread holds l: what the _locked functions assert. */
@@ -53,6 +63,9 @@ static inline void mt_unlock(mt_lock_t *l)
     atomic_store_explicit(&l->taken, 0, memory_order_release);
     if (--mt_locks_held == 0 && MT_UNLIKELY(mt_messages_pending != 0))
         mt_print_pending();
+#ifdef MT_BARE_METAL
+    mt_bare_leave();
+#endif
 }
 
 #endif /* MT_LOCK_H */

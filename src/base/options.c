@@ -378,6 +378,7 @@ void mt_options_print_help(void)
 
 MT_EXPORT int memtrack_set_option(const char *key, const char *value)
 {
+    MT_ENTRY();
     mt_options_init();
     if (key == NULL || value == NULL)
         return -1;
@@ -395,6 +396,7 @@ MT_EXPORT int memtrack_set_option(const char *key, const char *value)
 
 MT_EXPORT int memtrack_set_options(const char *text)
 {
+    MT_ENTRY();
     mt_options_init();
     return mt_options_parse(text, "memtrack_set_options");
 }

@@ -195,6 +195,24 @@ static inline unsigned mt_thread(void)
     return MT_LIKELY(mt_thread_number != 0) ? mt_thread_number : mt_thread_number_slow();
 }
 
+/* MT_ENTRY(); first in each entry point of the library: on bare metal the call runs inside
+ * the program's critical section (memtrack_set_lock_hooks), entered here and left when the
+ * function returns, so an interrupt handler that allocates never finds the tracker half
+ * way through a call (its per-thread state is the one thread's there). Nothing elsewhere:
+ * threads have locks and thread-local state of their own. */
+#ifdef MT_BARE_METAL
+static inline void mt_bare_leave_scope(int *entered)
+{
+    (void)entered;
+    mt_bare_leave();
+}
+#define MT_ENTRY()                                                                                 \
+    __attribute__((cleanup(mt_bare_leave_scope))) int mt_entered_ = (mt_bare_enter(), 1);          \
+    (void)mt_entered_
+#else
+#define MT_ENTRY() ((void)0)
+#endif
+
 /* Nonzero while this thread runs tracker code: nested calls go straight to the C library. */
 extern MT_TLS int mt_busy;
 

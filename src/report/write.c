@@ -125,6 +125,7 @@ static bool print_without_memory(bool at_exit);
 
 MT_EXPORT void memtrack_report(void)
 {
+    MT_ENTRY();
     mt_report_t r;
     int saved = errno; /* the program's errno is as it was */
     mt_init();
@@ -162,12 +163,14 @@ bool mt_report_crash_text(int fd)
 
 MT_EXPORT unsigned long memtrack_checkpoint(void)
 {
+    MT_ENTRY();
     mt_init();
     return (unsigned long)mt_seq_upcoming();
 }
 
 MT_EXPORT size_t memtrack_report_since(unsigned long mark)
 {
+    MT_ENTRY();
     mt_report_t r;
     size_t blocks = 0;
     int saved = errno;

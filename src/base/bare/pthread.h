@@ -7,6 +7,12 @@
 #include <signal.h>
 #include <stddef.h>
 
+/* The program's lock hooks (memtrack_set_lock_hooks, base/platform_bare.c): every lock of
+ * the tracker and every call into it is inside one critical section of the program's,
+ * entered by the outermost and left by it. */
+void mt_bare_enter(void);
+void mt_bare_leave(void);
+
 typedef struct {
     int held;
 } mt_bare_mutex_t;
@@ -21,19 +27,24 @@ static inline int mt_bare_mutex_init(pthread_mutex_t *m, const void *attr)
 }
 static inline int mt_bare_mutex_lock(pthread_mutex_t *m)
 {
+    mt_bare_enter();
     m->held = 1;
     return 0;
 }
 static inline int mt_bare_mutex_trylock(pthread_mutex_t *m)
 {
-    if (m->held)
+    mt_bare_enter();
+    if (m->held) {
+        mt_bare_leave();
         return 16; /* EBUSY */
+    }
     m->held = 1;
     return 0;
 }
 static inline int mt_bare_mutex_unlock(pthread_mutex_t *m)
 {
     m->held = 0;
+    mt_bare_leave();
     return 0;
 }
 #define pthread_mutex_init mt_bare_mutex_init

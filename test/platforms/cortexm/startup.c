@@ -54,9 +54,12 @@ static void fault(void)
         ;
 }
 
+/* The SysTick timer's handler: a program that starts the timer defines it (irq_alloc.c). */
+void SysTick_Handler(void) __attribute__((weak, alias("fault")));
+
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
     (void (*)(void))(size_t)__StackTop, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0,
-    fault, fault, 0, fault, fault,
+    fault, fault, 0, fault, SysTick_Handler,
 };
 
 /* The command line qemu passes by semihosting (SYS_GET_CMDLINE): the program's name, then
