@@ -138,3 +138,27 @@ Test(report, suppression_rules_match_file_function_site_module)
     cr_expect_eq(mt_suppress_match(&p), 3);
     unlink(path);
 }
+
+/* The lines a report adds when the tracker's memory ran out (bare metal's static buffer):
+ * nothing when it never did; blocks that went untracked, or none; the size to give it. */
+Test(report, shortage_lines_say_what_went_untracked_and_what_to_give)
+{
+    mt_buf_t b;
+    mt_shortage_t none = {0, 0, 0, 0}, untracked = {165, 2688, 8192, 25600},
+                  tables = {0, 0, 20480, 36864};
+    mt_buf_init(&b, -1);
+    mt_buf_shortage_lines(&b, &none);
+    expect_text(&b, "");
+    mt_buf_init(&b, -1);
+    mt_buf_shortage_lines(&b, &untracked);
+    expect_text(&b, "memtrack: the tracker's memory ran out: 165 blocks (2688 bytes) were not "
+                    "tracked: their leaks and errors are not in this report\n"
+                    "memtrack:   MEMTRACK_STATIC_MEMORY(8192) is too small: give it about "
+                    "MEMTRACK_STATIC_MEMORY(25600)\n");
+    mt_buf_init(&b, -1);
+    mt_buf_shortage_lines(&b, &tables);
+    expect_text(&b, "memtrack: the tracker's memory ran out: every block was tracked, but not "
+                    "all the tracker keeps (sites, errors, the report's working memory)\n"
+                    "memtrack:   MEMTRACK_STATIC_MEMORY(20480) is too small: give it about "
+                    "MEMTRACK_STATIC_MEMORY(36864)\n");
+}

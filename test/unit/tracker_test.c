@@ -202,3 +202,21 @@ Test(tracker, check_counts_damaged_blocks)
     memtrack_free_at(a, AT);
     memtrack_free_at(b, AT);
 }
+
+static unsigned hook_calls;
+static void count_hook(void *ctx)
+{
+    (void)ctx;
+    hook_calls++;
+}
+
+/* The lock hooks are bare metal's (README "Platforms"): on a hosted platform the tracker's
+ * own locks serve, so setting them is refused and they are never called. */
+Test(tracker, lock_hooks_are_not_used_on_hosted_platforms)
+{
+    cr_expect_eq(memtrack_set_lock_hooks(count_hook, count_hook, NULL), 0);
+    void *p = memtrack_malloc_at(10, AT);
+    memtrack_free_at(p, AT);
+    cr_expect_eq(memtrack_check(), 0);
+    cr_expect_eq(hook_calls, 0u);
+}
