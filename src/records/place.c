@@ -191,10 +191,14 @@ typedef struct level {
 static unsigned levels_of(const mt_symbol_t *sym, level_t out[1 + MT_INLINE_MAX])
 {
     out[0] = (level_t){sym->file, sym->line, sym->func};
-    for (unsigned k = 0; k < sym->ninlined && k < MT_INLINE_MAX; k++)
+    unsigned n = 0;
+#if MT_INLINE_MAX > 0 /* none where no libdw names them (base/symbolize.h) */
+    if (sym->file != NULL)
+        n = sym->ninlined < MT_INLINE_MAX ? sym->ninlined : MT_INLINE_MAX;
+    for (unsigned k = 0; k < n; k++)
         out[k + 1] = (level_t){sym->inlined[k].file, sym->inlined[k].line, sym->inlined[k].func};
-    return sym->file != NULL ? 1 + (sym->ninlined < MT_INLINE_MAX ? sym->ninlined : MT_INLINE_MAX)
-                             : 1;
+#endif
+    return 1 + n;
 }
 
 /* Where the callers of a site's function start in its stack: at return address pc, its
@@ -285,7 +289,9 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         }
         bool system = module_is_system(&info);
         level_t levels[1 + MT_INLINE_MAX];
-        unsigned nl = system ? 1 : levels_of(&sym, levels);
+        unsigned nl = levels_of(&sym, levels);
+        if (system)
+            nl = 1; /* a system library's address is its symbol alone */
         unsigned from = i == at.pc ? at.level : 0;
         if (from >= nl)
             continue; /* the site's function was this address's last */
