@@ -311,23 +311,35 @@ void mt_bare_atomic_store_8(volatile void *mem, uint64_t v, int model)
     restore_interrupts(m);
 }
 
+/* The read-modify-writes below, one way: the old value, with interrupts masked. */
+typedef enum { RMW_ADD, RMW_OR, RMW_AND, RMW_SET } rmw_t;
+
+static uint64_t read_modify_write_8(volatile void *mem, rmw_t op, uint64_t v)
+{
+    uint32_t m = mask_interrupts();
+    uint64_t old = *(volatile uint64_t *)mem;
+    *(volatile uint64_t *)mem = op == RMW_ADD   ? old + v
+                                : op == RMW_OR  ? old | v
+                                : op == RMW_AND ? old & v
+                                                : v;
+    restore_interrupts(m);
+    return old;
+}
+
 uint64_t mt_bare_atomic_fetch_add_8(volatile void *mem, uint64_t v,
                                     int model) __asm__("__atomic_fetch_add_8");
 uint64_t mt_bare_atomic_fetch_add_8(volatile void *mem, uint64_t v, int model)
 {
     (void)model;
-    uint32_t m = mask_interrupts();
-    uint64_t old = *(volatile uint64_t *)mem;
-    *(volatile uint64_t *)mem = old + v;
-    restore_interrupts(m);
-    return old;
+    return read_modify_write_8(mem, RMW_ADD, v);
 }
 
 uint64_t mt_bare_atomic_fetch_sub_8(volatile void *mem, uint64_t v,
                                     int model) __asm__("__atomic_fetch_sub_8");
 uint64_t mt_bare_atomic_fetch_sub_8(volatile void *mem, uint64_t v, int model)
 {
-    return mt_bare_atomic_fetch_add_8(mem, (uint64_t)0 - v, model);
+    (void)model;
+    return read_modify_write_8(mem, RMW_ADD, (uint64_t)0 - v);
 }
 
 uint64_t mt_bare_atomic_fetch_or_8(volatile void *mem, uint64_t v,
@@ -335,11 +347,7 @@ uint64_t mt_bare_atomic_fetch_or_8(volatile void *mem, uint64_t v,
 uint64_t mt_bare_atomic_fetch_or_8(volatile void *mem, uint64_t v, int model)
 {
     (void)model;
-    uint32_t m = mask_interrupts();
-    uint64_t old = *(volatile uint64_t *)mem;
-    *(volatile uint64_t *)mem = old | v;
-    restore_interrupts(m);
-    return old;
+    return read_modify_write_8(mem, RMW_OR, v);
 }
 
 uint64_t mt_bare_atomic_fetch_and_8(volatile void *mem, uint64_t v,
@@ -347,11 +355,7 @@ uint64_t mt_bare_atomic_fetch_and_8(volatile void *mem, uint64_t v,
 uint64_t mt_bare_atomic_fetch_and_8(volatile void *mem, uint64_t v, int model)
 {
     (void)model;
-    uint32_t m = mask_interrupts();
-    uint64_t old = *(volatile uint64_t *)mem;
-    *(volatile uint64_t *)mem = old & v;
-    restore_interrupts(m);
-    return old;
+    return read_modify_write_8(mem, RMW_AND, v);
 }
 
 uint64_t mt_bare_atomic_exchange_8(volatile void *mem, uint64_t v,
@@ -359,11 +363,7 @@ uint64_t mt_bare_atomic_exchange_8(volatile void *mem, uint64_t v,
 uint64_t mt_bare_atomic_exchange_8(volatile void *mem, uint64_t v, int model)
 {
     (void)model;
-    uint32_t m = mask_interrupts();
-    uint64_t old = *(volatile uint64_t *)mem;
-    *(volatile uint64_t *)mem = v;
-    restore_interrupts(m);
-    return old;
+    return read_modify_write_8(mem, RMW_SET, v);
 }
 
 bool mt_bare_atomic_compare_exchange_8(volatile void *mem, void *expected, uint64_t desired,
