@@ -9,15 +9,7 @@
 
 typedef int sig_atomic_t;
 typedef unsigned long sigset_t;
-typedef struct {
-    int si_signo, si_code;
-    void *si_addr;
-} siginfo_t;
-typedef struct {
-    void *ss_sp;
-    int ss_flags;
-    size_t ss_size;
-} stack_t;
+#include "no_signals.h" /* base/shim */
 struct sigaction {
     void (*sa_handler)(int);
     void (*sa_sigaction)(int, siginfo_t *, void *);
@@ -32,11 +24,7 @@ struct sigaction {
 #define SIGFPE 8
 #define SIGSEGV 11
 #define SIGPIPE 13
-#define SA_SIGINFO 4
-#define SA_ONSTACK 0x08000000
 #define SA_RESETHAND 0x80000000
-#define SS_DISABLE 2
-#define SEGV_ACCERR 2
 #define SIG_BLOCK 0
 #define SIG_SETMASK 2
 #define SIG_DFL ((void (*)(int))0)
@@ -49,31 +37,6 @@ static inline int sigaction(int sig, const struct sigaction *sa, struct sigactio
 static inline int sigaltstack(const stack_t *ss, stack_t *old)
 {
     (void)ss, (void)old;
-    return -1;
-}
-static inline int sigemptyset(sigset_t *set)
-{
-    *set = 0;
-    return 0;
-}
-static inline int sigaddset(sigset_t *set, int sig)
-{
-    *set |= 1ul << sig;
-    return 0;
-}
-static inline int sigismember(const sigset_t *set, int sig)
-{
-    return (int)((*set >> sig) & 1);
-}
-static inline int sigpending(sigset_t *set)
-{
-    *set = 0;
-    return 0;
-}
-struct timespec;
-static inline int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *t)
-{
-    (void)set, (void)info, (void)t;
     return -1;
 }
 /* break_on=N and the end of a crash: no debugger trap to raise; the program goes on. */

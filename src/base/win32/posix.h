@@ -44,57 +44,18 @@ int sched_yield(void);
 #define SIGBUS 7
 #define SIGPIPE 13
 typedef _sigset_t sigset_t;
-typedef struct {
-    int si_signo, si_code;
-    void *si_addr;
-} siginfo_t;
-typedef struct {
-    void *ss_sp;
-    int ss_flags;
-    size_t ss_size;
-} stack_t;
+#include "no_signals.h" /* base/shim */
 struct sigaction {
     void (*sa_sigaction)(int, siginfo_t *, void *);
     sigset_t sa_mask;
     int sa_flags;
 };
-#define SA_SIGINFO 4
-#define SA_ONSTACK 0x08000000
-#define SS_DISABLE 2
-#define SEGV_ACCERR 2
 /* No handler is ever installed (-1, ENOSYS): the crash report comes from an exception
  * filter instead (mt_platform_catch_crashes). */
 int mt_win_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 #define sigaction(sig, sa, old) mt_win_sigaction((sig), (sa), (old))
 int mt_win_sigaltstack(const stack_t *ss, stack_t *old);
 #define sigaltstack mt_win_sigaltstack
-static inline int sigemptyset(sigset_t *set)
-{
-    *set = 0;
-    return 0;
-}
-static inline int sigaddset(sigset_t *set, int sig)
-{
-    *set |= (sigset_t)1 << sig;
-    return 0;
-}
-static inline int sigismember(const sigset_t *set, int sig)
-{
-    return (int)((*set >> sig) & 1);
-}
-/* Nothing is ever pending: a write to a closed pipe fails with EPIPE, no signal. */
-static inline int sigpending(sigset_t *set)
-{
-    *set = 0;
-    return 0;
-}
-struct timespec;
-static inline int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *t)
-{
-    (void)set, (void)info, (void)t;
-    errno = EAGAIN;
-    return -1;
-}
 
 /* The page size, from GetSystemInfo. */
 #define _SC_PAGESIZE 30
