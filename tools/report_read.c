@@ -126,6 +126,15 @@ static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
 
 static void *array_of(reader_t *rd, size_t n, size_t size);
 
+/* A place's or a frame's "line": a whole number (0: unknown). */
+static long line_of(reader_t *rd, const json_t *obj, const char *where)
+{
+    int64_t line = 0;
+    if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
+        fail(rd, "%s.line should be a whole number", where);
+    return (long)line;
+}
+
 /* "inlined": true when the code was inlined into the next frame; absent (as in reports
  * before format 4): false. */
 static bool inlined_of(reader_t *rd, const json_t *obj, const char *where)
@@ -136,7 +145,6 @@ static bool inlined_of(reader_t *rd, const json_t *obj, const char *where)
 /* A frame of a stack, or a wrapper's function: a place's fields without kind and owner. */
 static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const char *where)
 {
-    int64_t line = 0;
     if (obj->type != JSON_OBJECT) {
         fail(rd, "%s should be an object", where);
         return;
@@ -144,9 +152,7 @@ static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const cha
     f->pc = address_of(rd, obj, where);
     f->func = opt_string(rd, obj, "function", where);
     f->file = opt_string(rd, obj, "file", where);
-    if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
-        fail(rd, "%s.line should be a whole number", where);
-    f->line = (long)line;
+    f->line = line_of(rd, obj, where);
     f->module = opt_string(rd, obj, "module", where);
     f->offset = u64(rd, obj, "offset", where);
     f->inlined = inlined_of(rd, obj, where);
@@ -184,7 +190,6 @@ static void read_stack(reader_t *rd, const json_t *obj, mt_stack_t *s, const cha
 
 static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const char *where)
 {
-    int64_t line = 0;
     memset(p, 0, sizeof *p);
     p->kind_id = MT_KIND_NONE;
     if (obj == NULL || obj->type == JSON_NULL)
@@ -196,9 +201,7 @@ static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const cha
     p->kind = opt_string(rd, obj, "kind", where);
     p->kind_id = mt_kind_named(p->kind);
     p->file = opt_string(rd, obj, "file", where);
-    if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
-        fail(rd, "%s.line should be a whole number", where);
-    p->line = (long)line;
+    p->line = line_of(rd, obj, where);
     p->func = opt_string(rd, obj, "function", where);
     p->owner = opt_string(rd, obj, "owner", where);
     p->module = opt_string(rd, obj, "module", where);
