@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "base/code_map.h"
 #include "base/memory.h"
 #include "base/options.h"
 #include "base/unwind.h"
@@ -109,6 +110,13 @@ static bool same(const stored_t *s, uint64_t hash, void *const *pcs, unsigned n)
     return s != NULL && s->hash == hash && s->n == n && memcmp(s->pcs, pcs, n * sizeof *pcs) == 0;
 }
 
+/* A cache entry's check: the walk it was made for hashed alike, and the stored stack is the
+ * walk or, where the walk went on past the code (intern_slow), its beginning. */
+static bool starts_with(const stored_t *s, void *const *pcs, unsigned n)
+{
+    return s != NULL && s->n <= n && memcmp(s->pcs, pcs, s->n * sizeof *pcs) == 0;
+}
+
 /* The index entry of hash whose stack is pcs, or the empty one where it would go. */
 static index_entry_t *slot_locked(uint64_t hash, void *const *pcs, unsigned n)
 {
@@ -154,8 +162,17 @@ static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigne
         next = 1; /* id 0 stays "no stack" */
     if (make_room_locked(next)) {
         index_entry_t *e = slot_locked(hash, pcs, n);
-        id = e->id;
-        if (id == 0 && (next >> CHUNK_BITS) < MAX_CHUNKS) {
+        /* A stack new to the process: a walk through code without frame pointers may have
+         * gone on through words that are not return addresses (base/code_map.c). The
+         * stack ends before the first of them, and is found or stored as that. */
+        unsigned real = e->id == 0 ? mt_code_prefix(pcs, n) : n;
+        if (real < n) {
+            n = real;
+            hash = hash_of(pcs, n);
+            e = n != 0 ? slot_locked(hash, pcs, n) : NULL;
+        }
+        id = e != NULL ? e->id : MT_STACK_NONE;
+        if (e != NULL && id == 0 && (next >> CHUNK_BITS) < MAX_CHUNKS) {
             stored_t *_Atomic *chunk = *chunk_slot(next);
             if (chunk == NULL) {
                 chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
@@ -186,7 +203,7 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     if (MT_UNLIKELY(stack_cache == NULL))
         cache_make();
     cache_entry_t *e = stack_cache != NULL ? &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)] : NULL;
-    if (MT_LIKELY(e != NULL && e->hash == hash) && same(stored_of(e->id), hash, pcs, n))
+    if (MT_LIKELY(e != NULL && e->hash == hash) && starts_with(stored_of(e->id), pcs, n))
         return e->id;
     uint32_t id = intern_slow(hash, pcs, n);
     if (id != MT_STACK_NONE && e != NULL) {

@@ -20,6 +20,7 @@ struct dl_phdr_info {
     const char *dlpi_name;
     const Elf64_Phdr *dlpi_phdr;
     uint16_t dlpi_phnum;
+    unsigned long long dlpi_adds, dlpi_subs;
 };
 static inline int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *),
                                   void *data)

@@ -1,0 +1,66 @@
+/* stack_test.c - interning call stacks, and where a walk's stack ends. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "records/stack.h"
+
+static MT_NOINLINE int code_a(int x)
+{
+    return x * 3 + 1;
+}
+
+static MT_NOINLINE int code_b(int x)
+{
+    return x * 5 + 2;
+}
+
+/* A return address into f: just past a call in it (any byte after its first will do). */
+static void *returning_into(int (*f)(int))
+{
+    return (void *)((uintptr_t)f + 1);
+}
+
+Test(stack, the_same_frames_are_the_same_stack)
+{
+    void *pcs[3] = {returning_into(code_a), returning_into(code_b), returning_into(code_a)};
+    uint32_t id = mt_stack_intern(pcs, 3);
+    cr_assert_neq(id, MT_STACK_NONE);
+    cr_expect_eq(mt_stack_intern(pcs, 3), id); /* this thread's cache */
+    void *const *stored;
+    cr_assert_eq(mt_stack_get(id, &stored), 3);
+    cr_expect_eq(stored[2], pcs[2]);
+    cr_expect_neq(mt_stack_intern(pcs, 2), id);
+}
+
+/* Code without frame pointers can leave the walk reading data as frame records: heap
+ * pointers, numbers. Each walk then differed, and each made a new stack (and site): the
+ * tracker's tables grew at every allocation. The stack ends before the first word that is
+ * not a return address into loaded code, so all such walks are one stack. */
+Test(stack, a_walk_past_the_code_ends_before_the_first_word_that_is_not_code)
+{
+    void *a = returning_into(code_a), *b = returning_into(code_b);
+    uint32_t first = MT_STACK_NONE;
+    for (int i = 0; i < 1000; i++) {
+        void *junk = malloc(32); /* a heap pointer where a return address would be */
+        void *pcs[5] = {a, b, junk, (void *)(uintptr_t)(4096 + 16 * i), a};
+        uint32_t id = mt_stack_intern(pcs, 5);
+        free(junk);
+        if (i == 0)
+            first = id;
+        cr_assert_eq(id, first, "walk %d made stack %u, not %u", i, id, first);
+    }
+    void *const *stored;
+    cr_assert_eq(mt_stack_get(first, &stored), 2);
+    cr_expect_eq(stored[0], a);
+    cr_expect_eq(stored[1], b);
+    void *just_code[2] = {a, b};
+    cr_expect_eq(mt_stack_intern(just_code, 2), first); /* the same two frames */
+}
+
+Test(stack, a_walk_that_starts_outside_the_code_has_no_stack)
+{
+    void *heap = malloc(16);
+    void *pcs[2] = {heap, returning_into(code_a)};
+    cr_expect_eq(mt_stack_intern(pcs, 2), MT_STACK_NONE);
+    free(heap);
+}
