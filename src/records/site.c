@@ -97,11 +97,18 @@ static uint64_t key_hash(const site_key_t *k)
     return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
 }
 
+/* The cache slot of a key, from its fields: the fast path (site_cached) has them apart. */
+static inline unsigned slot_of_fields(const char *file, const void *pc, const char *owner, int line,
+                                      int kind, uint32_t stack)
+{
+    uintptr_t h = (uintptr_t)file ^ ((uintptr_t)pc >> 2) ^ (uintptr_t)owner;
+    h = (h >> 4) * 31u + (unsigned)line * 131u + (unsigned)kind + stack * 0x9E3779B1u;
+    return (unsigned)(h ^ (h >> 7) ^ (h >> 13)) & (CACHE_SIZE - 1);
+}
+
 static unsigned cache_slot(const site_key_t *k)
 {
-    uintptr_t h = (uintptr_t)k->file ^ ((uintptr_t)k->pc >> 2) ^ (uintptr_t)k->owner;
-    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind + k->stack * 0x9E3779B1u;
-    return (unsigned)(h ^ (h >> 7) ^ (h >> 13)) & (CACHE_SIZE - 1);
+    return slot_of_fields(k->file, k->pc, k->owner, k->line, k->kind, k->stack);
 }
 
 static bool key_equal(const site_key_t *a, const site_key_t *b)
@@ -236,23 +243,42 @@ static uint32_t site_lookup(const site_key_t *k)
     return site_lookup_based(k, MT_SITE_NONE);
 }
 
-uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
-                         const char *owner, uint32_t stack)
+/* A place known by its file (pc NULL): every allocation and release by the macros. The
+ * cache is read field by field, without building a key, and only a miss builds one for the
+ * general path, which finds the same slot (slot_of_fields) and stores the same entry. */
+static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
+                                   const char *owner, uint32_t stack)
 {
+    if (line < 0)
+        line = 0; /* a negative line (an _at caller's mistake) is unknown */
+    const cache_entry_t *cache = thread_cache;
+    if (MT_LIKELY(cache != NULL)) {
+        const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
+        if (MT_LIKELY(e->key.file == file && e->key.line == line && e->key.func == func &&
+                      e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner &&
+                      e->key.pc == NULL && e->id != 0))
+            return e->id;
+    }
     site_key_t k;
     memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */
     k.file = file;
     k.func = func;
     k.owner = owner;
-    k.line = line < 0 ? 0 : line; /* a negative line (an _at caller's mistake) is unknown */
+    k.line = line;
     k.kind = (int)kind;
     k.stack = stack;
     return site_lookup(&k);
 }
 
+uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
+                         const char *owner, uint32_t stack)
+{
+    return site_placed(file, line, func, kind, owner, stack);
+}
+
 uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind, const char *owner)
 {
-    return mt_site_stacked(file, line, func, kind, owner, 0);
+    return site_placed(file, line, func, kind, owner, 0);
 }
 
 uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack)
