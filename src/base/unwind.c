@@ -46,7 +46,8 @@ bool mt_unwind_fast_supported(void)
 /* This thread's stack, [low, high): found once per thread. 1 in high: not walkable. */
 static MT_TLS uintptr_t stack_low, stack_high;
 
-static void find_stack_bounds(void)
+/* Out of line, as backtrace_frames: their frames would weigh on every walk's. */
+static MT_NOINLINE void find_stack_bounds(void)
 {
     uintptr_t low = 0, high = 1;
     mt_busy++; /* pthread_getattr_np may allocate (the main thread's reads /proc/self/maps) */
@@ -81,18 +82,23 @@ static void find_stack_bounds(void)
     stack_high = high;
 }
 
-static MT_NOINLINE unsigned walk_frames(void *frame, void **out, unsigned max)
+static unsigned walk_frames(void *frame, void **out, unsigned max)
 {
     if (MT_UNLIKELY(stack_high == 0))
         find_stack_bounds();
-    /* Below our own frame nothing belongs to the calls that led here. */
+    /* Below this frame (mt_unwind's, where this is inlined) nothing belongs to the calls that
+     * led here. */
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = stack_high;
     if (sp < stack_low || sp >= high) /* a signal's alternate stack, or no bounds */
         return 0;
-    uintptr_t fp = (uintptr_t)frame;
+    /* The first record is at or above sp and each next one above the last, so within the
+     * loop only the top and the alignment are left to check. */
+    uintptr_t fp = (uintptr_t)frame, last = high - 2 * sizeof(void *);
+    if (fp < sp)
+        return 0;
     unsigned n = 0;
     while (n < max) {
-        if (fp < sp || fp > high - 2 * sizeof(void *) || (fp & (sizeof(void *) - 1)) != 0)
+        if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
             break;
         void *const *record = (void *const *)fp;
         uintptr_t ret = (uintptr_t)record[1], next = (uintptr_t)record[0];
@@ -108,7 +114,7 @@ static MT_NOINLINE unsigned walk_frames(void *frame, void **out, unsigned max)
 #endif
 
 #ifdef HAVE_BACKTRACE
-static unsigned backtrace_frames(void *caller, void **out, unsigned max)
+static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned max)
 {
     void *all[MT_STACK_MAX + 16];
     mt_busy++;
