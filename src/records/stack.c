@@ -26,6 +26,7 @@ MT_TLS void *mt_op_frame, *mt_op_caller;
 typedef struct stored {
     uint64_t hash;
     unsigned n;
+    uint32_t id; /* its own id: a cache entry keeps the stack, not the id */
     void *pcs[]; /* n return addresses */
 } stored_t;
 
@@ -55,8 +56,8 @@ static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
 
 #define CACHE_SIZE MT_SMALL(256u, 16u)
 typedef struct cache_entry {
-    uint64_t hash;
-    uint32_t id;
+    uint64_t hash;         /* 0: empty */
+    const stored_t *stack; /* the stack itself: a hit looks no chunk up */
 } cache_entry_t;
 /* This thread's cache, made at its first stack (a pointer, not an array: static TLS is
  * scarce when the library is loaded with dlopen) and released when the thread ends. */
@@ -85,14 +86,15 @@ static MT_NOINLINE void cache_make(void)
     }
 }
 
+/* Two instructions a frame. A multiply carries only upwards, so the last step folds the
+ * high half, where every bit of every frame has reached, into the bits the cache and the
+ * index take their slots from. */
 static uint64_t hash_of(void *const *pcs, unsigned n)
 {
     uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
-    for (unsigned i = 0; i < n; i++) {
-        h ^= (uint64_t)(uintptr_t)pcs[i];
-        h *= UINT64_C(0x9E3779B97F4A7C15);
-        h ^= h >> 29;
-    }
+    for (unsigned i = 0; i < n; i++)
+        h = (h + (uint64_t)(uintptr_t)pcs[i]) * UINT64_C(0x9E3779B97F4A7C15);
+    h ^= h >> 32;
     return h | 1; /* never 0: 0 marks an empty cache entry */
 }
 
@@ -145,17 +147,20 @@ static bool make_room_locked(uint32_t used)
     return true;
 }
 
-static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigned n)
+/* The stored stack pcs[0..n), stored now when new; NULL when the tracker's memory is
+ * exhausted. */
+static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, unsigned n)
 {
-    uint32_t id = MT_STACK_NONE;
+    const stored_t *found = NULL;
     pthread_mutex_lock(&stacks.lock);
     uint32_t next = atomic_load_explicit(&stacks.count, memory_order_relaxed);
     if (next == 0)
         next = 1; /* id 0 stays "no stack" */
     if (make_room_locked(next)) {
         index_entry_t *e = slot_locked(hash, pcs, n);
-        id = e->id;
-        if (id == 0 && (next >> CHUNK_BITS) < MAX_CHUNKS) {
+        if (e->id != 0) {
+            found = stored_of(e->id);
+        } else if ((next >> CHUNK_BITS) < MAX_CHUNKS) {
             stored_t *_Atomic *chunk = *chunk_slot(next);
             if (chunk == NULL) {
                 chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
@@ -166,16 +171,18 @@ static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigne
             if (s != NULL) {
                 s->hash = hash;
                 s->n = n;
+                s->id = next;
                 memcpy(s->pcs, pcs, n * sizeof *pcs);
                 atomic_store_explicit(&chunk[next & (CHUNK_STACKS - 1)], s, memory_order_release);
                 e->hash = hash;
-                e->id = id = next;
+                e->id = next;
                 atomic_store_explicit(&stacks.count, next + 1, memory_order_release);
+                found = s;
             }
         }
     }
     pthread_mutex_unlock(&stacks.lock);
-    return id;
+    return found;
 }
 
 uint32_t mt_stack_intern(void *const *pcs, unsigned n)
@@ -186,14 +193,18 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     if (MT_UNLIKELY(stack_cache == NULL))
         cache_make();
     cache_entry_t *e = stack_cache != NULL ? &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)] : NULL;
-    if (MT_LIKELY(e != NULL && e->hash == hash) && same(stored_of(e->id), hash, pcs, n))
-        return e->id;
-    uint32_t id = intern_slow(hash, pcs, n);
-    if (id != MT_STACK_NONE && e != NULL) {
+    /* An entry's stack has the entry's hash: only its frames are left to compare. */
+    if (MT_LIKELY(e != NULL && e->hash == hash) && e->stack->n == n &&
+        memcmp(e->stack->pcs, pcs, n * sizeof *pcs) == 0)
+        return e->stack->id;
+    const stored_t *s = intern_slow(hash, pcs, n);
+    if (s == NULL)
+        return MT_STACK_NONE;
+    if (e != NULL) {
         e->hash = hash;
-        e->id = id;
+        e->stack = s;
     }
-    return id;
+    return s->id;
 }
 
 uint32_t mt_stack_here(void *frame, void *caller)
