@@ -29,20 +29,30 @@ static bool checked_family(mt_kind_t family)
     return family == MT_KIND_FREE || family == MT_KIND_DELETE || family == MT_KIND_DELETE_ARRAY;
 }
 
-bool mt_release_mismatched(uint32_t alloc_site, uint32_t release_site)
+static inline bool mismatched(uint32_t alloc_site, uint32_t release_site)
 {
     mt_kind_t want = (mt_kind_t)mt_kind_release[mt_site_get(alloc_site)->kind];
     mt_kind_t got = release_family(mt_site_get(release_site)->kind);
     return checked_family(want) && checked_family(got) && want != got;
 }
 
-void mt_check_release(const mt_block_t *b, uint32_t release_site)
+bool mt_release_mismatched(uint32_t alloc_site, uint32_t release_site)
 {
-    if (MT_LIKELY(!mt_release_mismatched(b->site, release_site)))
-        return;
+    return mismatched(alloc_site, release_site);
+}
+
+/* Out of line: the error's room would weigh on every release's check. */
+static MT_NOINLINE void report_mismatch(const mt_block_t *b, uint32_t release_site)
+{
     mt_error_t e;
     mt_error_init(&e, MT_ERROR_MISMATCH, b, release_site);
     mt_error_report(&e);
+}
+
+void mt_check_release(const mt_block_t *b, uint32_t release_site)
+{
+    if (MT_UNLIKELY(mismatched(b->site, release_site)))
+        report_mismatch(b, release_site);
 }
 
 /* C++14 sized deallocation passes the size of the type deleted: the static type for a
