@@ -55,7 +55,8 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
-#define CACHE_SIZE MT_SMALL(64u, 8u) /* (bare metal: 256 bytes, not 2 KiB) */
+#define CACHE_BITS MT_SMALL(6, 3)
+#define CACHE_SIZE (1u << CACHE_BITS) /* 64 entries (bare metal: 8, 256 bytes, not 2 KiB) */
 
 typedef struct cache_entry {
     site_key_t key;
@@ -97,13 +98,14 @@ static uint64_t key_hash(const site_key_t *k)
     return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
 }
 
-/* The cache slot of a key, from its fields: the fast path (site_cached) has them apart. */
+/* The cache slot of a key, from its fields (site_placed has them apart): the fields are
+ * summed, one multiply mixes them upwards, and its top bits are the slot. */
 static inline unsigned slot_of_fields(const char *file, const void *pc, const char *owner, int line,
                                       int kind, uint32_t stack)
 {
-    uintptr_t h = (uintptr_t)file ^ ((uintptr_t)pc >> 2) ^ (uintptr_t)owner;
-    h = (h >> 4) * 31u + (unsigned)line * 131u + (unsigned)kind + stack * 0x9E3779B1u;
-    return (unsigned)(h ^ (h >> 7) ^ (h >> 13)) & (CACHE_SIZE - 1);
+    uint32_t h = (uint32_t)((uintptr_t)file ^ (uintptr_t)pc ^ (uintptr_t)owner);
+    h += (unsigned)line * 131u + (unsigned)kind + stack * 0x85EBCA77u;
+    return (h * 0x9E3779B1u) >> (32 - CACHE_BITS);
 }
 
 static unsigned cache_slot(const site_key_t *k)
@@ -243,6 +245,21 @@ static uint32_t site_lookup(const site_key_t *k)
     return site_lookup_based(k, MT_SITE_NONE);
 }
 
+/* The general path of site_placed, out of line: the key's room would weigh on every hit. */
+static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const char *func,
+                                             mt_kind_t kind, const char *owner, uint32_t stack)
+{
+    site_key_t k;
+    memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */
+    k.file = file;
+    k.func = func;
+    k.owner = owner;
+    k.line = line;
+    k.kind = (int)kind;
+    k.stack = stack;
+    return site_lookup(&k);
+}
+
 /* A place known by its file (pc NULL): every allocation and release by the macros. The
  * cache is read field by field, without building a key, and only a miss builds one for the
  * general path, which finds the same slot (slot_of_fields) and stores the same entry. */
@@ -259,15 +276,7 @@ static inline uint32_t site_placed(const char *file, int line, const char *func,
                       e->key.pc == NULL && e->id != 0))
             return e->id;
     }
-    site_key_t k;
-    memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */
-    k.file = file;
-    k.func = func;
-    k.owner = owner;
-    k.line = line;
-    k.kind = (int)kind;
-    k.stack = stack;
-    return site_lookup(&k);
+    return site_placed_slow(file, line, func, kind, owner, stack);
 }
 
 uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
