@@ -185,26 +185,43 @@ static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, 
     return found;
 }
 
+/* mt_stack_intern's miss, out of line, so that a hit saves no registers: makes this
+ * thread's cache at its first stack, finds or stores the stack, and caches it. */
+static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigned n)
+{
+    if (stack_cache == NULL)
+        cache_make();
+    const stored_t *s = intern_slow(hash, pcs, n);
+    if (s == NULL)
+        return MT_STACK_NONE;
+    if (stack_cache != NULL) {
+        cache_entry_t *e = &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)];
+        e->hash = hash;
+        e->stack = s;
+    }
+    return s->id;
+}
+
 uint32_t mt_stack_intern(void *const *pcs, unsigned n)
 {
     if (n == 0)
         return MT_STACK_NONE;
     uint64_t hash = hash_of(pcs, n);
-    if (MT_UNLIKELY(stack_cache == NULL))
-        cache_make();
-    cache_entry_t *e = stack_cache != NULL ? &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)] : NULL;
-    /* An entry's stack has the entry's hash: only its frames are left to compare. */
-    if (MT_LIKELY(e != NULL && e->hash == hash) && e->stack->n == n &&
-        memcmp(e->stack->pcs, pcs, n * sizeof *pcs) == 0)
-        return e->stack->id;
-    const stored_t *s = intern_slow(hash, pcs, n);
-    if (s == NULL)
-        return MT_STACK_NONE;
-    if (e != NULL) {
-        e->hash = hash;
-        e->stack = s;
+    const cache_entry_t *cache = stack_cache;
+    if (MT_LIKELY(cache != NULL)) {
+        const cache_entry_t *e = &cache[(hash >> 7) & (CACHE_SIZE - 1)];
+        /* An entry's stack has the entry's hash: only its frames are left to compare, here
+         * (a call to memcmp would cost this path its registers). */
+        const stored_t *s = e->stack;
+        if (MT_LIKELY(e->hash == hash) && s->n == n) {
+            unsigned i = 0;
+            while (i < n && s->pcs[i] == pcs[i])
+                i++;
+            if (MT_LIKELY(i == n))
+                return s->id;
+        }
     }
-    return s->id;
+    return intern_miss(hash, pcs, n);
 }
 
 uint32_t mt_stack_here(void *frame, void *caller)
