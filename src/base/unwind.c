@@ -46,8 +46,7 @@ bool mt_unwind_fast_supported(void)
 /* This thread's stack, [low, high): found once per thread. 1 in high: not walkable. */
 static MT_TLS uintptr_t stack_low, stack_high;
 
-/* Out of line, as backtrace_frames: their frames would weigh on every walk's. */
-static MT_NOINLINE void find_stack_bounds(void)
+static void find_stack_bounds(void)
 {
     uintptr_t low = 0, high = 1;
     mt_busy++; /* pthread_getattr_np may allocate (the main thread's reads /proc/self/maps) */
@@ -82,10 +81,9 @@ static MT_NOINLINE void find_stack_bounds(void)
     stack_high = high;
 }
 
+/* Called once this thread's bounds are known (unwind_first). */
 static unsigned walk_frames(void *frame, void **out, unsigned max)
 {
-    if (MT_UNLIKELY(stack_high == 0))
-        find_stack_bounds();
     /* Below this frame (mt_unwind's, where this is inlined) nothing belongs to the calls that
      * led here. */
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = stack_high;
@@ -133,6 +131,17 @@ static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned 
 }
 #endif
 
+#ifdef HAVE_FRAME_RECORDS
+/* A thread's first walk: finds its stack's bounds, then walks as every later one does. Out
+ * of line, so that the walk itself calls nothing and saves no registers. (Bounds of [0, 0)
+ * leave stack_high 0: no walk, as later calls find, and no loop back here.) */
+static MT_NOINLINE unsigned unwind_first(void *frame, void *caller, void **out, unsigned max)
+{
+    find_stack_bounds();
+    return stack_high != 0 ? mt_unwind(frame, caller, out, max) : 0;
+}
+#endif
+
 unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
 {
     if (max > MT_STACK_MAX)
@@ -145,6 +154,8 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
 #endif
     (void)caller;
 #ifdef HAVE_FRAME_RECORDS
+    if (MT_UNLIKELY(stack_high == 0))
+        return unwind_first(frame, caller, out, max);
     return walk_frames(frame, out, max);
 #else
     (void)frame;
