@@ -29,8 +29,35 @@ static bool checked_family(mt_kind_t family)
     return family == MT_KIND_FREE || family == MT_KIND_DELETE || family == MT_KIND_DELETE_ARRAY;
 }
 
+/* The kinds of each checked family: those it releases (its allocations) and those that
+ * release as it does (itself, and realloc for free). */
+#define KIND_BIT(name) (UINT64_C(1) << MT_KIND_##name)
+#define OF_FREE(name, text, family)                                                                \
+    | (MT_KIND_##family == MT_KIND_FREE || MT_KIND_##name == MT_KIND_FREE ? KIND_BIT(name) : 0)
+#define OF_DELETE(name, text, family)                                                              \
+    | (MT_KIND_##family == MT_KIND_DELETE || MT_KIND_##name == MT_KIND_DELETE ? KIND_BIT(name) : 0)
+#define OF_DELETE_ARRAY(name, text, family)                                                        \
+    | (MT_KIND_##family == MT_KIND_DELETE_ARRAY || MT_KIND_##name == MT_KIND_DELETE_ARRAY          \
+           ? KIND_BIT(name)                                                                        \
+           : 0)
+#define FREE_KINDS (0 MT_KIND_LIST(OF_FREE))
+#define DELETE_KINDS (0 MT_KIND_LIST(OF_DELETE))
+#define DELETE_ARRAY_KINDS (0 MT_KIND_LIST(OF_DELETE_ARRAY))
+
+/* A mismatch needs an allocation of one checked family and a release of another, so sites
+ * of two families' kinds: a C program has only free's, and its releases need no kinds. */
+static inline bool families_met(void)
+{
+    uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_acquire);
+    return ((made & FREE_KINDS) != 0) + ((made & DELETE_KINDS) != 0) +
+               ((made & DELETE_ARRAY_KINDS) != 0) >=
+           2;
+}
+
 static inline bool mismatched(uint32_t alloc_site, uint32_t release_site)
 {
+    if (MT_LIKELY(!families_met()))
+        return false;
     mt_kind_t want = (mt_kind_t)mt_kind_release[mt_site_get(alloc_site)->kind];
     mt_kind_t got = release_family(mt_site_get(release_site)->kind);
     return checked_family(want) && checked_family(got) && want != got;

@@ -44,6 +44,9 @@ static struct {
     mt_site_t *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
 } sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+_Atomic uint64_t mt_site_kinds_made;
+_Static_assert(MT_KIND_COUNT <= 64, "a kind is a bit of mt_site_kinds_made");
+
 /* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
 static mt_site_t *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
 
@@ -199,6 +202,9 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->kind = (mt_kind_t)k->kind;
     s->stack = k->stack;
     s->base = k->stack != 0 ? base : id;
+    /* Only written here, under sites.lock; the count's store below publishes it with the id. */
+    uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
+    atomic_store_explicit(&mt_site_kinds_made, made | UINT64_C(1) << s->kind, memory_order_relaxed);
     index_entry_t *e = index_slot_locked(k);
     e->key = *k;
     e->id = id;
