@@ -54,10 +54,8 @@ static inline bool families_met(void)
            2;
 }
 
-static inline bool mismatched(uint32_t alloc_site, uint32_t release_site)
+static bool kinds_mismatched(uint32_t alloc_site, uint32_t release_site)
 {
-    if (MT_LIKELY(!families_met()))
-        return false;
     mt_kind_t want = (mt_kind_t)mt_kind_release[mt_site_get(alloc_site)->kind];
     mt_kind_t got = release_family(mt_site_get(release_site)->kind);
     return checked_family(want) && checked_family(got) && want != got;
@@ -65,12 +63,15 @@ static inline bool mismatched(uint32_t alloc_site, uint32_t release_site)
 
 bool mt_release_mismatched(uint32_t alloc_site, uint32_t release_site)
 {
-    return mismatched(alloc_site, release_site);
+    return families_met() && kinds_mismatched(alloc_site, release_site);
 }
 
-/* Out of line: the error's room would weigh on every release's check. */
-static MT_NOINLINE void report_mismatch(const mt_block_t *b, uint32_t release_site)
+/* The kinds' verdict and its error, out of line: while families_met is false, a release
+ * saves no registers for them and makes no room for the error. */
+static MT_NOINLINE void check_kinds(const mt_block_t *b, uint32_t release_site)
 {
+    if (MT_LIKELY(!kinds_mismatched(b->site, release_site)))
+        return;
     mt_error_t e;
     mt_error_init(&e, MT_ERROR_MISMATCH, b, release_site);
     mt_error_report(&e);
@@ -78,8 +79,8 @@ static MT_NOINLINE void report_mismatch(const mt_block_t *b, uint32_t release_si
 
 void mt_check_release(const mt_block_t *b, uint32_t release_site)
 {
-    if (MT_UNLIKELY(mismatched(b->site, release_site)))
-        report_mismatch(b, release_site);
+    if (MT_UNLIKELY(families_met()))
+        check_kinds(b, release_site);
 }
 
 /* C++14 sized deallocation passes the size of the type deleted: the static type for a
