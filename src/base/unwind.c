@@ -82,7 +82,7 @@ static void find_stack_bounds(void)
 }
 
 /* Called once this thread's bounds are known (unwind_first). */
-static unsigned walk_frames(void *frame, void **out, unsigned max)
+static unsigned walk_frames(void *frame, void **out, unsigned max, uint64_t *hash)
 {
     /* Below this frame (mt_unwind's, where this is inlined) nothing belongs to the calls that
      * led here. */
@@ -95,6 +95,7 @@ static unsigned walk_frames(void *frame, void **out, unsigned max)
     if (fp < sp)
         return 0;
     unsigned n = 0;
+    uint64_t h = MT_STACK_HASH_SEED;
     while (n < max) {
         if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
             break;
@@ -103,16 +104,18 @@ static unsigned walk_frames(void *frame, void **out, unsigned max)
         if (ret < 4096) /* the outermost frame (a zero return address), or no record */
             break;
         out[n++] = (void *)ret;
+        h = mt_stack_hash_step(h, (void *)ret);
         if (next <= fp) /* frames only go up the stack: anything else is not a record */
             break;
         fp = next;
     }
+    *hash = h;
     return n;
 }
 #endif
 
 #ifdef HAVE_BACKTRACE
-static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned max)
+static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned max, uint64_t *hash)
 {
     void *all[MT_STACK_MAX + 16];
     mt_busy++;
@@ -125,8 +128,12 @@ static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned 
     if (start == got) /* not found (a tail call): keep all but this function's own frame */
         start = got > 1 ? 1 : got;
     unsigned n = 0;
-    for (int i = start; i < got && n < max; i++)
+    uint64_t h = MT_STACK_HASH_SEED;
+    for (int i = start; i < got && n < max; i++) {
         out[n++] = all[i];
+        h = mt_stack_hash_step(h, all[i]);
+    }
+    *hash = h;
     return n;
 }
 #endif
@@ -135,14 +142,15 @@ static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned 
 /* A thread's first walk: finds its stack's bounds, then walks as every later one does. Out
  * of line, so that the walk itself calls nothing and saves no registers. (Bounds of [0, 0)
  * leave stack_high 0: no walk, as later calls find, and no loop back here.) */
-static MT_NOINLINE unsigned unwind_first(void *frame, void *caller, void **out, unsigned max)
+static MT_NOINLINE unsigned unwind_first(void *frame, void *caller, void **out, unsigned max,
+                                         uint64_t *hash)
 {
     find_stack_bounds();
-    return stack_high != 0 ? mt_unwind(frame, caller, out, max) : 0;
+    return stack_high != 0 ? mt_unwind(frame, caller, out, max, hash) : 0;
 }
 #endif
 
-unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
+unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t *hash)
 {
     if (max > MT_STACK_MAX)
         max = MT_STACK_MAX;
@@ -150,16 +158,17 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
         return 0;
 #ifdef HAVE_BACKTRACE
     if (MT_UNLIKELY(mt_opt.unwind[0] == 'e'))
-        return backtrace_frames(caller, out, max);
+        return backtrace_frames(caller, out, max, hash);
 #endif
     (void)caller;
 #ifdef HAVE_FRAME_RECORDS
     if (MT_UNLIKELY(stack_high == 0))
-        return unwind_first(frame, caller, out, max);
-    return walk_frames(frame, out, max);
+        return unwind_first(frame, caller, out, max, hash);
+    return walk_frames(frame, out, max, hash);
 #else
     (void)frame;
     (void)out;
+    (void)hash;
     return 0;
 #endif
 }

@@ -86,16 +86,20 @@ static MT_NOINLINE void cache_make(void)
     }
 }
 
-/* Two instructions a frame. A multiply carries only upwards, so the last step folds the
- * high half, where every bit of every frame has reached, into the bits the cache and the
- * index take their slots from. */
-static uint64_t hash_of(void *const *pcs, unsigned n)
+/* The stack's hash from its frames' (base/unwind.h), the high half folded into the bits
+ * the cache and the index take their slots from. */
+static uint64_t hash_done(uint64_t h)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
-    for (unsigned i = 0; i < n; i++)
-        h = (h + (uint64_t)(uintptr_t)pcs[i]) * UINT64_C(0x9E3779B97F4A7C15);
     h ^= h >> 32;
     return h | 1; /* never 0: 0 marks an empty cache entry */
+}
+
+static uint64_t hash_of(void *const *pcs, unsigned n)
+{
+    uint64_t h = MT_STACK_HASH_SEED;
+    for (unsigned i = 0; i < n; i++)
+        h = mt_stack_hash_step(h, pcs[i]);
+    return hash_done(h);
 }
 
 static const stored_t *stored_of(uint32_t id)
@@ -202,11 +206,9 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
     return s->id;
 }
 
-uint32_t mt_stack_intern(void *const *pcs, unsigned n)
+/* mt_stack_intern for n > 0 frames whose hash is known. */
+static uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
 {
-    if (n == 0)
-        return MT_STACK_NONE;
-    uint64_t hash = hash_of(pcs, n);
     const cache_entry_t *cache = stack_cache;
     if (MT_LIKELY(cache != NULL)) {
         const cache_entry_t *e = &cache[(hash >> 7) & (CACHE_SIZE - 1)];
@@ -224,15 +226,21 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     return intern_miss(hash, pcs, n);
 }
 
+uint32_t mt_stack_intern(void *const *pcs, unsigned n)
+{
+    return n != 0 ? intern_hashed(hash_of(pcs, n), pcs, n) : MT_STACK_NONE;
+}
+
 uint32_t mt_stack_here(void *frame, void *caller)
 {
     void *pcs[MT_STACK_MAX];
     size_t depth = mt_opt.stack;
     if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return MT_STACK_NONE;
+    uint64_t h;
     unsigned n =
-        mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX);
-    return mt_stack_intern(pcs, n);
+        mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX, &h);
+    return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
 uint32_t mt_stack_of_operation(void)
