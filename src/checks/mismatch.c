@@ -45,13 +45,14 @@ static bool checked_family(mt_kind_t family)
 #define DELETE_ARRAY_KINDS (0 MT_KIND_LIST(OF_DELETE_ARRAY))
 
 /* A mismatch needs an allocation of one checked family and a release of another, so sites
- * of two families' kinds: a C program has only free's, and its releases need no kinds. */
+ * of two families' kinds: a C program has only free's, and its releases need no kinds.
+ * Kinds of two families are made when no one family's complement lacks them. */
 static inline bool families_met(void)
 {
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_acquire);
-    return ((made & FREE_KINDS) != 0) + ((made & DELETE_KINDS) != 0) +
-               ((made & DELETE_ARRAY_KINDS) != 0) >=
-           2;
+    return (made & (DELETE_KINDS | DELETE_ARRAY_KINDS)) != 0 &&
+           (made & (FREE_KINDS | DELETE_ARRAY_KINDS)) != 0 &&
+           (made & (FREE_KINDS | DELETE_KINDS)) != 0;
 }
 
 static bool kinds_mismatched(uint32_t alloc_site, uint32_t release_site)
