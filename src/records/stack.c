@@ -216,10 +216,10 @@ static uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
          * (a call to memcmp would cost this path its registers). */
         const stored_t *s = e->stack;
         if (MT_LIKELY(e->hash == hash) && s->n == n) {
-            unsigned i = 0;
-            while (i < n && s->pcs[i] == pcs[i])
-                i++;
-            if (MT_LIKELY(i == n))
+            uintptr_t differ = 0;
+            for (unsigned i = 0; i < n; i++)
+                differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
+            if (MT_LIKELY(differ == 0))
                 return s->id;
         }
     }
