@@ -88,6 +88,8 @@ static cache_entry_t *cache_get(void)
         return thread_cache;
     thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
     if (thread_cache != NULL) {
+        for (unsigned i = 0; i < CACHE_SIZE; i++)
+            thread_cache[i].key.kind = -1; /* no key's: site_placed needs no test of the id */
         pthread_once(&cache_key_once, cache_key_create);
         (void)pthread_setspecific(cache_key, thread_cache);
     }
@@ -279,7 +281,7 @@ static inline uint32_t site_placed(const char *file, int line, const char *func,
         const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
         if (MT_LIKELY(e->key.file == file && e->key.line == line && e->key.func == func &&
                       e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner &&
-                      e->key.pc == NULL && e->id != 0))
+                      e->key.pc == NULL))
             return e->id;
     }
     return site_placed_slow(file, line, func, kind, owner, stack);
