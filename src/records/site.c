@@ -262,7 +262,7 @@ static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const c
     k.file = file;
     k.func = func;
     k.owner = owner;
-    k.line = line;
+    k.line = line < 0 ? 0 : line; /* a negative line (an _at caller's mistake) is unknown */
     k.kind = (int)kind;
     k.stack = stack;
     return site_lookup(&k);
@@ -270,12 +270,11 @@ static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const c
 
 /* A place known by its file (pc NULL): every allocation and release by the macros. The
  * cache is read field by field, without building a key, and only a miss builds one for the
- * general path, which finds the same slot (slot_of_fields) and stores the same entry. */
+ * general path, which finds the same slot (slot_of_fields) and stores the same entry. A
+ * negative line matches no entry (keys hold it as 0): the general path makes it 0. */
 static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
                                    const char *owner, uint32_t stack)
 {
-    if (line < 0)
-        line = 0; /* a negative line (an _at caller's mistake) is unknown */
     const cache_entry_t *cache = thread_cache;
     if (MT_LIKELY(cache != NULL)) {
         const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
