@@ -207,7 +207,7 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
 }
 
 /* mt_stack_intern for n > 0 frames whose hash is known. */
-static uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
+static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
 {
     const cache_entry_t *cache = stack_cache;
     if (MT_LIKELY(cache != NULL)) {
