@@ -46,7 +46,8 @@ static bool checked_family(mt_kind_t family)
 
 /* A mismatch needs an allocation of one checked family and a release of another, so sites
  * of two families' kinds: a C program has only free's, and its releases need no kinds.
- * Kinds of two families are made when no one family's complement lacks them. */
+ * The families' kinds are apart, so two have met when each family has a kind made
+ * outside it. */
 static inline bool families_met(void)
 {
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_acquire);

@@ -89,7 +89,7 @@ static cache_entry_t *cache_get(void)
     thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
     if (thread_cache != NULL) {
         for (unsigned i = 0; i < CACHE_SIZE; i++)
-            thread_cache[i].key.kind = -1; /* no key's: site_placed needs no test of the id */
+            thread_cache[i].key.kind = -1; /* no key's kind: site_placed tests no id */
         pthread_once(&cache_key_once, cache_key_create);
         (void)pthread_setspecific(cache_key, thread_cache);
     }

@@ -2,10 +2,10 @@
  *
  * A site (site.c) is a place and the stack that led to it, so a record keeps one 32-bit
  * site id whatever the depth: a stack is stored once, in chunks that never move, and known
- * by its id. Looking a stack up costs a hash of its return addresses and, in the common
- * case, a hit in this thread's small cache checked against the stored copy (no lock: a
- * stored stack never changes once its id is published). A miss takes the global index's
- * lock, as sites do.
+ * by its id. Looking a stack up costs a hash of its return addresses (taken as they are
+ * walked, base/unwind.h) and, in the common case, a hit in this thread's small cache
+ * checked against the stored copy (no lock: a stored stack never changes once its id is
+ * published). A miss takes the global index's lock, as sites do.
  */
 #define _GNU_SOURCE
 #include <string.h>
