@@ -81,34 +81,41 @@ static void find_stack_bounds(void)
     stack_high = high;
 }
 
-static MT_NOINLINE unsigned walk_frames(void *frame, void **out, unsigned max)
+/* Called once this thread's bounds are known (unwind_first). */
+static unsigned walk_frames(void *frame, void **out, unsigned max, uint64_t *hash)
 {
-    if (MT_UNLIKELY(stack_high == 0))
-        find_stack_bounds();
-    /* Below our own frame nothing belongs to the calls that led here. */
+    /* Below this frame (mt_unwind's, where this is inlined) nothing belongs to the calls that
+     * led here. */
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = stack_high;
     if (sp < stack_low || sp >= high) /* a signal's alternate stack, or no bounds */
         return 0;
-    uintptr_t fp = (uintptr_t)frame;
+    /* The first record is at or above sp and each next one above the last, so within the
+     * loop only the top and the alignment are left to check. */
+    uintptr_t fp = (uintptr_t)frame, last = high - 2 * sizeof(void *);
+    if (fp < sp)
+        return 0;
     unsigned n = 0;
+    uint64_t h = MT_STACK_HASH_SEED;
     while (n < max) {
-        if (fp < sp || fp > high - 2 * sizeof(void *) || (fp & (sizeof(void *) - 1)) != 0)
+        if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
             break;
         void *const *record = (void *const *)fp;
         uintptr_t ret = (uintptr_t)record[1], next = (uintptr_t)record[0];
         if (ret < 4096) /* the outermost frame (a zero return address), or no record */
             break;
         out[n++] = (void *)ret;
+        h = mt_stack_hash_step(h, (void *)ret);
         if (next <= fp) /* frames only go up the stack: anything else is not a record */
             break;
         fp = next;
     }
+    *hash = h;
     return n;
 }
 #endif
 
 #ifdef HAVE_BACKTRACE
-static unsigned backtrace_frames(void *caller, void **out, unsigned max)
+static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned max, uint64_t *hash)
 {
     void *all[MT_STACK_MAX + 16];
     mt_busy++;
@@ -121,13 +128,29 @@ static unsigned backtrace_frames(void *caller, void **out, unsigned max)
     if (start == got) /* not found (a tail call): keep all but this function's own frame */
         start = got > 1 ? 1 : got;
     unsigned n = 0;
-    for (int i = start; i < got && n < max; i++)
+    uint64_t h = MT_STACK_HASH_SEED;
+    for (int i = start; i < got && n < max; i++) {
         out[n++] = all[i];
+        h = mt_stack_hash_step(h, all[i]);
+    }
+    *hash = h;
     return n;
 }
 #endif
 
-unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
+#ifdef HAVE_FRAME_RECORDS
+/* A thread's first walk: finds its stack's bounds, then walks as every later one does. Out
+ * of line, so that the walk itself calls nothing and saves no registers. (Bounds of [0, 0)
+ * leave stack_high 0: no walk, as later calls find, and no loop back here.) */
+static MT_NOINLINE unsigned unwind_first(void *frame, void *caller, void **out, unsigned max,
+                                         uint64_t *hash)
+{
+    find_stack_bounds();
+    return stack_high != 0 ? mt_unwind(frame, caller, out, max, hash) : 0;
+}
+#endif
+
+unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t *hash)
 {
     if (max > MT_STACK_MAX)
         max = MT_STACK_MAX;
@@ -135,14 +158,17 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max)
         return 0;
 #ifdef HAVE_BACKTRACE
     if (MT_UNLIKELY(mt_opt.unwind[0] == 'e'))
-        return backtrace_frames(caller, out, max);
+        return backtrace_frames(caller, out, max, hash);
 #endif
     (void)caller;
 #ifdef HAVE_FRAME_RECORDS
-    return walk_frames(frame, out, max);
+    if (MT_UNLIKELY(stack_high == 0))
+        return unwind_first(frame, caller, out, max, hash);
+    return walk_frames(frame, out, max, hash);
 #else
     (void)frame;
     (void)out;
+    (void)hash;
     return 0;
 #endif
 }

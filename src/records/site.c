@@ -44,6 +44,9 @@ static struct {
     mt_site_t *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
 } sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+_Atomic uint64_t mt_site_kinds_made;
+_Static_assert(MT_KIND_COUNT <= 64, "a kind is a bit of mt_site_kinds_made");
+
 /* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
 static mt_site_t *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
 
@@ -55,7 +58,8 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
-#define CACHE_SIZE MT_SMALL(64u, 8u) /* (bare metal: 256 bytes, not 2 KiB) */
+#define CACHE_BITS MT_SMALL(6, 3)
+#define CACHE_SIZE (1u << CACHE_BITS) /* 64 entries (bare metal: 8, 256 bytes, not 2 KiB) */
 
 typedef struct cache_entry {
     site_key_t key;
@@ -84,6 +88,8 @@ static cache_entry_t *cache_get(void)
         return thread_cache;
     thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
     if (thread_cache != NULL) {
+        for (unsigned i = 0; i < CACHE_SIZE; i++)
+            thread_cache[i].key.kind = -1; /* no key's kind: site_placed tests no id */
         pthread_once(&cache_key_once, cache_key_create);
         (void)pthread_setspecific(cache_key, thread_cache);
     }
@@ -97,11 +103,19 @@ static uint64_t key_hash(const site_key_t *k)
     return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
 }
 
+/* The cache slot of a key, from its fields (site_placed has them apart): the fields are
+ * summed, one multiply mixes them upwards, and its top bits are the slot. */
+static inline unsigned slot_of_fields(const char *file, const void *pc, const char *owner, int line,
+                                      int kind, uint32_t stack)
+{
+    uint32_t h = (uint32_t)((uintptr_t)file ^ (uintptr_t)pc ^ (uintptr_t)owner);
+    h += (unsigned)line * 131u + (unsigned)kind + stack * 0x85EBCA77u;
+    return (h * 0x9E3779B1u) >> (32 - CACHE_BITS);
+}
+
 static unsigned cache_slot(const site_key_t *k)
 {
-    uintptr_t h = (uintptr_t)k->file ^ ((uintptr_t)k->pc >> 2) ^ (uintptr_t)k->owner;
-    h = (h >> 4) * 31u + (unsigned)k->line * 131u + (unsigned)k->kind + k->stack * 0x9E3779B1u;
-    return (unsigned)(h ^ (h >> 7) ^ (h >> 13)) & (CACHE_SIZE - 1);
+    return slot_of_fields(k->file, k->pc, k->owner, k->line, k->kind, k->stack);
 }
 
 static bool key_equal(const site_key_t *a, const site_key_t *b)
@@ -190,6 +204,9 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->kind = (mt_kind_t)k->kind;
     s->stack = k->stack;
     s->base = k->stack != 0 ? base : id;
+    /* Only written here, under sites.lock; the count's store below publishes it with the id. */
+    uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
+    atomic_store_explicit(&mt_site_kinds_made, made | UINT64_C(1) << s->kind, memory_order_relaxed);
     index_entry_t *e = index_slot_locked(k);
     e->key = *k;
     e->id = id;
@@ -236,8 +253,9 @@ static uint32_t site_lookup(const site_key_t *k)
     return site_lookup_based(k, MT_SITE_NONE);
 }
 
-uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
-                         const char *owner, uint32_t stack)
+/* The general path of site_placed, out of line: the key's room would weigh on every hit. */
+static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const char *func,
+                                             mt_kind_t kind, const char *owner, uint32_t stack)
 {
     site_key_t k;
     memset(&k, 0, sizeof k); /* the key is copied whole: no stray padding */
@@ -250,9 +268,33 @@ uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t
     return site_lookup(&k);
 }
 
+/* A place known by its file (pc NULL): every allocation and release by the macros. The
+ * cache is read field by field, without building a key, and only a miss builds one for the
+ * general path, which finds the same slot (slot_of_fields) and stores the same entry. A
+ * negative line matches no entry (keys hold it as 0): the general path makes it 0. */
+static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
+                                   const char *owner, uint32_t stack)
+{
+    const cache_entry_t *cache = thread_cache;
+    if (MT_LIKELY(cache != NULL)) {
+        const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
+        if (MT_LIKELY(e->key.file == file && e->key.line == line && e->key.func == func &&
+                      e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner &&
+                      e->key.pc == NULL))
+            return e->id;
+    }
+    return site_placed_slow(file, line, func, kind, owner, stack);
+}
+
+uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
+                         const char *owner, uint32_t stack)
+{
+    return site_placed(file, line, func, kind, owner, stack);
+}
+
 uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind, const char *owner)
 {
-    return mt_site_stacked(file, line, func, kind, owner, 0);
+    return site_placed(file, line, func, kind, owner, 0);
 }
 
 uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack)

@@ -2,10 +2,10 @@
  *
  * A site (site.c) is a place and the stack that led to it, so a record keeps one 32-bit
  * site id whatever the depth: a stack is stored once, in chunks that never move, and known
- * by its id. Looking a stack up costs a hash of its return addresses and, in the common
- * case, a hit in this thread's small cache checked against the stored copy (no lock: a
- * stored stack never changes once its id is published). A miss takes the global index's
- * lock, as sites do.
+ * by its id. Looking a stack up costs a hash of its return addresses (taken as they are
+ * walked, base/unwind.h) and, in the common case, a hit in this thread's small cache
+ * checked against the stored copy (no lock: a stored stack never changes once its id is
+ * published). A miss takes the global index's lock, as sites do.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -27,6 +27,7 @@ MT_TLS void *mt_op_frame, *mt_op_caller;
 typedef struct stored {
     uint64_t hash;
     unsigned n;
+    uint32_t id; /* its own id: a cache entry keeps the stack, not the id */
     void *pcs[]; /* n return addresses */
 } stored_t;
 
@@ -56,8 +57,8 @@ static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
 
 #define CACHE_SIZE MT_SMALL(256u, 16u)
 typedef struct cache_entry {
-    uint64_t hash;
-    uint32_t id;
+    uint64_t hash;         /* 0: empty */
+    const stored_t *stack; /* the stack itself: a hit looks no chunk up */
 } cache_entry_t;
 /* This thread's cache, made at its first stack (a pointer, not an array: static TLS is
  * scarce when the library is loaded with dlopen) and released when the thread ends. */
@@ -86,15 +87,20 @@ static MT_NOINLINE void cache_make(void)
     }
 }
 
+/* The stack's hash from its frames' (base/unwind.h), the high half folded into the bits
+ * the cache and the index take their slots from. */
+static uint64_t hash_done(uint64_t h)
+{
+    h ^= h >> 32;
+    return h | 1; /* never 0: 0 marks an empty cache entry */
+}
+
 static uint64_t hash_of(void *const *pcs, unsigned n)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
-    for (unsigned i = 0; i < n; i++) {
-        h ^= (uint64_t)(uintptr_t)pcs[i];
-        h *= UINT64_C(0x9E3779B97F4A7C15);
-        h ^= h >> 29;
-    }
-    return h | 1; /* never 0: 0 marks an empty cache entry */
+    uint64_t h = MT_STACK_HASH_SEED;
+    for (unsigned i = 0; i < n; i++)
+        h = mt_stack_hash_step(h, pcs[i]);
+    return hash_done(h);
 }
 
 static const stored_t *stored_of(uint32_t id)
@@ -108,13 +114,6 @@ static const stored_t *stored_of(uint32_t id)
 static bool same(const stored_t *s, uint64_t hash, void *const *pcs, unsigned n)
 {
     return s != NULL && s->hash == hash && s->n == n && memcmp(s->pcs, pcs, n * sizeof *pcs) == 0;
-}
-
-/* A cache entry's check: the walk it was made for hashed alike, and the stored stack is the
- * walk or, where the walk went on past the code (intern_slow), its beginning. */
-static bool starts_with(const stored_t *s, void *const *pcs, unsigned n)
-{
-    return s != NULL && s->n <= n && memcmp(s->pcs, pcs, s->n * sizeof *pcs) == 0;
 }
 
 /* The index entry of hash whose stack is pcs, or the empty one where it would go. */
@@ -153,9 +152,11 @@ static bool make_room_locked(uint32_t used)
     return true;
 }
 
-static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigned n)
+/* The stored stack pcs[0..n) (or its beginning, up to the first address outside the code),
+ * stored now when new; NULL when the tracker's memory is exhausted or pcs[0] is not code. */
+static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, unsigned n)
 {
-    uint32_t id = MT_STACK_NONE;
+    const stored_t *found = NULL;
     pthread_mutex_lock(&stacks.lock);
     uint32_t next = atomic_load_explicit(&stacks.count, memory_order_relaxed);
     if (next == 0)
@@ -171,8 +172,11 @@ static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigne
             hash = hash_of(pcs, n);
             e = n != 0 ? slot_locked(hash, pcs, n) : NULL;
         }
-        id = e != NULL ? e->id : MT_STACK_NONE;
-        if (e != NULL && id == 0 && (next >> CHUNK_BITS) < MAX_CHUNKS) {
+        if (e == NULL) {
+            found = NULL; /* not one return address: no stack */
+        } else if (e->id != 0) {
+            found = stored_of(e->id);
+        } else if ((next >> CHUNK_BITS) < MAX_CHUNKS) {
             stored_t *_Atomic *chunk = *chunk_slot(next);
             if (chunk == NULL) {
                 chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
@@ -183,34 +187,62 @@ static MT_NOINLINE uint32_t intern_slow(uint64_t hash, void *const *pcs, unsigne
             if (s != NULL) {
                 s->hash = hash;
                 s->n = n;
+                s->id = next;
                 memcpy(s->pcs, pcs, n * sizeof *pcs);
                 atomic_store_explicit(&chunk[next & (CHUNK_STACKS - 1)], s, memory_order_release);
                 e->hash = hash;
-                e->id = id = next;
+                e->id = next;
                 atomic_store_explicit(&stacks.count, next + 1, memory_order_release);
+                found = s;
             }
         }
     }
     pthread_mutex_unlock(&stacks.lock);
-    return id;
+    return found;
+}
+
+/* mt_stack_intern's miss, out of line, so that a hit saves no registers: makes this
+ * thread's cache at its first stack, finds or stores the stack, and caches it. */
+static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigned n)
+{
+    if (stack_cache == NULL)
+        cache_make();
+    const stored_t *s = intern_slow(hash, pcs, n);
+    if (s == NULL)
+        return MT_STACK_NONE;
+    if (stack_cache != NULL) {
+        cache_entry_t *e = &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)];
+        e->hash = hash;
+        e->stack = s;
+    }
+    return s->id;
+}
+
+/* mt_stack_intern for n > 0 frames whose hash is known. */
+static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
+{
+    const cache_entry_t *cache = stack_cache;
+    if (MT_LIKELY(cache != NULL)) {
+        const cache_entry_t *e = &cache[(hash >> 7) & (CACHE_SIZE - 1)];
+        /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
+         * beginning when the walk went on past the code (intern_slow): only the stack's
+         * frames are left to compare, here (a call to memcmp would cost this path its
+         * registers). */
+        const stored_t *s = e->stack;
+        if (MT_LIKELY(e->hash == hash) && s->n <= n) {
+            uintptr_t differ = 0;
+            for (unsigned i = 0; i < s->n; i++)
+                differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
+            if (MT_LIKELY(differ == 0))
+                return s->id;
+        }
+    }
+    return intern_miss(hash, pcs, n);
 }
 
 uint32_t mt_stack_intern(void *const *pcs, unsigned n)
 {
-    if (n == 0)
-        return MT_STACK_NONE;
-    uint64_t hash = hash_of(pcs, n);
-    if (MT_UNLIKELY(stack_cache == NULL))
-        cache_make();
-    cache_entry_t *e = stack_cache != NULL ? &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)] : NULL;
-    if (MT_LIKELY(e != NULL && e->hash == hash) && starts_with(stored_of(e->id), pcs, n))
-        return e->id;
-    uint32_t id = intern_slow(hash, pcs, n);
-    if (id != MT_STACK_NONE && e != NULL) {
-        e->hash = hash;
-        e->id = id;
-    }
-    return id;
+    return n != 0 ? intern_hashed(hash_of(pcs, n), pcs, n) : MT_STACK_NONE;
 }
 
 uint32_t mt_stack_here(void *frame, void *caller)
@@ -219,9 +251,10 @@ uint32_t mt_stack_here(void *frame, void *caller)
     size_t depth = mt_opt.stack;
     if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return MT_STACK_NONE;
+    uint64_t h;
     unsigned n =
-        mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX);
-    return mt_stack_intern(pcs, n);
+        mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX, &h);
+    return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
 uint32_t mt_stack_of_operation(void)
