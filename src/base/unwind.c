@@ -6,8 +6,9 @@
  *   alike), so a stack of depth 8 costs a few dozen loads. It needs code built with frame
  *   pointers (`memtrack cc` adds -fno-omit-frame-pointer); where a function has none, its
  *   caller is skipped or the walk ends early, and in code that uses the frame register for
- *   something else the walk may read stack words that are not return addresses (the report
- *   keeps only frames inside a loaded module's code). It never faults: every frame record
+ *   something else the walk may read stack words that are not return addresses (a stack
+ *   new to the process ends before the first of them: records/stack.c, base/code_map.c).
+ *   It never faults: every frame record
  *   it reads lies between the current stack pointer and the top of this thread's stack,
  *   and each is above the one before.
  * - exact: glibc's backtrace(), the DWARF unwinder of libgcc, right without frame pointers
