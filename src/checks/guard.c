@@ -23,14 +23,7 @@
 #include "errors/error.h"
 #include "records/site.h"
 
-size_t mt_front_size(size_t guard, size_t align)
-{
-    if (align < MT_MIN_ALIGN)
-        align = MT_MIN_ALIGN;
-    return (guard + align - 1) & ~(align - 1); /* align is a power of two: no division */
-}
-
-void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
+void mt_guard_fill_any(unsigned char *user, size_t size, size_t front, size_t back)
 {
     memset(user - front, MT_GUARD_BYTE, front);
     memset(user + size, MT_GUARD_BYTE, back);
@@ -175,11 +168,6 @@ void mt_layout_freeze(void)
     mt_fill_freed = mt_opt.fill_freed != 0;
     mt_page_guard_freeze();
     atomic_store(&mt_options_frozen, true);
-}
-
-size_t mt_block_front(unsigned align_shift)
-{
-    return mt_front_size(mt_guard_bytes, (size_t)1 << align_shift);
 }
 
 /* ---- guard damage ------------------------------------------------------------------------ */
@@ -352,7 +340,40 @@ bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_da
     return block_damaged(b, under, over);
 }
 
-int mt_check_block(const mt_block_t *b, uint32_t found_site)
+/* True when the n bytes at p are all the guard pattern: a word compare for each 8 of them,
+ * the differences or-ed together, so intact guards cost one branch (the default 16 bytes:
+ * two loads, no loop). */
+static inline bool guard_intact(const unsigned char *p, size_t n)
+{
+    uint64_t diff = 0, w;
+    size_t i = 0;
+    if (MT_LIKELY(n == 16)) {
+        memcpy(&w, p, 8);
+        memcpy(&diff, p + 8, 8);
+        return ((w ^ MT_GUARD_WORD) | (diff ^ MT_GUARD_WORD)) == 0;
+    }
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        diff |= w ^ MT_GUARD_WORD;
+    }
+    for (; i < n; i++)
+        diff |= p[i] ^ MT_GUARD_BYTE;
+    return diff == 0;
+}
+
+/* The common case of every free: a block of its own (not a registrar's, not page-guarded)
+ * whose guards are all the pattern. Anything else (a C++ block's zero cookie slot too)
+ * takes the full check, which locates and counts what changed. */
+static inline bool plainly_intact(const mt_block_t *b)
+{
+    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
+    size_t front = mt_block_front_of(b);
+    return !(b->meta & MT_META_FLAG_OWNED) && !mt_page_guarded((uintptr_t)user) &&
+           guard_intact(user - front, front) && guard_intact(user + b->size, mt_guard_bytes);
+}
+
+/* The full check, and the report: out of line, so the common case needs no stack frame. */
+static MT_NOINLINE int check_block_full(const mt_block_t *b, uint32_t found_site)
 {
     mt_guard_damage_t under, over;
     if (MT_LIKELY(!block_damaged(b, &under, &over)))
@@ -360,6 +381,13 @@ int mt_check_block(const mt_block_t *b, uint32_t found_site)
     if (!(b->meta & MT_META_FLAG_REPORTED))
         mt_report_guard_damage(b, found_site, &under, &over);
     return 1;
+}
+
+int mt_check_block(const mt_block_t *b, uint32_t found_site)
+{
+    if (MT_LIKELY(plainly_intact(b)))
+        return 0;
+    return check_block_full(b, found_site);
 }
 
 int mt_check_block_locked(mt_block_t *b, uint32_t found_site)

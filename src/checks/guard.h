@@ -20,6 +20,8 @@
 #ifndef MT_GUARD_H
 #define MT_GUARD_H
 
+#include <string.h>
+
 #include "records/table.h"
 
 /* One name per fill byte. */
@@ -37,11 +39,20 @@ extern bool mt_fill_freed;    /* option fill_freed, frozen */
  * mt_options_frozen first. */
 void mt_layout_freeze(void);
 
-/* Bytes before the user pointer for this alignment (a multiple of the alignment). */
-size_t mt_front_size(size_t guard, size_t align);
+/* Bytes before the user pointer for this alignment (a multiple of the alignment). Inline:
+ * every allocation and every free works it out. */
+static inline size_t mt_front_size(size_t guard, size_t align)
+{
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    return (guard + align - 1) & ~(align - 1); /* align is a power of two: no division */
+}
 /* Bytes of guard before the user pointer (for an alignment of 1 << align_shift) and after
  * the block; the pointer the C library gave. */
-size_t mt_block_front(unsigned align_shift);
+static inline size_t mt_block_front(unsigned align_shift)
+{
+    return mt_front_size(mt_guard_bytes, (size_t)1 << align_shift);
+}
 static inline size_t mt_block_back(void)
 {
     return mt_guard_bytes;
@@ -61,7 +72,22 @@ typedef struct mt_guard_damage {
     size_t extent;  /* how far from the block the farthest changed byte lies */
 } mt_guard_damage_t;
 
-void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back);
+/* Writes the front and back guards. The default guards (16 bytes, malloc's alignment) are
+ * two word stores a side, inline: a call to memset for 16 bytes cost more than the stores. */
+void mt_guard_fill_any(unsigned char *user, size_t size, size_t front, size_t back);
+#define MT_GUARD_WORD (UINT64_C(0x0101010101010101) * MT_GUARD_BYTE)
+static inline void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
+{
+    if (MT_LIKELY(front == 16 && back == 16)) {
+        const uint64_t w = MT_GUARD_WORD;
+        memcpy(user - 16, &w, 8);
+        memcpy(user - 8, &w, 8);
+        memcpy(user + size, &w, 8);
+        memcpy(user + size + 8, &w, 8);
+    } else {
+        mt_guard_fill_any(user, size, front, back);
+    }
+}
 /* Fills in *under and *over; returns true when either guard was changed. */
 bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
                     mt_guard_damage_t *under, mt_guard_damage_t *over);
