@@ -129,6 +129,9 @@ size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned
 size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte);
 /* Counts the bytes of [p, p+n) that differ from `byte`; *first gets the first one's index. */
 size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first);
+/* True when every byte of [p, p+n) is `byte`: the quick answer for the common case, before
+ * mt_pattern_scan locates and counts what changed. */
+bool mt_pattern_intact(const unsigned char *p, size_t n, unsigned char byte);
 /* Counts the bytes of [p, p+n) that differ from `byte`, with the first and last offsets. */
 size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
                        size_t *last);

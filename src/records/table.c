@@ -293,12 +293,17 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
     return b != NULL && !(mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
-void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
+static inline __attribute__((always_inline)) void remove_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(b != &s->anchor);
     hash_delete(&s->live, b);
     MT_ASSERT(s->live == &s->anchor); /* the head never moves: the table is kept */
+}
+
+void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
 }
 
 atomic_uint mt_shards_skipped;
@@ -385,17 +390,15 @@ mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
     return b != NULL && (mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
-mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s)
+mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    return s->fifo_count != 0 ? s->fifo_first->entry[s->fifo_head] : NULL;
-}
-
-void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
-{
-    MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(s->fifo_count != 0);
-    mt_block_t *b = s->fifo_first->entry[s->fifo_head++];
+    if (s->fifo_count == 0)
+        return NULL;
+    mt_block_t *b = s->fifo_first->entry[s->fifo_head];
+    if (mt_meta_load(b) & MT_META_FLAG_PENDING)
+        return NULL; /* its thread is still filling it */
+    s->fifo_head++;
     s->fifo_count--;
     if (s->fifo_count == 0) { /* empty: the one segment left starts over */
         MT_ASSERT(s->fifo_first == s->fifo_last);
@@ -409,7 +412,8 @@ void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
         else
             mt_mem_free(done);
     }
-    mt_table_remove_locked(s, b);
+    remove_locked(s, b);
+    return b;
 }
 
 void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx)
