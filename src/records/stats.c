@@ -203,15 +203,12 @@ static inline stat_slot_t *slot_get(void)
 
 /* ---- events -------------------------------------------------------------------------- */
 
-/* The events' bodies, expanded once for an owned slot and once for the crowded one. */
-static inline __attribute__((always_inline)) void alloc_event(stat_slot_t *s, size_t size,
-                                                              bool crowded)
+/* The rarer rest of an allocation's event, out of line so that the common one saves no
+ * registers: a new peak while one thread tracks, a publish once shared (its count of
+ * events taken already), then the timeline's sample when due. */
+static MT_NOINLINE void alloc_more(stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared)
 {
-    int64_t bytes = add_i(crowded, &s->bytes, (int64_t)size);
-    int64_t blocks = add_i(crowded, &s->blocks, 1);
-    add_u(crowded, &s->total_bytes, size);
-    uint64_t total_blocks = add_u(crowded, &s->total_blocks, 1);
-    if (MT_LIKELY(!atomic_load_explicit(&counters.shared, memory_order_relaxed))) {
+    if (!shared) {
         if (bytes > 0 &&
             (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) {
             atomic_store_explicit(&s->solo_peak_bytes, (uint64_t)bytes, memory_order_relaxed);
@@ -220,12 +217,42 @@ static inline __attribute__((always_inline)) void alloc_event(stat_slot_t *s, si
         if (blocks > 0 &&
             (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed))
             atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks, memory_order_relaxed);
-    } else if (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES) {
+    } else {
         publish(s);
     }
+    if (timeline_due(atomic_load_explicit(&s->total_blocks, memory_order_relaxed)))
+        mt_timeline_sample();
+}
+
+/* The same for a free: a publish, then the timeline's sample when due. */
+static MT_NOINLINE void free_more(stat_slot_t *s)
+{
+    publish(s);
+    if (timeline_due(atomic_load_explicit(&s->frees, memory_order_relaxed)))
+        mt_timeline_sample();
+}
+
+/* The events' bodies, expanded once for an owned slot and once for the crowded one. */
+static inline __attribute__((always_inline)) void alloc_event(stat_slot_t *s, size_t size,
+                                                              bool crowded)
+{
+    int64_t bytes = add_i(crowded, &s->bytes, (int64_t)size);
+    int64_t blocks = add_i(crowded, &s->blocks, 1);
+    add_u(crowded, &s->total_bytes, size);
+    uint64_t total_blocks = add_u(crowded, &s->total_blocks, 1);
+    bool shared = atomic_load_explicit(&counters.shared, memory_order_relaxed), more;
+    if (MT_LIKELY(!shared))
+        more = (bytes > 0 && (uint64_t)bytes >
+                                 atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) ||
+               (blocks > 0 && (uint64_t)blocks >
+                                  atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed));
+    else
+        more = ++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES;
+    if (MT_UNLIKELY(more))
+        alloc_more(s, bytes, blocks, shared);
     /* (crowded: the count as this thread's add left it, which another may have passed) */
-    if (timeline_due(crowded ? atomic_load_explicit(&s->total_blocks, memory_order_relaxed)
-                             : total_blocks))
+    else if (timeline_due(crowded ? atomic_load_explicit(&s->total_blocks, memory_order_relaxed)
+                                  : total_blocks))
         mt_timeline_sample();
 }
 
@@ -237,8 +264,8 @@ static inline __attribute__((always_inline)) void free_event(stat_slot_t *s, siz
     uint64_t frees = add_u(crowded, &s->frees, 1);
     if (MT_UNLIKELY(atomic_load_explicit(&counters.shared, memory_order_relaxed)) &&
         (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES))
-        publish(s);
-    if (timeline_due(crowded ? atomic_load_explicit(&s->frees, memory_order_relaxed) : frees))
+        free_more(s);
+    else if (timeline_due(crowded ? atomic_load_explicit(&s->frees, memory_order_relaxed) : frees))
         mt_timeline_sample();
 }
 
