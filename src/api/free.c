@@ -60,7 +60,8 @@ static uint32_t site_of(mt_free_site_t *f)
  * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
  * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
  * MT_FOUND_NONE nothing was done. */
-mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
+static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
+                                                                size_t delete_size)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
     mt_block_t copy, *held = NULL;
@@ -137,6 +138,11 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
     return found;
 }
 
+mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
+{
+    return release(ptr, where, delete_size);
+}
+
 /* A pointer the tracker never made (nor holds in quarantine), released by tracked code:
  * the C library gets it back only when it surely made it (foreign.c). */
 static void report_bad_pointer(void *ptr, mt_pointer_class_t why, uint32_t site)
@@ -195,7 +201,10 @@ bool mt_free_known(void *ptr, uint32_t site, size_t size)
     return mt_release(ptr, &where, size) != MT_FOUND_NONE;
 }
 
-void mt_free(void *ptr, uint32_t site, bool from_tracked)
+/* mt_free's body, with mt_release's: inline in memtrack_free_at too, which every free of
+ * tracked code calls, so a free is one call deep. */
+static inline __attribute__((always_inline)) void free_block(void *ptr, uint32_t site,
+                                                             bool from_tracked)
 {
     if (ptr == NULL)
         return;
@@ -204,12 +213,17 @@ void mt_free(void *ptr, uint32_t site, bool from_tracked)
         return;
     }
     mt_free_site_t where = {site, NULL, MT_KIND_FREE};
-    if (mt_release(ptr, &where, 0) != MT_FOUND_NONE)
+    if (release(ptr, &where, 0) != MT_FOUND_NONE)
         return;
     if (from_tracked || mt_page_guarded((uintptr_t)ptr)) /* never the C library's */
         mt_release_foreign(ptr, site);
     else
         mt_libc_free(ptr);
+}
+
+void mt_free(void *ptr, uint32_t site, bool from_tracked)
+{
+    free_block(ptr, site, from_tracked);
 }
 
 /* ---- reallocating ----------------------------------------------------------------------- */
@@ -360,6 +374,6 @@ MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const cha
     if (ptr == NULL)
         return;           /* free(NULL) is frequent: no site lookup, no lock */
     MT_OPERATION_BEGIN(); /* an error found names this call's stack */
-    mt_free(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
+    free_block(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
     MT_OPERATION_END();
 }
