@@ -115,7 +115,10 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         if (MT_UNLIKELY(delete_size != 0))
             mt_check_delete_size(&copy, site, delete_size);
         mt_check_release(&copy, site); /* the right family: free for malloc, delete for new */
-        (void)mt_check_block(&copy, site);
+        /* Live, so no registrar's: unless page-guarded, intact guards need no call. */
+        size_t front = mt_block_front_of(&copy);
+        if (MT_UNLIKELY(paged) || MT_UNLIKELY(!mt_guards_intact(&copy, front)))
+            (void)mt_check_block(&copy, site);
         if (held != NULL) {
             mt_quarantine_fill_and_publish(held, &copy);
         } else {
@@ -124,7 +127,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
             if (MT_UNLIKELY(paged))
                 mt_page_guard_free(&copy);
             else
-                mt_libc_free(mt_block_raw(mt_block_addr(&copy), copy.meta));
+                mt_libc_free((unsigned char *)mt_block_addr(&copy) - front);
         }
         mt_stats_free(copy.size);
         for (size_t i = 0; i < nlate; i++)

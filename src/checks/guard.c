@@ -193,12 +193,14 @@ size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, siz
 /* ---- the layout, fixed when the first block is made ------------------------------------ */
 
 size_t mt_guard_bytes;
+size_t mt_guard_front;
 bool mt_fill_new = true;
 bool mt_fill_freed = true;
 
 void mt_layout_freeze(void)
 {
     mt_guard_bytes = mt_opt.guard;
+    mt_guard_front = mt_front_size(mt_guard_bytes, MT_MIN_ALIGN);
     mt_fill_new = mt_opt.fill_new != 0;
     mt_fill_freed = mt_opt.fill_freed != 0;
     mt_page_guard_freeze();
@@ -375,36 +377,13 @@ bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_da
     return block_damaged(b, under, over);
 }
 
-/* True when the n bytes at p are all the guard pattern: a word compare for each 8 of them,
- * the differences or-ed together, so intact guards cost one branch (the default 16 bytes:
- * two loads, no loop). */
-static inline bool guard_intact(const unsigned char *p, size_t n)
-{
-    uint64_t diff = 0, w;
-    size_t i = 0;
-    if (MT_LIKELY(n == 16)) {
-        memcpy(&w, p, 8);
-        memcpy(&diff, p + 8, 8);
-        return ((w ^ MT_GUARD_WORD) | (diff ^ MT_GUARD_WORD)) == 0;
-    }
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);
-        diff |= w ^ MT_GUARD_WORD;
-    }
-    for (; i < n; i++)
-        diff |= p[i] ^ MT_GUARD_BYTE;
-    return diff == 0;
-}
-
 /* The common case of every free: a block of its own (not a registrar's, not page-guarded)
  * whose guards are all the pattern. Anything else (a C++ block's zero cookie slot too)
  * takes the full check, which locates and counts what changed. */
 static inline bool plainly_intact(const mt_block_t *b)
 {
-    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
-    size_t front = mt_block_front_of(b);
-    return !(b->meta & MT_META_FLAG_OWNED) && !mt_page_guarded((uintptr_t)user) &&
-           guard_intact(user - front, front) && guard_intact(user + b->size, mt_guard_bytes);
+    return !(b->meta & MT_META_FLAG_OWNED) && !mt_page_guarded(mt_block_addr(b)) &&
+           mt_guards_intact(b, mt_block_front_of(b));
 }
 
 /* The full check, and the report: out of line, so the common case needs no stack frame. */
