@@ -98,15 +98,13 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
             paged = true;
             mt_page_guard_retire_locked(b);
-            mt_table_remove_locked(s, b);
-            mt_record_recycle_locked(s, b);
+            mt_table_drop_locked(s, b);
         } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
             held = b; /* it stays in the table, flagged freed */
             nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         } else {
-            mt_table_remove_locked(s, b);
             mt_gone_note_locked(s, b); /* given back at once: remembered for a second free */
-            mt_record_recycle_locked(s, b);
+            mt_table_drop_locked(s, b);
         }
     }
     mt_unlock(&s->lock);

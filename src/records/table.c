@@ -306,6 +306,13 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
+void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
+    s->free_records = b;
+}
+
 atomic_uint mt_shards_skipped;
 
 /* Takes a shard's lock; in the crash handler only tries (the crashed thread, or one that

@@ -113,6 +113,8 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
  * lookup for a free, which a second free finds the same way. */
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
+/* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
+void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
  * freed, leaves it in the hash and queues it; false when the FIFO cannot grow. */
 bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b);
