@@ -131,7 +131,10 @@ static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, 
     return user;
 }
 
-void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
+/* mt_alloc's body: inline in memtrack_malloc_at too, where malloc's alignment and no
+ * zeroing are constants and the alignment's branches fold away. */
+static inline __attribute__((always_inline)) void *alloc_block(size_t size, size_t align,
+                                                               uint32_t site, bool zero)
 {
     if (MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
         return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
@@ -186,6 +189,11 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
     return user;
 }
 
+void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
+{
+    return alloc_block(size, align, site, zero);
+}
+
 /* ---- entry points for code built with the header --------------------------------------- */
 
 /* The macro's place, and the stack of calls that led to it (records/stack.h). */
@@ -196,7 +204,7 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func)
 {
     MT_ENTRY();
-    return mt_alloc(size, 0, SITE(MALLOC), false);
+    return alloc_block(size, 0, SITE(MALLOC), false);
 }
 
 MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,

@@ -60,7 +60,8 @@ static uint32_t site_of(mt_free_site_t *f)
  * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
  * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
  * MT_FOUND_NONE nothing was done. */
-mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
+static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
+                                                                size_t delete_size)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
     mt_block_t copy, *held = NULL;
@@ -97,15 +98,13 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
         if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
             paged = true;
             mt_page_guard_retire_locked(b);
-            mt_table_remove_locked(s, b);
-            mt_record_recycle_locked(s, b);
+            mt_table_drop_locked(s, b);
         } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
             held = b; /* it stays in the table, flagged freed */
             nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         } else {
-            mt_table_remove_locked(s, b);
             mt_gone_note_locked(s, b); /* given back at once: remembered for a second free */
-            mt_record_recycle_locked(s, b);
+            mt_table_drop_locked(s, b);
         }
     }
     mt_unlock(&s->lock);
@@ -114,7 +113,10 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
         if (MT_UNLIKELY(delete_size != 0))
             mt_check_delete_size(&copy, site, delete_size);
         mt_check_release(&copy, site); /* the right family: free for malloc, delete for new */
-        (void)mt_check_block(&copy, site);
+        /* Live, so no registrar's: unless page-guarded, intact guards need no call. */
+        size_t front = mt_block_front_of(&copy);
+        if (MT_UNLIKELY(paged) || MT_UNLIKELY(!mt_guards_intact(&copy, front)))
+            (void)mt_check_block(&copy, site);
         if (held != NULL) {
             mt_quarantine_fill_and_publish(held, &copy);
         } else {
@@ -123,7 +125,7 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
             if (MT_UNLIKELY(paged))
                 mt_page_guard_free(&copy);
             else
-                mt_libc_free(mt_block_raw(mt_block_addr(&copy), copy.meta));
+                mt_libc_free((unsigned char *)mt_block_addr(&copy) - front);
         }
         mt_stats_free(copy.size);
         for (size_t i = 0; i < nlate; i++)
@@ -135,6 +137,11 @@ mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
         mt_owned_misuse(&copy, site);
     }
     return found;
+}
+
+mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
+{
+    return release(ptr, where, delete_size);
 }
 
 /* A pointer the tracker never made (nor holds in quarantine), released by tracked code:
@@ -195,7 +202,10 @@ bool mt_free_known(void *ptr, uint32_t site, size_t size)
     return mt_release(ptr, &where, size) != MT_FOUND_NONE;
 }
 
-void mt_free(void *ptr, uint32_t site, bool from_tracked)
+/* mt_free's body, with mt_release's: inline in memtrack_free_at too, which every free of
+ * tracked code calls, so a free is one call deep. */
+static inline __attribute__((always_inline)) void free_block(void *ptr, uint32_t site,
+                                                             bool from_tracked)
 {
     if (ptr == NULL)
         return;
@@ -204,12 +214,17 @@ void mt_free(void *ptr, uint32_t site, bool from_tracked)
         return;
     }
     mt_free_site_t where = {site, NULL, MT_KIND_FREE};
-    if (mt_release(ptr, &where, 0) != MT_FOUND_NONE)
+    if (release(ptr, &where, 0) != MT_FOUND_NONE)
         return;
     if (from_tracked || mt_page_guarded((uintptr_t)ptr)) /* never the C library's */
         mt_release_foreign(ptr, site);
     else
         mt_libc_free(ptr);
+}
+
+void mt_free(void *ptr, uint32_t site, bool from_tracked)
+{
+    free_block(ptr, site, from_tracked);
 }
 
 /* ---- reallocating ----------------------------------------------------------------------- */
@@ -360,6 +375,6 @@ MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const cha
     if (ptr == NULL)
         return;           /* free(NULL) is frequent: no site lookup, no lock */
     MT_OPERATION_BEGIN(); /* an error found names this call's stack */
-    mt_free(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
+    free_block(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
     MT_OPERATION_END();
 }

@@ -23,14 +23,7 @@
 #include "errors/error.h"
 #include "records/site.h"
 
-size_t mt_front_size(size_t guard, size_t align)
-{
-    if (align < MT_MIN_ALIGN)
-        align = MT_MIN_ALIGN;
-    return (guard + align - 1) & ~(align - 1); /* align is a power of two: no division */
-}
-
-void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
+void mt_guard_fill_any(unsigned char *user, size_t size, size_t front, size_t back)
 {
     memset(user - front, MT_GUARD_BYTE, front);
     memset(user + size, MT_GUARD_BYTE, back);
@@ -135,6 +128,41 @@ size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned
     return count;
 }
 
+/* Two words that the compiler keeps in one vector register where the target has them
+ * (SSE2, NEON...), and in two plain words where it does not: GCC's and clang's generic
+ * vectors. */
+typedef uint64_t words2_t __attribute__((vector_size(16)));
+
+bool mt_pattern_intact(const unsigned char *p, size_t n, unsigned char byte)
+{
+    uint64_t rep = ONES * byte, diff = 0, w;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            diff |= p[i] ^ byte;
+        return diff == 0;
+    }
+    if (n < 32) {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, p + i, 8);
+            diff |= w ^ rep;
+        }
+        memcpy(&w, p + n - 8, 8); /* the tail, overlapping what was read */
+        return (diff | (w ^ rep)) == 0;
+    }
+    /* 32 bytes a round, the differences or-ed together: no branch but the loop's; the last
+     * round reads the last 32 bytes, overlapping the one before. */
+    words2_t reps = {rep, rep}, diffs = {0, 0}, a, b;
+    for (size_t i = 0; i + 32 <= n; i += 32) {
+        memcpy(&a, p + i, 16);
+        memcpy(&b, p + i + 16, 16);
+        diffs |= (a ^ reps) | (b ^ reps);
+    }
+    memcpy(&a, p + n - 32, 16);
+    memcpy(&b, p + n - 16, 16);
+    diffs |= (a ^ reps) | (b ^ reps);
+    return (diffs[0] | diffs[1]) == 0;
+}
+
 size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
                        size_t *last)
 {
@@ -165,21 +193,18 @@ size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, siz
 /* ---- the layout, fixed when the first block is made ------------------------------------ */
 
 size_t mt_guard_bytes;
+size_t mt_guard_front;
 bool mt_fill_new = true;
 bool mt_fill_freed = true;
 
 void mt_layout_freeze(void)
 {
     mt_guard_bytes = mt_opt.guard;
+    mt_guard_front = mt_front_size(mt_guard_bytes, MT_MIN_ALIGN);
     mt_fill_new = mt_opt.fill_new != 0;
     mt_fill_freed = mt_opt.fill_freed != 0;
     mt_page_guard_freeze();
     atomic_store(&mt_options_frozen, true);
-}
-
-size_t mt_block_front(unsigned align_shift)
-{
-    return mt_front_size(mt_guard_bytes, (size_t)1 << align_shift);
 }
 
 /* ---- guard damage ------------------------------------------------------------------------ */
@@ -352,7 +377,17 @@ bool mt_block_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_da
     return block_damaged(b, under, over);
 }
 
-int mt_check_block(const mt_block_t *b, uint32_t found_site)
+/* The common case of every free: a block of its own (not a registrar's, not page-guarded)
+ * whose guards are all the pattern. Anything else (a C++ block's zero cookie slot too)
+ * takes the full check, which locates and counts what changed. */
+static inline bool plainly_intact(const mt_block_t *b)
+{
+    return !(b->meta & MT_META_FLAG_OWNED) && !mt_page_guarded(mt_block_addr(b)) &&
+           mt_guards_intact(b, mt_block_front_of(b));
+}
+
+/* The full check, and the report: out of line, so the common case needs no stack frame. */
+static MT_NOINLINE int check_block_full(const mt_block_t *b, uint32_t found_site)
 {
     mt_guard_damage_t under, over;
     if (MT_LIKELY(!block_damaged(b, &under, &over)))
@@ -360,6 +395,13 @@ int mt_check_block(const mt_block_t *b, uint32_t found_site)
     if (!(b->meta & MT_META_FLAG_REPORTED))
         mt_report_guard_damage(b, found_site, &under, &over);
     return 1;
+}
+
+int mt_check_block(const mt_block_t *b, uint32_t found_site)
+{
+    if (MT_LIKELY(plainly_intact(b)))
+        return 0;
+    return check_block_full(b, found_site);
 }
 
 int mt_check_block_locked(mt_block_t *b, uint32_t found_site)

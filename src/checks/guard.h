@@ -20,6 +20,8 @@
 #ifndef MT_GUARD_H
 #define MT_GUARD_H
 
+#include <string.h>
+
 #include "records/table.h"
 
 /* One name per fill byte. */
@@ -31,17 +33,31 @@
 
 /* ---- the layout, fixed when the first block is made ------------------------------------ */
 extern size_t mt_guard_bytes; /* option guard, frozen */
+extern size_t mt_guard_front; /* mt_guard_bytes rounded up to malloc's alignment, frozen */
 extern bool mt_fill_new;      /* option fill_new, frozen */
 extern bool mt_fill_freed;    /* option fill_freed, frozen */
 /* Freezes the layout from the options (read already). Once: the caller checks
  * mt_options_frozen first. */
 void mt_layout_freeze(void);
 
-/* Bytes before the user pointer for this alignment (a multiple of the alignment). */
-size_t mt_front_size(size_t guard, size_t align);
+/* Bytes before the user pointer for this alignment (a multiple of the alignment). Inline:
+ * every allocation and every free works it out. */
+static inline size_t mt_front_size(size_t guard, size_t align)
+{
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    return (guard + align - 1) & ~(align - 1); /* align is a power of two: no division */
+}
+#define MT_MIN_ALIGN_SHIFT 4u
+_Static_assert(MT_MIN_ALIGN == 1u << MT_MIN_ALIGN_SHIFT, "the log2 of malloc's alignment");
 /* Bytes of guard before the user pointer (for an alignment of 1 << align_shift) and after
  * the block; the pointer the C library gave. */
-size_t mt_block_front(unsigned align_shift);
+static inline size_t mt_block_front(unsigned align_shift)
+{
+    if (MT_LIKELY(align_shift <= MT_MIN_ALIGN_SHIFT)) /* malloc's alignment or less */
+        return mt_guard_front;
+    return mt_front_size(mt_guard_bytes, (size_t)1 << align_shift);
+}
 static inline size_t mt_block_back(void)
 {
     return mt_guard_bytes;
@@ -61,7 +77,22 @@ typedef struct mt_guard_damage {
     size_t extent;  /* how far from the block the farthest changed byte lies */
 } mt_guard_damage_t;
 
-void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back);
+/* Writes the front and back guards. The default guards (16 bytes, malloc's alignment) are
+ * two word stores a side, inline: a call to memset for 16 bytes cost more than the stores. */
+void mt_guard_fill_any(unsigned char *user, size_t size, size_t front, size_t back);
+#define MT_GUARD_WORD (UINT64_C(0x0101010101010101) * MT_GUARD_BYTE)
+static inline void mt_guard_fill(unsigned char *user, size_t size, size_t front, size_t back)
+{
+    if (MT_LIKELY(front == 16 && back == 16)) {
+        const uint64_t w = MT_GUARD_WORD;
+        memcpy(user - 16, &w, 8);
+        memcpy(user - 8, &w, 8);
+        memcpy(user + size, &w, 8);
+        memcpy(user + size + 8, &w, 8);
+    } else {
+        mt_guard_fill_any(user, size, front, back);
+    }
+}
 /* Fills in *under and *over; returns true when either guard was changed. */
 bool mt_guard_check(const unsigned char *user, size_t size, size_t front, size_t back,
                     mt_guard_damage_t *under, mt_guard_damage_t *over);
@@ -103,8 +134,33 @@ size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned
 size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte);
 /* Counts the bytes of [p, p+n) that differ from `byte`; *first gets the first one's index. */
 size_t mt_pattern_check(const unsigned char *p, size_t n, unsigned char byte, size_t *first);
+/* True when every byte of [p, p+n) is `byte`: the quick answer for the common case, before
+ * mt_pattern_scan locates and counts what changed. */
+bool mt_pattern_intact(const unsigned char *p, size_t n, unsigned char byte);
 /* Counts the bytes of [p, p+n) that differ from `byte`, with the first and last offsets. */
 size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,
                        size_t *last);
+
+/* ---- the quick guard check of every free ----------------------------------------------- */
+/* True when the n guard bytes at p are all the pattern: two word compares for the default
+ * 16 bytes, inline; other sizes mt_pattern_intact. */
+static inline bool mt_guard_intact(const unsigned char *p, size_t n)
+{
+    if (MT_LIKELY(n == 16)) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        return ((a ^ MT_GUARD_WORD) | (b ^ MT_GUARD_WORD)) == 0;
+    }
+    return mt_pattern_intact(p, n, MT_GUARD_BYTE);
+}
+/* The quick answer of mt_check_block for a block the caller knows is neither a registrar's
+ * nor page-guarded, whose front guard is front bytes: true when both guards are intact.
+ * When false, mt_check_block tells (the cookie rule, what changed, the report). */
+static inline bool mt_guards_intact(const mt_block_t *b, size_t front)
+{
+    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
+    return mt_guard_intact(user - front, front) && mt_guard_intact(user + b->size, mt_guard_bytes);
+}
 
 #endif /* MT_GUARD_H */

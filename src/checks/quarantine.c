@@ -30,12 +30,6 @@
 #include "checks/quarantine.h"
 #include "checks/unwritten.h"
 
-size_t mt_quarantine_cost(size_t size, unsigned align_shift)
-{
-    size_t cost = mt_block_front(align_shift) + size + mt_block_back();
-    return cost < 16 ? 16 : cost;
-}
-
 bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
 {
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
@@ -50,14 +44,13 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
     return true;
 }
 
-/* Looks for writes after free in a quarantined block; fills e when there are some. */
-static bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_error_t *e)
+/* Describes the writes after free in a quarantined block whose fill changed, in e. */
+static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint64_t meta, uint32_t site,
+                                       mt_error_t *e)
 {
     size_t first = 0, last = 0;
-    size_t changed = mt_pattern_scan((const unsigned char *)mt_block_addr(b), b->size,
-                                     MT_FREE_FILL_BYTE, &first, &last);
-    if (MT_LIKELY(changed == 0))
-        return false;
+    const unsigned char *user = (const unsigned char *)mt_block_addr(b);
+    size_t changed = mt_pattern_scan(user, b->size, MT_FREE_FILL_BYTE, &first, &last);
     mt_error_init(e, MT_ERROR_WRITE_AFTER_FREE, NULL, site);
     e->addr = mt_block_addr(b);
     e->size = b->size;
@@ -71,30 +64,87 @@ static bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_er
     return true;
 }
 
+/* Looks for writes after free in a quarantined block; fills e when there are some. The
+ * common case, an intact fill, is one quick pass over the block. */
+static inline bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_error_t *e)
+{
+    if (MT_LIKELY(
+            mt_pattern_intact((const unsigned char *)mt_block_addr(b), b->size, MT_FREE_FILL_BYTE)))
+        return false;
+    return describe_freed(b, meta, site, e);
+}
+
+/* ---- blocks given back to the C library: the notes (a second free finds them below) ---- */
+
+typedef struct gone_entry {
+    uintptr_t addr;
+    size_t size;
+    uint64_t meta;
+    uint32_t site, free_site;
+} gone_entry_t;
+
+struct mt_gone {
+    gone_entry_t ring[MT_GONE_MAX];
+    unsigned next; /* where the next one goes; the ring is full once it wrapped */
+    bool wrapped;
+};
+
+static MT_NOINLINE struct mt_gone *gone_make(mt_shard_t *s)
+{
+    return s->gone = mt_mem_calloc(1, sizeof *s->gone);
+}
+
+/* Inline in the eviction loop, which calls it for every block it releases. */
+static inline __attribute__((always_inline)) void gone_note_locked(mt_shard_t *s,
+                                                                   const mt_block_t *b)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    struct mt_gone *g = s->gone;
+    if (MT_UNLIKELY(g == NULL) && (g = gone_make(s)) == NULL)
+        return; /* out of the tracker's memory: the block is just not remembered */
+    gone_entry_t *e = &g->ring[g->next];
+    e->addr = mt_block_addr(b);
+    e->size = b->size;
+    e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
+    e->site = b->site;
+    e->free_site = b->free_site;
+    g->next = (g->next + 1) % MT_GONE_MAX;
+    g->wrapped |= g->next == 0;
+}
+
+void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b)
+{
+    gone_note_locked(s, b);
+}
+
 /* The one eviction loop: releases the oldest non-pending blocks while the shard holds more
  * than `budget`, describing blocks written after free in errs; stops when errs is full.
- * *released adds the bytes given back. Returns how many errors it found. */
-static size_t evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error_t *errs,
-                           size_t max, size_t *released)
+ * *released adds the bytes given back. Returns how many errors it found. Inline in
+ * mt_quarantine_evict_locked, which every free into the quarantine calls. */
+static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, size_t budget,
+                                                                 uint32_t site, mt_error_t *errs,
+                                                                 size_t max, size_t *released)
 {
     size_t found = 0;
     while (s->quarantine_bytes > budget && found < max) {
-        mt_block_t *b = mt_quarantine_oldest_locked(s);
+        mt_block_t *b = mt_quarantine_take_oldest_locked(s);
         if (b == NULL)
-            break;
+            break; /* empty, or its thread is still filling it: a later free evicts it */
         uint64_t meta = mt_meta_load(b);
-        if (meta & MT_META_FLAG_PENDING)
-            break; /* its thread is still filling it; a later free evicts it */
-        mt_quarantine_remove_oldest_locked(s);
-        size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta));
+        /* (the front once, for the cost and the C library's pointer: the calls between
+         * would make the compiler work it out twice) */
+        size_t front = mt_block_front(MT_META_ALIGN_SHIFT(meta));
+        size_t cost = front + b->size + mt_block_back();
+        cost = cost < 16 ? 16 : cost; /* mt_quarantine_cost */
+        MT_ASSERT(cost == mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta)));
         MT_ASSERT(s->quarantine_bytes >= cost); /* the byte count never goes negative */
         s->quarantine_bytes -= cost;
         *released += b->size;
         if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
             check_freed(b, meta, site, &errs[found]))
             found++;
-        mt_gone_note_locked(s, b);
-        mt_libc_free(mt_block_raw(mt_block_addr(b), meta));
+        gone_note_locked(s, b);
+        mt_libc_free((unsigned char *)mt_block_addr(b) - front);
         mt_record_recycle_locked(s, b);
     }
     return found;
@@ -185,36 +235,7 @@ size_t mt_quarantine_drain(uint32_t site)
     return released;
 }
 
-/* ---- blocks given back to the C library ----------------------------------------------- */
-
-typedef struct gone_entry {
-    uintptr_t addr;
-    size_t size;
-    uint64_t meta;
-    uint32_t site, free_site;
-} gone_entry_t;
-
-struct mt_gone {
-    gone_entry_t ring[MT_GONE_MAX];
-    unsigned next; /* where the next one goes; the ring is full once it wrapped */
-    bool wrapped;
-};
-
-void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b)
-{
-    MT_ASSERT(mt_lock_held(&s->lock));
-    if (MT_UNLIKELY(s->gone == NULL) && (s->gone = mt_mem_calloc(1, sizeof *s->gone)) == NULL)
-        return; /* out of the tracker's memory: the block is just not remembered */
-    struct mt_gone *g = s->gone;
-    gone_entry_t *e = &g->ring[g->next];
-    e->addr = mt_block_addr(b);
-    e->size = b->size;
-    e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
-    e->site = b->site;
-    e->free_site = b->free_site;
-    g->next = (g->next + 1) % MT_GONE_MAX;
-    g->wrapped |= g->next == 0;
-}
+/* ---- a second free of a block given back ---------------------------------------------- */
 
 bool mt_gone_find(const void *ptr, mt_block_t *out)
 {

@@ -3,12 +3,17 @@
 #ifndef MT_QUARANTINE_H
 #define MT_QUARANTINE_H
 
+#include "checks/guard.h"
 #include "errors/error.h"
 #include "records/table.h"
 
 /* What a freed block counts against the quarantine budget: all it holds from the C
  * library (guards included), at least 16 bytes so empty blocks count too. */
-size_t mt_quarantine_cost(size_t size, unsigned align_shift);
+static inline size_t mt_quarantine_cost(size_t size, unsigned align_shift)
+{
+    size_t cost = mt_block_front(align_shift) + size + mt_block_back();
+    return cost < 16 ? 16 : cost;
+}
 /* Puts a live block into quarantine as pending (it stays in the table, flagged freed).
  * False when it does not fit the budget or the FIFO cannot grow: the caller takes it out of
  * the table and releases it at once. */

@@ -73,18 +73,23 @@ static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
 /* ---- owner-only updates -------------------------------------------------------------- */
 
-static inline void add_u(const stat_slot_t *s, _Atomic uint64_t *c, uint64_t d)
+/* The owner adds with a plain load and store; the crowded fallback slot, which several
+ * threads share, atomically. Callers test crowded once and pass it as a constant
+ * (alloc_event, free_event), so the common case carries no test per counter. */
+static inline __attribute__((always_inline)) uint64_t add_u(bool crowded, _Atomic uint64_t *c,
+                                                            uint64_t d)
 {
-    if (MT_UNLIKELY(s->crowded))
-        atomic_fetch_add_explicit(c, d, memory_order_relaxed);
-    else
-        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d,
-                              memory_order_relaxed);
+    if (MT_UNLIKELY(crowded))
+        return atomic_fetch_add_explicit(c, d, memory_order_relaxed) + d;
+    uint64_t v = atomic_load_explicit(c, memory_order_relaxed) + d;
+    atomic_store_explicit(c, v, memory_order_relaxed);
+    return v;
 }
 
-static inline int64_t add_i(const stat_slot_t *s, _Atomic int64_t *c, int64_t d)
+static inline __attribute__((always_inline)) int64_t add_i(bool crowded, _Atomic int64_t *c,
+                                                           int64_t d)
 {
-    if (MT_UNLIKELY(s->crowded))
+    if (MT_UNLIKELY(crowded))
         return atomic_fetch_add_explicit(c, d, memory_order_relaxed) + d;
     int64_t v = atomic_load_explicit(c, memory_order_relaxed) + d;
     atomic_store_explicit(c, v, memory_order_relaxed);
@@ -198,14 +203,12 @@ static inline stat_slot_t *slot_get(void)
 
 /* ---- events -------------------------------------------------------------------------- */
 
-void mt_stats_alloc(size_t size)
+/* The rarer rest of an allocation's event, out of line so that the common one saves no
+ * registers: a new peak while one thread tracks, a publish once shared (its count of
+ * events taken already), then the timeline's sample when due. */
+static MT_NOINLINE void alloc_more(stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared)
 {
-    stat_slot_t *s = slot_get();
-    int64_t bytes = add_i(s, &s->bytes, (int64_t)size);
-    int64_t blocks = add_i(s, &s->blocks, 1);
-    add_u(s, &s->total_bytes, size);
-    add_u(s, &s->total_blocks, 1);
-    if (MT_LIKELY(!atomic_load_explicit(&counters.shared, memory_order_relaxed))) {
+    if (!shared) {
         if (bytes > 0 &&
             (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) {
             atomic_store_explicit(&s->solo_peak_bytes, (uint64_t)bytes, memory_order_relaxed);
@@ -214,30 +217,80 @@ void mt_stats_alloc(size_t size)
         if (blocks > 0 &&
             (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed))
             atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks, memory_order_relaxed);
-    } else if (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES) {
+    } else {
         publish(s);
     }
     if (timeline_due(atomic_load_explicit(&s->total_blocks, memory_order_relaxed)))
         mt_timeline_sample();
 }
 
+/* The same for a free: a publish, then the timeline's sample when due. */
+static MT_NOINLINE void free_more(stat_slot_t *s)
+{
+    publish(s);
+    if (timeline_due(atomic_load_explicit(&s->frees, memory_order_relaxed)))
+        mt_timeline_sample();
+}
+
+/* The events' bodies, expanded once for an owned slot and once for the crowded one. */
+static inline __attribute__((always_inline)) void alloc_event(stat_slot_t *s, size_t size,
+                                                              bool crowded)
+{
+    int64_t bytes = add_i(crowded, &s->bytes, (int64_t)size);
+    int64_t blocks = add_i(crowded, &s->blocks, 1);
+    add_u(crowded, &s->total_bytes, size);
+    uint64_t total_blocks = add_u(crowded, &s->total_blocks, 1);
+    bool shared = atomic_load_explicit(&counters.shared, memory_order_relaxed), more;
+    if (MT_LIKELY(!shared))
+        more = (bytes > 0 && (uint64_t)bytes >
+                                 atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) ||
+               (blocks > 0 && (uint64_t)blocks >
+                                  atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed));
+    else
+        more = ++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES;
+    if (MT_UNLIKELY(more))
+        alloc_more(s, bytes, blocks, shared);
+    /* (crowded: the count as this thread's add left it, which another may have passed) */
+    else if (timeline_due(crowded ? atomic_load_explicit(&s->total_blocks, memory_order_relaxed)
+                                  : total_blocks))
+        mt_timeline_sample();
+}
+
+static inline __attribute__((always_inline)) void free_event(stat_slot_t *s, size_t size,
+                                                             bool crowded)
+{
+    add_i(crowded, &s->bytes, -(int64_t)size);
+    add_i(crowded, &s->blocks, -1);
+    uint64_t frees = add_u(crowded, &s->frees, 1);
+    if (MT_UNLIKELY(atomic_load_explicit(&counters.shared, memory_order_relaxed)) &&
+        (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES))
+        free_more(s);
+    else if (timeline_due(crowded ? atomic_load_explicit(&s->frees, memory_order_relaxed) : frees))
+        mt_timeline_sample();
+}
+
+void mt_stats_alloc(size_t size)
+{
+    stat_slot_t *s = slot_get();
+    if (MT_LIKELY(!s->crowded))
+        alloc_event(s, size, false);
+    else
+        alloc_event(s, size, true);
+}
+
 void mt_stats_free(size_t size)
 {
     stat_slot_t *s = slot_get();
-    add_i(s, &s->bytes, -(int64_t)size);
-    add_i(s, &s->blocks, -1);
-    add_u(s, &s->frees, 1);
-    if (MT_UNLIKELY(atomic_load_explicit(&counters.shared, memory_order_relaxed)) &&
-        (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES))
-        publish(s);
-    if (timeline_due(atomic_load_explicit(&s->frees, memory_order_relaxed)))
-        mt_timeline_sample();
+    if (MT_LIKELY(!s->crowded))
+        free_event(s, size, false);
+    else
+        free_event(s, size, true);
 }
 
 void mt_stats_failed(void)
 {
     stat_slot_t *s = slot_get();
-    add_u(s, &s->failed, 1);
+    add_u(s->crowded, &s->failed, 1);
 }
 
 uint64_t mt_next_seq(void)

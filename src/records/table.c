@@ -156,14 +156,9 @@ unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
  * (on bare metal as the others: 1 KiB). */
 #define FIRST_SLAB_BYTES (MT_SMALL(4096u, 1024u) - 16u)
 
-mt_block_t *mt_record_new_locked(mt_shard_t *s)
+/* A fresh record from the newest slab, or a new slab; NULL when there is no room. */
+static MT_NOINLINE mt_block_t *record_from_slab_locked(mt_shard_t *s)
 {
-    MT_ASSERT(mt_lock_held(&s->lock));
-    mt_block_t *b = s->free_records;
-    if (MT_LIKELY(b != NULL)) {
-        s->free_records = (mt_block_t *)rec(b)->hh.next;
-        return b;
-    }
     /* Then the untouched rest of the newest slab, one record at a time, so a short-lived
      * process faults in only the records it uses. Slabs are never returned. */
     if (s->slab_left == 0) {
@@ -177,6 +172,23 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
     }
     s->slab_left--;
     return s->slab_next++;
+}
+
+/* A recycled record first (the common case, inline in mt_table_track). */
+static inline __attribute__((always_inline)) mt_block_t *record_new_locked(mt_shard_t *s)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    mt_block_t *b = s->free_records;
+    if (MT_LIKELY(b != NULL)) {
+        s->free_records = (mt_block_t *)rec(b)->hh.next;
+        return b;
+    }
+    return record_from_slab_locked(s);
+}
+
+mt_block_t *mt_record_new_locked(mt_shard_t *s)
+{
+    return record_new_locked(s);
 }
 
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
@@ -223,7 +235,8 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
         }                                                                                          \
     } while (0)
 
-bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
+/* Inline in mt_table_track, which every allocation calls. */
+static inline __attribute__((always_inline)) bool insert_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     /* one record per address: a block cannot start where a live or quarantined one does */
@@ -237,18 +250,23 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return hash_add(&s->live, b);
 }
 
+bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    return insert_locked(s, b);
+}
+
 bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 {
     mt_shard_t *s = mt_shard_of(user);
     mt_lock(&s->lock);
-    mt_block_t *b = mt_record_new_locked(s);
+    mt_block_t *b = record_new_locked(s);
     if (MT_LIKELY(b != NULL)) {
         mt_block_set_addr(b, user);
         b->size = size;
         b->meta = meta;
         b->site = site;
         b->free_site = MT_SITE_NONE;
-        if (MT_UNLIKELY(!mt_table_insert_locked(s, b))) {
+        if (MT_UNLIKELY(!insert_locked(s, b))) {
             mt_record_recycle_locked(s, b);
             b = NULL;
         }
@@ -275,12 +293,24 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
     return b != NULL && !(mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
-void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
+static inline __attribute__((always_inline)) void remove_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(b != &s->anchor);
     hash_delete(&s->live, b);
     MT_ASSERT(s->live == &s->anchor); /* the head never moves: the table is kept */
+}
+
+void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+}
+
+void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
+    s->free_records = b;
 }
 
 atomic_uint mt_shards_skipped;
@@ -367,17 +397,15 @@ mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
     return b != NULL && (mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
-mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s)
+mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    return s->fifo_count != 0 ? s->fifo_first->entry[s->fifo_head] : NULL;
-}
-
-void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
-{
-    MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(s->fifo_count != 0);
-    mt_block_t *b = s->fifo_first->entry[s->fifo_head++];
+    if (s->fifo_count == 0)
+        return NULL;
+    mt_block_t *b = s->fifo_first->entry[s->fifo_head];
+    if (mt_meta_load(b) & MT_META_FLAG_PENDING)
+        return NULL; /* its thread is still filling it */
+    s->fifo_head++;
     s->fifo_count--;
     if (s->fifo_count == 0) { /* empty: the one segment left starts over */
         MT_ASSERT(s->fifo_first == s->fifo_last);
@@ -391,7 +419,8 @@ void mt_quarantine_remove_oldest_locked(mt_shard_t *s)
         else
             mt_mem_free(done);
     }
-    mt_table_remove_locked(s, b);
+    remove_locked(s, b);
+    return b;
 }
 
 void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx)

@@ -113,13 +113,15 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
  * lookup for a free, which a second free finds the same way. */
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
+/* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
+void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
  * freed, leaves it in the hash and queues it; false when the FIFO cannot grow. */
 bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b);
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
-/* The oldest block in quarantine, or NULL; and its removal (from the FIFO and the hash). */
-mt_block_t *mt_quarantine_oldest_locked(mt_shard_t *s);
-void mt_quarantine_remove_oldest_locked(mt_shard_t *s);
+/* Takes the oldest block in quarantine out of the FIFO and the hash and returns it; NULL
+ * when there is none, or when it is still pending (MT_META_FLAG_PENDING: it stays). */
+mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
  * or remove blocks. Within a shard the order is the allocations'. In the crash handler
  * (mt_in_crash) a shard whose lock is taken is skipped and counted. */
