@@ -1,5 +1,6 @@
 /* stack_test.c - interning call stacks, and where a walk's stack ends. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "records/stack.h"
@@ -63,4 +64,31 @@ Test(stack, a_walk_that_starts_outside_the_code_has_no_stack)
     void *pcs[2] = {heap, returning_into(code_a)};
     cr_expect_eq(mt_stack_intern(pcs, 2), MT_STACK_NONE);
     free(heap);
+}
+
+/* A module loaded after the process's first stacks (dlopen): its code is code too. The
+ * first library of these that this process has not loaded yet is loaded. */
+Test(stack, code_loaded_later_is_code)
+{
+    static const char *const libs[][2] = {{"libacl.so.1", "acl_init"},
+                                          {"libgmp.so.10", "__gmpz_init"},
+                                          {"libcap.so.2", "cap_init"},
+                                          {"libpopt.so.0", "poptGetContext"}};
+    void *first[1] = {returning_into(code_a)};
+    cr_assert_neq(mt_stack_intern(first, 1), MT_STACK_NONE); /* the modules are known now */
+    void *fn = NULL;
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0] && fn == NULL; i++) {
+        if (dlopen(libs[i][0], RTLD_NOW | RTLD_NOLOAD) != NULL)
+            continue; /* loaded already: not a test of a later load */
+        void *lib = dlopen(libs[i][0], RTLD_NOW | RTLD_LOCAL);
+        if (lib != NULL)
+            fn = dlsym(lib, libs[i][1]);
+    }
+    if (fn == NULL)
+        cr_skip_test("none of the libraries to load is here, or all are loaded already");
+    void *pcs[3] = {(void *)((uintptr_t)fn + 1), returning_into(code_b), returning_into(code_a)};
+    uint32_t id = mt_stack_intern(pcs, 3);
+    void *const *stored;
+    cr_assert_eq(mt_stack_get(id, &stored), 3);
+    cr_expect_eq(stored[0], pcs[0]);
 }
