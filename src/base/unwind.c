@@ -30,22 +30,18 @@ extern void *__libc_stack_end; /* the main thread's stack pointer at start (glib
 #include "base/options.h"
 #include "base/unwind.h"
 
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
-#define HAVE_FRAME_RECORDS 1
-#endif
-
 bool mt_unwind_fast_supported(void)
 {
-#ifdef HAVE_FRAME_RECORDS
+#ifdef MT_UNWIND_FRAME_RECORDS
     return true;
 #else
     return false;
 #endif
 }
 
-#ifdef HAVE_FRAME_RECORDS
+#ifdef MT_UNWIND_FRAME_RECORDS
 /* This thread's stack, [low, high): found once per thread. 1 in high: not walkable. */
-static MT_TLS uintptr_t stack_low, stack_high;
+MT_TLS uintptr_t mt_stack_low, mt_stack_high;
 
 static void find_stack_bounds(void)
 {
@@ -62,8 +58,8 @@ static void find_stack_bounds(void)
         high = (uintptr_t)__libc_stack_end;
         low = high > size ? high - size : 0;
         mt_busy--;
-        stack_low = low;
-        stack_high = high;
+        mt_stack_low = low;
+        mt_stack_high = high;
         return;
     }
 #endif
@@ -78,8 +74,8 @@ static void find_stack_bounds(void)
         pthread_attr_destroy(&attr);
     }
     mt_busy--;
-    stack_low = low;
-    stack_high = high;
+    mt_stack_low = low;
+    mt_stack_high = high;
 }
 
 /* Called once this thread's bounds are known (unwind_first). */
@@ -87,31 +83,14 @@ static unsigned walk_frames(void *frame, void **out, unsigned max, uint64_t *has
 {
     /* Below this frame (mt_unwind's, where this is inlined) nothing belongs to the calls that
      * led here. */
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = stack_high;
-    if (sp < stack_low || sp >= high) /* a signal's alternate stack, or no bounds */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = mt_stack_high;
+    if (sp < mt_stack_low || sp >= high) /* a signal's alternate stack, or no bounds */
         return 0;
-    /* The first record is at or above sp and each next one above the last, so within the
-     * loop only the top and the alignment are left to check. */
-    uintptr_t fp = (uintptr_t)frame, last = high - 2 * sizeof(void *);
+    /* The first record is at or above sp (the walk checks the rest: base/unwind.h). */
+    uintptr_t fp = (uintptr_t)frame;
     if (fp < sp)
         return 0;
-    unsigned n = 0;
-    uint64_t h = MT_STACK_HASH_SEED;
-    while (n < max) {
-        if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
-            break;
-        void *const *record = (void *const *)fp;
-        uintptr_t ret = (uintptr_t)record[1], next = (uintptr_t)record[0];
-        if (ret < 4096) /* the outermost frame (a zero return address), or no record */
-            break;
-        out[n++] = (void *)ret;
-        h = mt_stack_hash_step(h, (void *)ret);
-        if (next <= fp) /* frames only go up the stack: anything else is not a record */
-            break;
-        fp = next;
-    }
-    *hash = h;
-    return n;
+    return mt_walk_records(fp, high - 2 * sizeof(void *), out, max, hash);
 }
 #endif
 
@@ -139,7 +118,7 @@ static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned 
 }
 #endif
 
-#ifdef HAVE_FRAME_RECORDS
+#ifdef MT_UNWIND_FRAME_RECORDS
 /* A thread's first walk: finds its stack's bounds, then walks as every later one does. Out
  * of line, so that the walk itself calls nothing and saves no registers. (Bounds of [0, 0)
  * leave stack_high 0: no walk, as later calls find, and no loop back here.) */
@@ -147,7 +126,7 @@ static MT_NOINLINE unsigned unwind_first(void *frame, void *caller, void **out, 
                                          uint64_t *hash)
 {
     find_stack_bounds();
-    return stack_high != 0 ? mt_unwind(frame, caller, out, max, hash) : 0;
+    return mt_stack_high != 0 ? mt_unwind(frame, caller, out, max, hash) : 0;
 }
 #endif
 
@@ -162,8 +141,8 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t
         return backtrace_frames(caller, out, max, hash);
 #endif
     (void)caller;
-#ifdef HAVE_FRAME_RECORDS
-    if (MT_UNLIKELY(stack_high == 0))
+#ifdef MT_UNWIND_FRAME_RECORDS
+    if (MT_UNLIKELY(mt_stack_high == 0))
         return unwind_first(frame, caller, out, max, hash);
     return walk_frames(frame, out, max, hash);
 #else

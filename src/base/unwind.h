@@ -27,6 +27,56 @@ static inline uint64_t mt_stack_hash_step(uint64_t h, void *pc)
  * tracker lock. */
 unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t *hash);
 
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+#define MT_UNWIND_FRAME_RECORDS 1 /* frame records can be walked here (base/unwind.c) */
+/* This thread's stack, [low, high), found at its first walk (base/unwind.c): before that
+ * high is 0, and 1 when the stack cannot be walked, so a walk in bounds is one that may go. */
+extern MT_TLS uintptr_t mt_stack_low, mt_stack_high;
+
+/* The walk itself (see mt_unwind): frame records from fp, which the caller has checked lies
+ * between a live word of this stack and `last`, the highest address a record may start at.
+ * Within the loop each record is above the one before, so only the top and the alignment
+ * are left to check. Inline, so that the hot path (records/stack.c) takes a stack with no
+ * call and keeps the hash in a register. */
+static inline unsigned mt_walk_records(uintptr_t fp, uintptr_t last, void **out, unsigned max,
+                                       uint64_t *hash)
+{
+    void **const begin = out, **const end = out + max;
+    uint64_t h = MT_STACK_HASH_SEED;
+    while (out < end) {
+        if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
+            break;
+        void *const *record = (void *const *)fp;
+        uintptr_t ret = (uintptr_t)record[1], next = (uintptr_t)record[0];
+        if (ret < 4096) /* the outermost frame (a zero return address), or no record */
+            break;
+        *out++ = (void *)ret;
+        h = mt_stack_hash_step(h, (void *)ret);
+        if (next <= fp) /* frames only go up the stack: anything else is not a record */
+            break;
+        fp = next;
+    }
+    *hash = h;
+    return (unsigned)(out - begin);
+}
+#endif
+
+/* mt_unwind for a caller whose `out` is its own local array (so on the stack now in use) and
+ * whose max is 1 to MT_STACK_MAX: the fast walk inline when this thread's bounds are known,
+ * `out` lies within them and the walk may go; every other case (the first walk, a signal's
+ * alternate stack, unwind=exact, a crash) as mt_unwind. The same answer as mt_unwind. */
+static inline unsigned mt_unwind_local(void *frame, void *caller, void **out, unsigned max,
+                                       bool exact, uint64_t *hash)
+{
+#ifdef MT_UNWIND_FRAME_RECORDS
+    /* out is below every frame of the calls that led here, as mt_unwind's own frame is. */
+    uintptr_t sp = (uintptr_t)out, high = mt_stack_high, fp = (uintptr_t)frame;
+    if (MT_LIKELY(sp < high && sp >= mt_stack_low && fp >= sp && !exact && !mt_in_crash))
+        return mt_walk_records(fp, high - 2 * sizeof(void *), out, max, hash);
+#endif
+    return mt_unwind(frame, caller, out, max, hash);
+}
+
 /* True when frame pointers can be walked on this target (otherwise option unwind=fast
  * gives no stacks, and unwind=exact is needed). */
 bool mt_unwind_fast_supported(void);

@@ -253,7 +253,8 @@ uint32_t mt_stack_here(void *frame, void *caller)
         return MT_STACK_NONE;
     uint64_t h;
     unsigned n =
-        mt_unwind(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX, &h);
+        mt_unwind_local(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX,
+                        mt_opt.unwind[0] == 'e', &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
