@@ -230,9 +230,14 @@ static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n
          * registers). */
         const stored_t *s = e->stack;
         if (MT_LIKELY(e->hash == hash) && s->n <= n) {
+            /* Counted down to 0, the loop's test the count's own: a stored stack has one
+             * frame at least (intern_slow stores none empty). */
             uintptr_t differ = 0;
-            for (unsigned i = 0; i < s->n; i++)
+            unsigned i = s->n;
+            do {
+                i--;
                 differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
+            } while (i != 0);
             if (MT_LIKELY(differ == 0))
                 return s->id;
         }
