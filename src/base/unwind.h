@@ -10,7 +10,7 @@
 /* A stack's hash, one step a return address from MT_STACK_HASH_SEED, innermost first:
  * mt_unwind computes it as it walks, so that records/stack.c need not read the frames
  * again to find the stack's entry. Two instructions a frame; a multiply carries only
- * upwards, so whoever takes bits from it folds its high half down first. */
+ * upwards, so whoever takes bits from it takes the high ones. */
 #define MT_STACK_HASH_SEED UINT64_C(0xcbf29ce484222325)
 static inline uint64_t mt_stack_hash_step(uint64_t h, void *pc)
 {

@@ -55,7 +55,9 @@ static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
     return MT_LIKELY(c == 0) ? &stacks.first_chunk : &more_chunks[c];
 }
 
-#define CACHE_SIZE MT_SMALL(256u, 16u)
+#define CACHE_BITS MT_SMALL(8, 4)
+#define CACHE_SIZE (1u << CACHE_BITS)
+#define CACHE_SLOT(hash) ((size_t)((hash) >> (64 - CACHE_BITS))) /* its top bits */
 typedef struct cache_entry {
     uint64_t hash;         /* 0: empty */
     const stored_t *stack; /* the stack itself: a hit looks no chunk up */
@@ -87,13 +89,14 @@ static MT_NOINLINE void cache_make(void)
     }
 }
 
-/* The stack's hash from its frames' (base/unwind.h), the high half folded into the bits
- * the cache and the index take their slots from. */
+/* The stack's hash from its frames' (base/unwind.h). A multiply carries only upwards, so
+ * the cache and the index take their slots from its high half (CACHE_SLOT, INDEX_START),
+ * where every bit of every frame has reached: nothing to fold down. */
 static uint64_t hash_done(uint64_t h)
 {
-    h ^= h >> 32;
     return h | 1; /* never 0: 0 marks an empty cache entry */
 }
+#define INDEX_START(hash, mask) ((size_t)((hash) >> 32) & (mask))
 
 static uint64_t hash_of(void *const *pcs, unsigned n)
 {
@@ -120,7 +123,7 @@ static bool same(const stored_t *s, uint64_t hash, void *const *pcs, unsigned n)
 static index_entry_t *slot_locked(uint64_t hash, void *const *pcs, unsigned n)
 {
     size_t mask = stacks.index_size - 1;
-    for (size_t i = (size_t)(hash >> 20) & mask;; i = (i + 1) & mask) {
+    for (size_t i = INDEX_START(hash, mask);; i = (i + 1) & mask) {
         index_entry_t *e = &stacks.index[i];
         if (e->id == 0 || (e->hash == hash && same(stored_of(e->id), hash, pcs, n)))
             return e;
@@ -143,7 +146,7 @@ static bool make_room_locked(uint32_t used)
     for (size_t i = 0; i < old_size; i++) {
         if (old[i].id == 0)
             continue;
-        size_t mask = size - 1, j = (size_t)(old[i].hash >> 20) & mask;
+        size_t mask = size - 1, j = INDEX_START(old[i].hash, mask);
         while (fresh[j].id != 0)
             j = (j + 1) & mask;
         fresh[j] = old[i];
@@ -211,7 +214,7 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
     if (s == NULL)
         return MT_STACK_NONE;
     if (stack_cache != NULL) {
-        cache_entry_t *e = &stack_cache[(hash >> 7) & (CACHE_SIZE - 1)];
+        cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
         e->hash = hash;
         e->stack = s;
     }
@@ -223,7 +226,7 @@ static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n
 {
     const cache_entry_t *cache = stack_cache;
     if (MT_LIKELY(cache != NULL)) {
-        const cache_entry_t *e = &cache[(hash >> 7) & (CACHE_SIZE - 1)];
+        const cache_entry_t *e = &cache[CACHE_SLOT(hash)];
         /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
          * beginning when the walk went on past the code (intern_slow): only the stack's
          * frames are left to compare, here (a call to memcmp would cost this path its
