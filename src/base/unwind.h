@@ -32,6 +32,7 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t
 /* This thread's stack, [low, high), found at its first walk (base/unwind.c): before that
  * high is 0, and 1 when the stack cannot be walked, so a walk in bounds is one that may go. */
 extern MT_TLS uintptr_t mt_stack_low, mt_stack_high;
+#endif
 
 /* The walk itself (see mt_unwind): frame records from fp, which the caller has checked lies
  * between a live word of this stack and `last`, the highest address a record may start at.
@@ -59,22 +60,27 @@ static inline unsigned mt_walk_records(uintptr_t fp, uintptr_t last, void **out,
     *hash = h;
     return (unsigned)(out - begin);
 }
-#endif
 
-/* mt_unwind for a caller whose `out` is its own local array (so on the stack now in use) and
- * whose max is 1 to MT_STACK_MAX: the fast walk inline when this thread's bounds are known,
- * `out` lies within them and the walk may go; every other case (the first walk, a signal's
- * alternate stack, unwind=exact, a crash) as mt_unwind. The same answer as mt_unwind. */
-static inline unsigned mt_unwind_local(void *frame, void *caller, void **out, unsigned max,
-                                       bool exact, uint64_t *hash)
+/* For a caller whose `out` is its own local array (so on the stack now in use) and whose max
+ * is 1 to MT_STACK_MAX: true when mt_unwind would walk the frame records from `frame`
+ * (this thread's bounds known, `out` within them, unwind=fast, no crash), with in *last the
+ * highest address a record may start at; the caller then walks inline (mt_walk_records),
+ * with the same answer as mt_unwind's. False: the first walk, a signal's alternate stack,
+ * unwind=exact, a crash, or no frame records on this target: call mt_unwind. */
+static inline bool mt_unwind_walkable(void *frame, void *const *out, bool exact, uintptr_t *last)
 {
 #ifdef MT_UNWIND_FRAME_RECORDS
     /* out is below every frame of the calls that led here, as mt_unwind's own frame is. */
-    uintptr_t sp = (uintptr_t)out, high = mt_stack_high, fp = (uintptr_t)frame;
-    if (MT_LIKELY(sp < high && sp >= mt_stack_low && fp >= sp && !exact && !mt_in_crash))
-        return mt_walk_records(fp, high - 2 * sizeof(void *), out, max, hash);
+    uintptr_t sp = (uintptr_t)out, high = mt_stack_high;
+    *last = high - 2 * sizeof(void *);
+    return sp < high && sp >= mt_stack_low && (uintptr_t)frame >= sp && !exact && !mt_in_crash;
+#else
+    (void)frame;
+    (void)out;
+    (void)exact;
+    *last = 0;
+    return false;
 #endif
-    return mt_unwind(frame, caller, out, max, hash);
 }
 
 /* True when frame pointers can be walked on this target (otherwise option unwind=fast

@@ -253,16 +253,27 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     return n != 0 ? intern_hashed(hash_of(pcs, n), pcs, n) : MT_STACK_NONE;
 }
 
+/* mt_stack_here's stack when the walk cannot be inline (base/unwind.h): out of line, so
+ * that the inline walk's hash stays in a register. */
+static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs, unsigned max)
+{
+    uint64_t h;
+    unsigned n = mt_unwind(frame, caller, pcs, max, &h);
+    return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
+}
+
 uint32_t mt_stack_here(void *frame, void *caller)
 {
     void *pcs[MT_STACK_MAX];
     size_t depth = mt_opt.stack;
     if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return MT_STACK_NONE;
+    unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
+    uintptr_t last;
+    if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
+        return stack_unwound(frame, caller, pcs, max);
     uint64_t h;
-    unsigned n =
-        mt_unwind_local(frame, caller, pcs, depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX,
-                        mt_opt.unwind[0] == 'e', &h);
+    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
