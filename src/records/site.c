@@ -24,9 +24,23 @@ typedef struct site_key {
     const char *file, *func, *owner;
     void *pc;
     int line;
-    int kind;
+    int kind; /* for a key by pc, -2 - kind: see key_kind */
     uint32_t stack;
 } site_key_t;
+
+/* A key's kind field: the kind, or for a key by pc (pc not NULL) -2 - kind, below every
+ * kind and below the -1 of an empty cache entry. A function of the key alone, so the same
+ * key still finds the same site; and a cache entry with a kind of 0 or more is a key with
+ * no pc, so site_placed's hit compares no pc. */
+static int key_kind(const void *pc, mt_kind_t kind)
+{
+    return pc != NULL ? -2 - (int)kind : (int)kind;
+}
+
+static mt_kind_t kind_of_key(const site_key_t *k)
+{
+    return (mt_kind_t)(k->kind < 0 ? -2 - k->kind : k->kind);
+}
 
 /* The global index: open addressing on the key, linear probing, at most half full. */
 typedef struct index_entry {
@@ -201,7 +215,7 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->owner = copy_string(k->owner);
     s->pc = k->pc;
     s->line = k->line;
-    s->kind = (mt_kind_t)k->kind;
+    s->kind = kind_of_key(k);
     s->stack = k->stack;
     s->base = k->stack != 0 ? base : id;
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
@@ -271,7 +285,8 @@ static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const c
 /* A place known by its file (pc NULL): every allocation and release by the macros. The
  * cache is read field by field, without building a key, and only a miss builds one for the
  * general path, which finds the same slot (slot_of_fields) and stores the same entry. A
- * negative line matches no entry (keys hold it as 0): the general path makes it 0. */
+ * negative line matches no entry (keys hold it as 0): the general path makes it 0. No pc is
+ * compared: an entry with this kind (0 or more) is a key with no pc (key_kind). */
 static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
                                    const char *owner, uint32_t stack)
 {
@@ -279,8 +294,7 @@ static inline uint32_t site_placed(const char *file, int line, const char *func,
     if (MT_LIKELY(cache != NULL)) {
         const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
         if (MT_LIKELY(e->key.file == file && e->key.line == line && e->key.func == func &&
-                      e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner &&
-                      e->key.pc == NULL))
+                      e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner))
             return e->id;
     }
     return site_placed_slow(file, line, func, kind, owner, stack);
@@ -302,7 +316,7 @@ uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_
     site_key_t k;
     memset(&k, 0, sizeof k);
     k.pc = pc;
-    k.kind = (int)kind;
+    k.kind = key_kind(pc, kind);
     k.owner = owner;
     k.stack = stack;
     return site_lookup(&k);
@@ -332,7 +346,7 @@ uint32_t mt_site_with_stack(uint32_t id, uint32_t stack)
     k.owner = s->owner;
     k.pc = s->file != NULL ? NULL : s->pc;
     k.line = s->line;
-    k.kind = (int)s->kind;
+    k.kind = key_kind(k.pc, s->kind);
     k.stack = stack;
     return site_lookup_based(&k, s->base);
 }
