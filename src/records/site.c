@@ -118,12 +118,14 @@ static uint64_t key_hash(const site_key_t *k)
 }
 
 /* The cache slot of a key, from its fields (site_placed has them apart): the fields are
- * summed, one multiply mixes them upwards, and its top bits are the slot. */
+ * combined in one chain (each step on the last one's result, so the hit needs no register
+ * beyond the arguments' and the cache's), one multiply mixes them upwards, and its top
+ * bits are the slot. Lines 131 apart before the kind is added: a kind is below 64. */
 static inline unsigned slot_of_fields(const char *file, const void *pc, const char *owner, int line,
                                       int kind, uint32_t stack)
 {
-    uint32_t h = (uint32_t)((uintptr_t)file ^ (uintptr_t)pc ^ (uintptr_t)owner);
-    h += (unsigned)line * 131u + (unsigned)kind + stack * 0x85EBCA77u;
+    uint32_t h = (stack * 0x85EBCA77u + (unsigned)line) * 131u + (unsigned)kind;
+    h ^= (uint32_t)((uintptr_t)file ^ (uintptr_t)pc ^ (uintptr_t)owner);
     return (h * 0x9E3779B1u) >> (32 - CACHE_BITS);
 }
 
