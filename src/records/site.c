@@ -75,10 +75,17 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 #define CACHE_BITS MT_SMALL(6, 3)
 #define CACHE_SIZE (1u << CACHE_BITS) /* 64 entries (bare metal: 8, 256 bytes, not 2 KiB) */
 
-typedef struct cache_entry {
-    site_key_t key;
-    uint32_t id;
+/* An entry's size a power of two (64 bytes, 32 on 32-bit targets), so that a slot's
+ * address is its number shifted, not multiplied by 56. */
+#define CACHE_ENTRY_BYTES (UINTPTR_MAX > 0xFFFFFFFFu ? 64u : 32u)
+typedef union cache_entry {
+    struct {
+        site_key_t key;
+        uint32_t id;
+    };
+    char room[CACHE_ENTRY_BYTES];
 } cache_entry_t;
+_Static_assert(sizeof(cache_entry_t) == CACHE_ENTRY_BYTES, "a cache entry is a power of two");
 
 static MT_TLS cache_entry_t *thread_cache;
 static pthread_key_t cache_key;
