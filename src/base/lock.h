@@ -38,6 +38,20 @@ static inline void mt_lock(mt_lock_t *l)
         mt_lock_wait(l);
     mt_locks_held++;
 }
+/* mt_lock without its wait, for a hot caller that keeps the wait out of line (so that it
+ * saves no registers for it): takes l when it is free, else takes nothing and returns
+ * false (the caller then calls mt_lock). On bare metal it is mt_lock. */
+static inline bool mt_lock_unless_taken(mt_lock_t *l)
+{
+#ifdef MT_BARE_METAL
+    mt_lock(l);
+#else
+    if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0))
+        return false;
+    mt_locks_held++;
+#endif
+    return true;
+}
 static inline bool mt_trylock(mt_lock_t *l)
 {
 #ifdef MT_BARE_METAL

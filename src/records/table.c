@@ -200,14 +200,55 @@ void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-/* The hashes of a shard, as uthash's heads. */
-static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block_t *b)
+/* The hashes of a shard, as uthash's heads.
+ *
+ * uthash doubles the buckets as the last step of an add (HASH_ADD_TO_BKT), and on failure
+ * takes the record out again. Here the add only notes that the doubling is due, and
+ * expand_after_add does it, with uthash's own macros, right after: the same steps in the
+ * same order, but out of line, so that the add inline in every allocation is a leaf
+ * that saves no registers for a branch taken a few times in a table's life. */
+
+/* The doubling hash_add_deferred left due: uthash's HASH_EXPAND_BUCKETS (its own macro,
+ * before it is replaced below), and when that cannot allocate, the rest of HASH_ADD_TO_BKT
+ * and HASH_ADD_TO_TABLE's undoing (a failed doubling changed nothing). False then. */
+static MT_NOINLINE bool expand_after_add(void **head, mt_block_t *b)
 {
-    bool mt_hash_oom = false;
+    record_t *h = *head, *r = rec(b);
+    UT_hash_table *tbl = h->hh.tbl;
+    int oomed = 0;
+    HASH_EXPAND_BUCKETS(hh, tbl, oomed);
+    if (!oomed)
+        return true;
+    unsigned bkt;
+    HASH_TO_BKT(r->hh.hashv, tbl->num_buckets, bkt);
+    HASH_DEL_IN_BKT(tbl->buckets[bkt], &r->hh);
+    HASH_ROLLBACK_BKT(hh, h, &r->hh);
+    HASH_DELETE_HH(hh, h, &r->hh);
+    r->hh.tbl = NULL;
+    *head = h;
+    return false;
+}
+
+#undef HASH_EXPAND_BUCKETS
+#define HASH_EXPAND_BUCKETS(hh, tbl, oomed) (expand_due = true)
+
+enum { ADD_DONE, ADD_FAILED, ADD_EXPAND_DUE };
+
+static inline __attribute__((always_inline)) int hash_add_deferred(void **head, mt_block_t *b)
+{
+    bool mt_hash_oom = false, expand_due = false;
     record_t *h = *head, *r = rec(b);
     HASH_ADD_KEYPTR(hh, h, r->hh.key, sizeof(uintptr_t), r);
     *head = h;
-    return !mt_hash_oom;
+    return mt_hash_oom ? ADD_FAILED : expand_due ? ADD_EXPAND_DUE : ADD_DONE;
+}
+
+static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block_t *b)
+{
+    int added = hash_add_deferred(head, b);
+    if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
+        return expand_after_add(head, b);
+    return added == ADD_DONE;
 }
 
 static inline __attribute__((always_inline)) mt_block_t *hash_find(void *head, uintptr_t addr)
@@ -236,43 +277,97 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
     } while (0)
 
 /* Inline in mt_table_track, which every allocation calls. */
-static inline __attribute__((always_inline)) bool insert_locked(mt_shard_t *s, mt_block_t *b)
+/* A shard's first block: the anchor goes first (once per shard, out of line). */
+static MT_NOINLINE bool first_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    mt_block_set_addr(&s->anchor, 0);
+    s->anchor.meta = MT_META_FLAG_FREED;
+    if (!hash_add(&s->live, &s->anchor))
+        return false;
+    return hash_add(&s->live, b);
+}
+
+/* Inserts b, but leaves a doubling that falls due to the caller (ADD_EXPAND_DUE: see
+ * hash_add_deferred); inline in mt_table_track, which every allocation calls. */
+static inline __attribute__((always_inline)) int insert_deferred_locked(mt_shard_t *s,
+                                                                        mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     /* one record per address: a block cannot start where a live or quarantined one does */
     MT_ASSERT(s->live == NULL || hash_find(s->live, mt_block_addr(b)) == NULL);
-    if (MT_UNLIKELY(s->live == NULL)) { /* the shard's first block: the anchor goes first */
-        mt_block_set_addr(&s->anchor, 0);
-        s->anchor.meta = MT_META_FLAG_FREED;
-        if (!hash_add(&s->live, &s->anchor))
-            return false;
-    }
-    return hash_add(&s->live, b);
+    if (MT_UNLIKELY(s->live == NULL))
+        return first_insert_locked(s, b) ? ADD_DONE : ADD_FAILED;
+    return hash_add_deferred(&s->live, b);
 }
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
-    return insert_locked(s, b);
+    int added = insert_deferred_locked(s, b);
+    if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
+        return expand_after_add(&s->live, b);
+    return added == ADD_DONE;
 }
 
+/* mt_table_track's end when its insert did not simply succeed: the doubling due, or the
+ * record given back; then the unlock. */
+static MT_NOINLINE bool track_finish(mt_shard_t *s, mt_block_t *b, int added)
+{
+    bool ok = added == ADD_EXPAND_DUE && expand_after_add(&s->live, b);
+    if (!ok)
+        mt_record_recycle_locked(s, b);
+    mt_unlock(&s->lock);
+    return ok;
+}
+
+/* mt_table_track's body in full, with the lock held or (locked false) waited for: for the
+ * rare cases kept out of the inline one (a lock taken, no recycled record, no table yet). */
+static MT_NOINLINE bool track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size,
+                                   uint64_t meta, uint32_t site)
+{
+    if (!locked)
+        mt_lock(&s->lock);
+    mt_block_t *b = record_new_locked(s);
+    if (MT_UNLIKELY(b == NULL)) {
+        mt_unlock(&s->lock);
+        return false;
+    }
+    mt_block_set_addr(b, user);
+    b->size = size;
+    b->meta = meta;
+    b->site = site;
+    b->free_site = MT_SITE_NONE;
+    int added = insert_deferred_locked(s, b);
+    if (MT_UNLIKELY(added != ADD_DONE))
+        return track_finish(s, b, added);
+    mt_unlock(&s->lock);
+    return true;
+}
+
+/* The common case calls nothing before its unlock, so it saves no registers. */
 bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 {
     mt_shard_t *s = mt_shard_of(user);
-    mt_lock(&s->lock);
-    mt_block_t *b = record_new_locked(s);
-    if (MT_LIKELY(b != NULL)) {
-        mt_block_set_addr(b, user);
-        b->size = size;
-        b->meta = meta;
-        b->site = site;
-        b->free_site = MT_SITE_NONE;
-        if (MT_UNLIKELY(!insert_locked(s, b))) {
-            mt_record_recycle_locked(s, b);
-            b = NULL;
-        }
-    }
+    if (MT_UNLIKELY(!mt_lock_unless_taken(&s->lock)))
+        return track_slow(s, false, user, size, meta, site);
+    /* (the head read once, before the record's stores: the add then knows the table is
+     * there, and keeps its making out of this function) */
+    void *live = s->live;
+    mt_block_t *b = s->free_records;
+    if (MT_UNLIKELY(b == NULL || live == NULL))
+        return track_slow(s, true, user, size, meta, site);
+    s->free_records = (mt_block_t *)rec(b)->hh.next; /* record_new_locked */
+    mt_block_set_addr(b, user);
+    b->size = size;
+    b->meta = meta;
+    b->site = site;
+    b->free_site = MT_SITE_NONE;
+    MT_ASSERT(hash_find(live, user) == NULL); /* as insert_deferred_locked */
+    int added = hash_add_deferred(&live, b);
+    s->live = live;
+    if (MT_UNLIKELY(added != ADD_DONE))
+        return track_finish(s, b, added);
     mt_unlock(&s->lock);
-    return b != NULL;
+    return true;
 }
 
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
