@@ -92,6 +92,25 @@ _Static_assert(sizeof(record_t) == sizeof(mt_block_t), "mt_block_t mirrors recor
 _Static_assert(sizeof(UT_hash_handle) == sizeof(mt_table_link_t), "the link is uthash's handle");
 _Static_assert(offsetof(UT_hash_handle, key) == offsetof(mt_table_link_t, key),
                "the key lies where uthash keeps it");
+/* The handle is a record's first field in every hash of this file, so uthash's offset of
+ * it (tbl->hho) is 0: its conversions between a record and its handle need not load it. */
+_Static_assert(offsetof(record_t, hh) == 0, "the handle starts the record");
+#undef ELMT_FROM_HH
+#undef HH_FROM_ELMT
+#define ELMT_FROM_HH(tbl, hhp) ((void)(tbl), (void *)(hhp))
+#define HH_FROM_ELMT(tbl, elp) ((void)(tbl), (UT_hash_handle *)(void *)(elp))
+/* Every record's key is an address, added with keylen sizeof(uintptr_t), and its hash a
+ * function of it: the key alone tells a record (uthash compares the hash and the key's
+ * length first, the same answer in two more tests a record visited). */
+#undef HASH_FIND_IN_BKT
+#define HASH_FIND_IN_BKT(tbl, hh, head, keyptr, keylen_in, hashval, out)                           \
+    do {                                                                                           \
+        UT_hash_handle *hh_ = (head).hh_head;                                                      \
+        while (hh_ != NULL && HASH_KEYCMP(hh_->key, keyptr, keylen_in))                            \
+            hh_ = hh_->hh_next;                                                                    \
+        DECLTYPE_ASSIGN(out, ELMT_FROM_HH(tbl, hh_));                                              \
+    } while (0)
+
 _Static_assert(offsetof(record_t, size) == offsetof(mt_block_t, size) &&
                    offsetof(record_t, free_site) == offsetof(mt_block_t, free_site),
                "the fields after the link lie alike");
