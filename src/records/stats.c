@@ -280,22 +280,43 @@ static inline __attribute__((always_inline)) void free_event(stat_slot_t *s, siz
         mt_timeline_sample();
 }
 
-void mt_stats_alloc(size_t size)
+/* A thread's own slot (mine) is never the crowded fallback, which slot_get_slow hands out
+ * without keeping it in mine: so the common case tests no `crowded`, and the first event of
+ * a thread, or any of one without a slot, takes the out-of-line way. */
+static MT_NOINLINE void alloc_slow(size_t size)
 {
     stat_slot_t *s = slot_get();
-    if (MT_LIKELY(!s->crowded))
+    if (!s->crowded)
         alloc_event(s, size, false);
     else
         alloc_event(s, size, true);
 }
 
-void mt_stats_free(size_t size)
+static MT_NOINLINE void free_slow(size_t size)
 {
     stat_slot_t *s = slot_get();
-    if (MT_LIKELY(!s->crowded))
+    if (!s->crowded)
         free_event(s, size, false);
     else
         free_event(s, size, true);
+}
+
+void mt_stats_alloc(size_t size)
+{
+    stat_slot_t *s = mine;
+    if (MT_LIKELY(s != NULL))
+        alloc_event(s, size, false);
+    else
+        alloc_slow(size);
+}
+
+void mt_stats_free(size_t size)
+{
+    stat_slot_t *s = mine;
+    if (MT_LIKELY(s != NULL))
+        free_event(s, size, false);
+    else
+        free_slow(size);
 }
 
 void mt_stats_failed(void)
@@ -304,19 +325,28 @@ void mt_stats_failed(void)
     add_u(s->crowded, &s->failed, 1);
 }
 
-uint64_t mt_next_seq(void)
+static MT_NOINLINE uint64_t next_seq_slow(void)
 {
     stat_slot_t *s = slot_get();
     if (MT_UNLIKELY(s->crowded))
         return atomic_fetch_add_explicit(&counters.next_seq, 1, memory_order_relaxed) + 1;
     uint64_t epoch = atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed);
-    if (MT_UNLIKELY(s->seq_next == s->seq_end || s->seq_epoch != epoch)) {
+    if (s->seq_next == s->seq_end || s->seq_epoch != epoch) {
         s->seq_next =
             atomic_fetch_add_explicit(&counters.next_seq, SEQ_BATCH, memory_order_relaxed) + 1;
         s->seq_end = s->seq_next + SEQ_BATCH;
         s->seq_epoch = epoch;
     }
     return s->seq_next++;
+}
+
+uint64_t mt_next_seq(void)
+{
+    stat_slot_t *s = mine; /* (never the crowded fallback: see mt_stats_alloc) */
+    if (MT_LIKELY(s != NULL && s->seq_next != s->seq_end &&
+                  s->seq_epoch == atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed)))
+        return s->seq_next++;
+    return next_seq_slow();
 }
 
 uint64_t mt_seq_upcoming(void)
