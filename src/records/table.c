@@ -420,8 +420,29 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
+/* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
+static MT_NOINLINE void drop_slow_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    mt_record_recycle_locked(s, b);
+}
+
+/* The same for mt_quarantine_take_oldest_locked: remove_locked, out of line; returns b. */
+static MT_NOINLINE mt_block_t *take_slow_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    return b;
+}
+
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
 {
+    /* A record after the anchor always has one before it in uthash's list, so its delete
+     * never frees the table: with that known here (uthash's own test, made first), the
+     * delete inline below calls nothing and saves no registers. */
+    if (MT_UNLIKELY(rec(b)->hh.prev == NULL)) {
+        drop_slow_locked(s, b);
+        return;
+    }
     remove_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
     s->free_records = b;
@@ -533,6 +554,8 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
         else
             mt_mem_free(done);
     }
+    if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
+        return take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
     remove_locked(s, b);
     return b;
 }
