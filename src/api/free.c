@@ -103,8 +103,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
             held = b; /* it stays in the table, flagged freed */
             nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         } else {
-            mt_gone_note_locked(s, b); /* given back at once: remembered for a second free */
-            mt_table_drop_locked(s, b);
+            mt_gone_drop_locked(s, b); /* given back at once: remembered for a second free */
         }
     }
     mt_unlock(&s->lock);

@@ -32,10 +32,11 @@
              slots and arena bytes */
 
 /* ---- the layout, fixed when the first block is made ------------------------------------ */
-extern size_t mt_guard_bytes; /* option guard, frozen */
-extern size_t mt_guard_front; /* mt_guard_bytes rounded up to malloc's alignment, frozen */
-extern bool mt_fill_new;      /* option fill_new, frozen */
-extern bool mt_fill_freed;    /* option fill_freed, frozen */
+extern MT_HIDDEN size_t mt_guard_bytes; /* option guard, frozen */
+extern MT_HIDDEN size_t
+    mt_guard_front;                  /* mt_guard_bytes rounded up to malloc's alignment, frozen */
+extern MT_HIDDEN bool mt_fill_new;   /* option fill_new, frozen */
+extern MT_HIDDEN bool mt_fill_freed; /* option fill_freed, frozen */
 /* Freezes the layout from the options (read already). Once: the caller checks
  * mt_options_frozen first. */
 void mt_layout_freeze(void);

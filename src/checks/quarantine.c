@@ -108,13 +108,24 @@ static inline __attribute__((always_inline)) void gone_note_locked(mt_shard_t *s
     e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
     e->site = b->site;
     e->free_site = b->free_site;
-    g->next = (g->next + 1) % MT_GONE_MAX;
-    g->wrapped |= g->next == 0;
+    /* (a test of the wrap, not a store of `wrapped` at every note) */
+    unsigned next = g->next + 1;
+    if (MT_UNLIKELY(next == MT_GONE_MAX)) {
+        next = 0;
+        g->wrapped = true;
+    }
+    g->next = next;
 }
 
 void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b)
 {
     gone_note_locked(s, b);
+}
+
+void mt_gone_drop_locked(mt_shard_t *s, mt_block_t *b)
+{
+    gone_note_locked(s, b);
+    mt_table_drop_locked(s, b);
 }
 
 /* The one eviction loop: releases the oldest non-pending blocks while the shard holds more

@@ -42,6 +42,9 @@ void mt_error_double_free(const mt_block_t *copy, uint32_t site);
 #define MT_GONE_MAX MT_SMALL(256u, 16u) /* (bare metal: 16, 512 bytes a shard) */
 /* Remembers b (its free_site set), which is being given back. Caller holds s's lock. */
 void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b);
+/* mt_gone_note_locked, then mt_table_drop_locked: a free that gives b back at once, in one
+ * call. */
+void mt_gone_drop_locked(mt_shard_t *s, mt_block_t *b);
 /* Copies the newest remembered block that started at ptr; false when none did. */
 bool mt_gone_find(const void *ptr, mt_block_t *out);
 

@@ -37,7 +37,9 @@
 
 typedef struct stat_slot {
     /* Written by the owner only, read by anyone. */
-    _Atomic int64_t bytes, blocks; /* live blocks made here minus those released here */
+    /* Live bytes made here minus those released here. Live blocks likewise are
+     * total_blocks - frees (slot_blocks), which no event need write a third counter for. */
+    _Atomic int64_t bytes;
     _Atomic uint64_t total_bytes, total_blocks, frees, failed;
     _Atomic uint64_t solo_peak_bytes, solo_peak_blocks; /* exact while not shared */
     /* The owner's own. */
@@ -121,13 +123,21 @@ static uint64_t slot_events(stat_slot_t *s)
            atomic_load_explicit(&s->frees, memory_order_relaxed);
 }
 
+/* Live blocks made here minus those released here (as a signed count, which a thread that
+ * frees more than it makes takes below zero). */
+static int64_t slot_blocks(stat_slot_t *s)
+{
+    return (int64_t)(atomic_load_explicit(&s->total_blocks, memory_order_relaxed) -
+                     atomic_load_explicit(&s->frees, memory_order_relaxed));
+}
+
 /* Adds the slot's change since its last publish to the shared totals. */
 static void publish(stat_slot_t *s)
 {
     if (s->crowded)
         return; /* the fallback slot is counted when read */
     int64_t bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed);
-    int64_t blocks = atomic_load_explicit(&s->blocks, memory_order_relaxed);
+    int64_t blocks = slot_blocks(s);
     int64_t db = bytes - s->published_bytes, dk = blocks - s->published_blocks;
     s->published_bytes = bytes;
     s->published_blocks = blocks;
@@ -237,17 +247,19 @@ static inline __attribute__((always_inline)) void alloc_event(stat_slot_t *s, si
                                                               bool crowded)
 {
     int64_t bytes = add_i(crowded, &s->bytes, (int64_t)size);
-    int64_t blocks = add_i(crowded, &s->blocks, 1);
     add_u(crowded, &s->total_bytes, size);
     uint64_t total_blocks = add_u(crowded, &s->total_blocks, 1);
+    int64_t blocks = 0; /* (only a solo event looks at it) */
     bool shared = atomic_load_explicit(&counters.shared, memory_order_relaxed), more;
-    if (MT_LIKELY(!shared))
+    if (MT_LIKELY(!shared)) {
+        blocks = (int64_t)(total_blocks - atomic_load_explicit(&s->frees, memory_order_relaxed));
         more = (bytes > 0 && (uint64_t)bytes >
                                  atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) ||
                (blocks > 0 && (uint64_t)blocks >
                                   atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed));
-    else
+    } else {
         more = ++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES;
+    }
     if (MT_UNLIKELY(more))
         alloc_more(s, bytes, blocks, shared);
     /* (crowded: the count as this thread's add left it, which another may have passed) */
@@ -260,7 +272,6 @@ static inline __attribute__((always_inline)) void free_event(stat_slot_t *s, siz
                                                              bool crowded)
 {
     add_i(crowded, &s->bytes, -(int64_t)size);
-    add_i(crowded, &s->blocks, -1);
     uint64_t frees = add_u(crowded, &s->frees, 1);
     if (MT_UNLIKELY(atomic_load_explicit(&counters.shared, memory_order_relaxed)) &&
         (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES))
@@ -269,22 +280,43 @@ static inline __attribute__((always_inline)) void free_event(stat_slot_t *s, siz
         mt_timeline_sample();
 }
 
-void mt_stats_alloc(size_t size)
+/* A thread's own slot (mine) is never the crowded fallback, which slot_get_slow hands out
+ * without keeping it in mine: so the common case tests no `crowded`, and the first event of
+ * a thread, or any of one without a slot, takes the out-of-line way. */
+static MT_NOINLINE void alloc_slow(size_t size)
 {
     stat_slot_t *s = slot_get();
-    if (MT_LIKELY(!s->crowded))
+    if (!s->crowded)
         alloc_event(s, size, false);
     else
         alloc_event(s, size, true);
 }
 
-void mt_stats_free(size_t size)
+static MT_NOINLINE void free_slow(size_t size)
 {
     stat_slot_t *s = slot_get();
-    if (MT_LIKELY(!s->crowded))
+    if (!s->crowded)
         free_event(s, size, false);
     else
         free_event(s, size, true);
+}
+
+void mt_stats_alloc(size_t size)
+{
+    stat_slot_t *s = mine;
+    if (MT_LIKELY(s != NULL))
+        alloc_event(s, size, false);
+    else
+        alloc_slow(size);
+}
+
+void mt_stats_free(size_t size)
+{
+    stat_slot_t *s = mine;
+    if (MT_LIKELY(s != NULL))
+        free_event(s, size, false);
+    else
+        free_slow(size);
 }
 
 void mt_stats_failed(void)
@@ -293,19 +325,28 @@ void mt_stats_failed(void)
     add_u(s->crowded, &s->failed, 1);
 }
 
-uint64_t mt_next_seq(void)
+static MT_NOINLINE uint64_t next_seq_slow(void)
 {
     stat_slot_t *s = slot_get();
     if (MT_UNLIKELY(s->crowded))
         return atomic_fetch_add_explicit(&counters.next_seq, 1, memory_order_relaxed) + 1;
     uint64_t epoch = atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed);
-    if (MT_UNLIKELY(s->seq_next == s->seq_end || s->seq_epoch != epoch)) {
+    if (s->seq_next == s->seq_end || s->seq_epoch != epoch) {
         s->seq_next =
             atomic_fetch_add_explicit(&counters.next_seq, SEQ_BATCH, memory_order_relaxed) + 1;
         s->seq_end = s->seq_next + SEQ_BATCH;
         s->seq_epoch = epoch;
     }
     return s->seq_next++;
+}
+
+uint64_t mt_next_seq(void)
+{
+    stat_slot_t *s = mine; /* (never the crowded fallback: see mt_stats_alloc) */
+    if (MT_LIKELY(s != NULL && s->seq_next != s->seq_end &&
+                  s->seq_epoch == atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed)))
+        return s->seq_next++;
+    return next_seq_slow();
 }
 
 uint64_t mt_seq_upcoming(void)
@@ -338,7 +379,7 @@ static void add_slot(memtrack_stats_t *out, int64_t *bytes, int64_t *blocks, uin
                      uint64_t *peak_blocks, stat_slot_t *s)
 {
     *bytes += atomic_load_explicit(&s->bytes, memory_order_relaxed);
-    *blocks += atomic_load_explicit(&s->blocks, memory_order_relaxed);
+    *blocks += slot_blocks(s);
     out->total_bytes += (size_t)atomic_load_explicit(&s->total_bytes, memory_order_relaxed);
     out->total_blocks += (size_t)atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
     out->frees += (size_t)atomic_load_explicit(&s->frees, memory_order_relaxed);

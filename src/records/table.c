@@ -92,6 +92,25 @@ _Static_assert(sizeof(record_t) == sizeof(mt_block_t), "mt_block_t mirrors recor
 _Static_assert(sizeof(UT_hash_handle) == sizeof(mt_table_link_t), "the link is uthash's handle");
 _Static_assert(offsetof(UT_hash_handle, key) == offsetof(mt_table_link_t, key),
                "the key lies where uthash keeps it");
+/* The handle is a record's first field in every hash of this file, so uthash's offset of
+ * it (tbl->hho) is 0: its conversions between a record and its handle need not load it. */
+_Static_assert(offsetof(record_t, hh) == 0, "the handle starts the record");
+#undef ELMT_FROM_HH
+#undef HH_FROM_ELMT
+#define ELMT_FROM_HH(tbl, hhp) ((void)(tbl), (void *)(hhp))
+#define HH_FROM_ELMT(tbl, elp) ((void)(tbl), (UT_hash_handle *)(void *)(elp))
+/* Every record's key is an address, added with keylen sizeof(uintptr_t), and its hash a
+ * function of it: the key alone tells a record (uthash compares the hash and the key's
+ * length first, the same answer in two more tests a record visited). */
+#undef HASH_FIND_IN_BKT
+#define HASH_FIND_IN_BKT(tbl, hh, head, keyptr, keylen_in, hashval, out)                           \
+    do {                                                                                           \
+        UT_hash_handle *hh_ = (head).hh_head;                                                      \
+        while (hh_ != NULL && HASH_KEYCMP(hh_->key, keyptr, keylen_in))                            \
+            hh_ = hh_->hh_next;                                                                    \
+        DECLTYPE_ASSIGN(out, ELMT_FROM_HH(tbl, hh_));                                              \
+    } while (0)
+
 _Static_assert(offsetof(record_t, size) == offsetof(mt_block_t, size) &&
                    offsetof(record_t, free_site) == offsetof(mt_block_t, free_site),
                "the fields after the link lie alike");
@@ -200,14 +219,55 @@ void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-/* The hashes of a shard, as uthash's heads. */
-static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block_t *b)
+/* The hashes of a shard, as uthash's heads.
+ *
+ * uthash doubles the buckets as the last step of an add (HASH_ADD_TO_BKT), and on failure
+ * takes the record out again. Here the add only notes that the doubling is due, and
+ * expand_after_add does it, with uthash's own macros, right after: the same steps in the
+ * same order, but out of line, so that the add inline in every allocation is a leaf
+ * that saves no registers for a branch taken a few times in a table's life. */
+
+/* The doubling hash_add_deferred left due: uthash's HASH_EXPAND_BUCKETS (its own macro,
+ * before it is replaced below), and when that cannot allocate, the rest of HASH_ADD_TO_BKT
+ * and HASH_ADD_TO_TABLE's undoing (a failed doubling changed nothing). False then. */
+static MT_NOINLINE bool expand_after_add(void **head, mt_block_t *b)
 {
-    bool mt_hash_oom = false;
+    record_t *h = *head, *r = rec(b);
+    UT_hash_table *tbl = h->hh.tbl;
+    int oomed = 0;
+    HASH_EXPAND_BUCKETS(hh, tbl, oomed);
+    if (!oomed)
+        return true;
+    unsigned bkt;
+    HASH_TO_BKT(r->hh.hashv, tbl->num_buckets, bkt);
+    HASH_DEL_IN_BKT(tbl->buckets[bkt], &r->hh);
+    HASH_ROLLBACK_BKT(hh, h, &r->hh);
+    HASH_DELETE_HH(hh, h, &r->hh);
+    r->hh.tbl = NULL;
+    *head = h;
+    return false;
+}
+
+#undef HASH_EXPAND_BUCKETS
+#define HASH_EXPAND_BUCKETS(hh, tbl, oomed) (expand_due = true)
+
+enum { ADD_DONE, ADD_FAILED, ADD_EXPAND_DUE };
+
+static inline __attribute__((always_inline)) int hash_add_deferred(void **head, mt_block_t *b)
+{
+    bool mt_hash_oom = false, expand_due = false;
     record_t *h = *head, *r = rec(b);
     HASH_ADD_KEYPTR(hh, h, r->hh.key, sizeof(uintptr_t), r);
     *head = h;
-    return !mt_hash_oom;
+    return mt_hash_oom ? ADD_FAILED : expand_due ? ADD_EXPAND_DUE : ADD_DONE;
+}
+
+static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block_t *b)
+{
+    int added = hash_add_deferred(head, b);
+    if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
+        return expand_after_add(head, b);
+    return added == ADD_DONE;
 }
 
 static inline __attribute__((always_inline)) mt_block_t *hash_find(void *head, uintptr_t addr)
@@ -236,43 +296,97 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
     } while (0)
 
 /* Inline in mt_table_track, which every allocation calls. */
-static inline __attribute__((always_inline)) bool insert_locked(mt_shard_t *s, mt_block_t *b)
+/* A shard's first block: the anchor goes first (once per shard, out of line). */
+static MT_NOINLINE bool first_insert_locked(mt_shard_t *s, mt_block_t *b)
+{
+    mt_block_set_addr(&s->anchor, 0);
+    s->anchor.meta = MT_META_FLAG_FREED;
+    if (!hash_add(&s->live, &s->anchor))
+        return false;
+    return hash_add(&s->live, b);
+}
+
+/* Inserts b, but leaves a doubling that falls due to the caller (ADD_EXPAND_DUE: see
+ * hash_add_deferred); inline in mt_table_track, which every allocation calls. */
+static inline __attribute__((always_inline)) int insert_deferred_locked(mt_shard_t *s,
+                                                                        mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     /* one record per address: a block cannot start where a live or quarantined one does */
     MT_ASSERT(s->live == NULL || hash_find(s->live, mt_block_addr(b)) == NULL);
-    if (MT_UNLIKELY(s->live == NULL)) { /* the shard's first block: the anchor goes first */
-        mt_block_set_addr(&s->anchor, 0);
-        s->anchor.meta = MT_META_FLAG_FREED;
-        if (!hash_add(&s->live, &s->anchor))
-            return false;
-    }
-    return hash_add(&s->live, b);
+    if (MT_UNLIKELY(s->live == NULL))
+        return first_insert_locked(s, b) ? ADD_DONE : ADD_FAILED;
+    return hash_add_deferred(&s->live, b);
 }
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
-    return insert_locked(s, b);
+    int added = insert_deferred_locked(s, b);
+    if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
+        return expand_after_add(&s->live, b);
+    return added == ADD_DONE;
 }
 
+/* mt_table_track's end when its insert did not simply succeed: the doubling due, or the
+ * record given back; then the unlock. */
+static MT_NOINLINE bool track_finish(mt_shard_t *s, mt_block_t *b, int added)
+{
+    bool ok = added == ADD_EXPAND_DUE && expand_after_add(&s->live, b);
+    if (!ok)
+        mt_record_recycle_locked(s, b);
+    mt_unlock(&s->lock);
+    return ok;
+}
+
+/* mt_table_track's body in full, with the lock held or (locked false) waited for: for the
+ * rare cases kept out of the inline one (a lock taken, no recycled record, no table yet). */
+static MT_NOINLINE bool track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size,
+                                   uint64_t meta, uint32_t site)
+{
+    if (!locked)
+        mt_lock(&s->lock);
+    mt_block_t *b = record_new_locked(s);
+    if (MT_UNLIKELY(b == NULL)) {
+        mt_unlock(&s->lock);
+        return false;
+    }
+    mt_block_set_addr(b, user);
+    b->size = size;
+    b->meta = meta;
+    b->site = site;
+    b->free_site = MT_SITE_NONE;
+    int added = insert_deferred_locked(s, b);
+    if (MT_UNLIKELY(added != ADD_DONE))
+        return track_finish(s, b, added);
+    mt_unlock(&s->lock);
+    return true;
+}
+
+/* The common case calls nothing before its unlock, so it saves no registers. */
 bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 {
     mt_shard_t *s = mt_shard_of(user);
-    mt_lock(&s->lock);
-    mt_block_t *b = record_new_locked(s);
-    if (MT_LIKELY(b != NULL)) {
-        mt_block_set_addr(b, user);
-        b->size = size;
-        b->meta = meta;
-        b->site = site;
-        b->free_site = MT_SITE_NONE;
-        if (MT_UNLIKELY(!insert_locked(s, b))) {
-            mt_record_recycle_locked(s, b);
-            b = NULL;
-        }
-    }
+    if (MT_UNLIKELY(!mt_lock_unless_taken(&s->lock)))
+        return track_slow(s, false, user, size, meta, site);
+    /* (the head read once, before the record's stores: the add then knows the table is
+     * there, and keeps its making out of this function) */
+    void *live = s->live;
+    mt_block_t *b = s->free_records;
+    if (MT_UNLIKELY(b == NULL || live == NULL))
+        return track_slow(s, true, user, size, meta, site);
+    s->free_records = (mt_block_t *)rec(b)->hh.next; /* record_new_locked */
+    mt_block_set_addr(b, user);
+    b->size = size;
+    b->meta = meta;
+    b->site = site;
+    b->free_site = MT_SITE_NONE;
+    MT_ASSERT(hash_find(live, user) == NULL); /* as insert_deferred_locked */
+    int added = hash_add_deferred(&live, b);
+    s->live = live;
+    if (MT_UNLIKELY(added != ADD_DONE))
+        return track_finish(s, b, added);
     mt_unlock(&s->lock);
-    return b != NULL;
+    return true;
 }
 
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
@@ -306,8 +420,29 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
+/* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
+static MT_NOINLINE void drop_slow_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    mt_record_recycle_locked(s, b);
+}
+
+/* The same for mt_quarantine_take_oldest_locked: remove_locked, out of line; returns b. */
+static MT_NOINLINE mt_block_t *take_slow_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    return b;
+}
+
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
 {
+    /* A record after the anchor always has one before it in uthash's list, so its delete
+     * never frees the table: with that known here (uthash's own test, made first), the
+     * delete inline below calls nothing and saves no registers. */
+    if (MT_UNLIKELY(rec(b)->hh.prev == NULL)) {
+        drop_slow_locked(s, b);
+        return;
+    }
     remove_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
     s->free_records = b;
@@ -419,6 +554,8 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
         else
             mt_mem_free(done);
     }
+    if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
+        return take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
     remove_locked(s, b);
     return b;
 }

@@ -87,7 +87,7 @@ typedef struct mt_shard {
     mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
-extern mt_shard_t mt_shards[MT_SHARD_COUNT];
+extern MT_HIDDEN mt_shard_t mt_shards[MT_SHARD_COUNT];
 
 /* The shard that owns an address: blocks of one glibc arena (64 MiB aligned heaps, one
  * per thread) fall in one shard, so threads rarely wait on each other's locks. */

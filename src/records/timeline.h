@@ -3,12 +3,13 @@
 #ifndef MT_TIMELINE_H
 #define MT_TIMELINE_H
 
+#include "base/lock.h" /* (MT_HIDDEN) */
 #include "base/platform.h"
 #include "report/model.h"
 
 #define MT_TIMELINE_MAX MT_SMALL(1024u, 16u) /* (bare metal: 512 bytes of samples) */
 /* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
-extern _Atomic uint64_t mt_timeline_mask;
+extern MT_HIDDEN _Atomic uint64_t mt_timeline_mask;
 void mt_timeline_sample(void);
 /* Live bytes reached a new peak (stats.c, when it raised peak_bytes). */
 void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event);
