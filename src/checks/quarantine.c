@@ -145,9 +145,7 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
         /* (the front once, for the cost and the C library's pointer: the calls between
          * would make the compiler work it out twice) */
         size_t front = mt_block_front(MT_META_ALIGN_SHIFT(meta));
-        size_t cost = front + b->size + mt_block_back();
-        cost = cost < 16 ? 16 : cost; /* mt_quarantine_cost */
-        MT_ASSERT(cost == mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(meta)));
+        size_t cost = mt_quarantine_cost_front(front, b->size);
         MT_ASSERT(s->quarantine_bytes >= cost); /* the byte count never goes negative */
         s->quarantine_bytes -= cost;
         *released += b->size;

@@ -8,11 +8,16 @@
 #include "records/table.h"
 
 /* What a freed block counts against the quarantine budget: all it holds from the C
- * library (guards included), at least 16 bytes so empty blocks count too. */
+ * library (guards included), at least 16 bytes so empty blocks count too. The _front form
+ * for a caller that has the front guard's size already. */
+static inline size_t mt_quarantine_cost_front(size_t front, size_t size)
+{
+    size_t cost = front + size + mt_block_back();
+    return cost < 16 ? 16 : cost;
+}
 static inline size_t mt_quarantine_cost(size_t size, unsigned align_shift)
 {
-    size_t cost = mt_block_front(align_shift) + size + mt_block_back();
-    return cost < 16 ? 16 : cost;
+    return mt_quarantine_cost_front(mt_block_front(align_shift), size);
 }
 /* Puts a live block into quarantine as pending (it stays in the table, flagged freed).
  * False when it does not fit the budget or the FIFO cannot grow: the caller takes it out of
