@@ -312,12 +312,13 @@ t_reps() {
     esac
 }
 # tvariant NAME -> how to run it: program and environment
-declare -A T_PROG=([glibc]=plain [mt]=tracked [mtq0]=tracked [mtbare]=tracked [asan]=asan
+declare -A T_PROG=([glibc]=plain [mt]=tracked [mtq0]=tracked [mtbare]=tracked [mtbarest]=tracked [asan]=asan
     [asanq0]=asan [floor]=floor [floorfull]=floor-full [open]=floor-open [openfull]=floor-open-full)
 declare -A T_ENV=([mtq0]="MEMTRACK_OPTIONS=quarantine=0"
-    [mtbare]="MEMTRACK_OPTIONS=quarantine=0:fill_new=0:fill_freed=0"
+    [mtbare]="MEMTRACK_OPTIONS=quarantine=0:fill_new=0:fill_freed=0:stack=0"
+    [mtbarest]="MEMTRACK_OPTIONS=quarantine=0:fill_new=0:fill_freed=0"
     [asan]="ASAN_OPTIONS=detect_leaks=0" [asanq0]="ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0")
-T_VARIANTS="glibc mt mtq0 mtbare asan asanq0 floor floorfull open openfull"
+T_VARIANTS="glibc mt mtq0 mtbare mtbarest asan asanq0 floor floorfull open openfull"
 declare -A tv tr trss
 for n in $TSIZES; do
     for v in $T_VARIANTS; do tv[$v,$n]=""; done
@@ -336,7 +337,7 @@ for n in $TSIZES; do
         done
         # floorfull:asan and floor:asanq0: what the design's required parts alone cost
         # against ASan, so a target the floor itself misses reads as beyond the design
-        for pair in mt:asan mtq0:asanq0 mtbare:floor mt:floorfull floorfull:asan floor:asanq0; do
+        for pair in mt:asan mtq0:asanq0 mtbare:floor mtbarest:floor mt:floorfull floorfull:asan floor:asanq0; do
             a=${pair%%:*} b=${pair#*:}
             set -- ${tv[$a,$n]}; x=${!#}
             set -- ${tv[$b,$n]}; [ $# -gt 0 ] && tr[$a/$b,$n]+=" $(ratio "$x" "${!#}")"
@@ -362,20 +363,23 @@ done
 echo "   memtrack: default options; q=0: MEMTRACK_OPTIONS=quarantine=0 against"
 echo "   ASAN_OPTIONS=quarantine_size_mb=0 (clang -O2 -fsanitize=address, its default options)."
 echo
-printf '%9s %14s %14s %8s %14s %14s %8s %14s %14s\n' live floor "mt bare" mt/floor "floor+" \
-    memtrack "mt/fl+" open "open+"
+printf '%9s %14s %14s %8s %14s %8s %14s %14s %8s %14s %14s\n' live floor "mt bare" mt/floor \
+    "+stacks" mt/floor "floor+" memtrack "mt/fl+" open "open+"
 for n in $TSIZES; do
-    printf '%9s %14s %14s %8s %14s %14s %8s %14s %14s\n' "$n" "$(cell floor "$n")" \
-        "$(cell mtbare "$n")" "$(med "${tr[mtbare/floor,$n]:-}")" "$(cell floorfull "$n")" \
+    printf '%9s %14s %14s %8s %14s %8s %14s %14s %8s %14s %14s\n' "$n" "$(cell floor "$n")" \
+        "$(cell mtbare "$n")" "$(med "${tr[mtbare/floor,$n]:-}")" "$(cell mtbarest "$n")" \
+        "$(med "${tr[mtbarest/floor,$n]:-}")" "$(cell floorfull "$n")" \
         "$(cell mt "$n")" "$(med "${tr[mt/floorfull,$n]:-}")" "$(cell open "$n")" \
         "$(cell openfull "$n")"
 done
 echo "   floor: tools/bench/floor.c, the design's required parts only: the uthash table with the"
 echo "   paper's index, 16 shard locks, 80-byte records outside the block, 16-byte guards;"
-echo "   mt bare: memtrack with quarantine=0:fill_new=0:fill_freed=0 (the same features, plus"
-echo "   its sites, counters and sequence numbers). floor+: the same plus the default fills and a"
-echo "   1 MiB quarantine per shard; memtrack: default options. open, open+: the floor and"
-echo "   floor+ on an open-addressing table instead of uthash (a reference, not the design)."
+echo "   mt bare: memtrack with the floor's features, quarantine=0:fill_new=0:fill_freed=0:stack=0"
+echo "   (plus its sites, counters and sequence numbers); +stacks: the same with its default"
+echo "   stacks (stack=8), which the floor does not capture (their cost: section 9). floor+:"
+echo "   the floor plus the default fills and a 1 MiB quarantine per shard; memtrack: default"
+echo "   options. open, open+: the floor and floor+ on an open-addressing table instead of"
+echo "   uthash (a reference, not the design)."
 echo
 
 # One block at a time, against the 1K churn, in the same repetitions.
@@ -578,7 +582,7 @@ for lim in 1000:0.5 1000000:1.0; do
         "$(floor_says "$(med "${tr[floor/asanq0,$n]:-}")" "${lim#*:}" "the floor")"
 done
 for n in $TSIZES; do
-    check "memtrack bare / the floor, at $n live" "$(med "${tr[mtbare/floor,$n]:-}")" "<=" 1.2
+    check "memtrack bare (stack=0) / the floor, at $n live" "$(med "${tr[mtbare/floor,$n]:-}")" "<=" 1.2
 done
 for n in $TSIZES; do
     check "memtrack default / the floor with fills and quarantine, at $n live" \
