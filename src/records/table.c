@@ -327,6 +327,38 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return added == ADD_DONE;
 }
 
+/* hash_add_deferred into a table that exists (the anchor heads it, and stays the head):
+ * HASH_ADD_KEYPTR's steps, the same result, with the table in a register where uthash
+ * reloads it from the head after every store to the record. b's key is set. Never fails
+ * (only the table's making or a doubling can): ADD_DONE or ADD_EXPAND_DUE. */
+static inline __attribute__((always_inline)) int append_locked(void *live, mt_block_t *b)
+{
+    record_t *r = rec(b);
+    UT_hash_table *tbl = ((record_t *)live)->hh.tbl;
+    unsigned hashv;
+    HASH_FUNCTION(r->hh.key, sizeof(uintptr_t), hashv);
+    r->hh.hashv = hashv;
+    r->hh.keylen = sizeof(uintptr_t);
+    r->hh.tbl = tbl;
+    r->hh.next = NULL; /* HASH_APPEND_LIST */
+    r->hh.prev = ELMT_FROM_HH(tbl, tbl->tail);
+    tbl->tail->next = r;
+    tbl->tail = &r->hh;
+    tbl->num_items++; /* HASH_ADD_TO_TABLE, HASH_ADD_TO_BKT */
+    UT_hash_bucket *bucket = &tbl->buckets[bucket_index(hashv, tbl->num_buckets)];
+    UT_hash_handle *chain = bucket->hh_head;
+    bucket->count++;
+    r->hh.hh_next = chain;
+    r->hh.hh_prev = NULL;
+    if (chain != NULL)
+        chain->hh_prev = &r->hh;
+    bucket->hh_head = &r->hh;
+    if (MT_UNLIKELY(bucket->count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH) &&
+        !tbl->noexpand)
+        return ADD_EXPAND_DUE;
+    return ADD_DONE;
+}
+
 /* mt_table_track's end when its insert did not simply succeed: the doubling due, or the
  * record given back; then the unlock. */
 static MT_NOINLINE bool track_finish(mt_shard_t *s, mt_block_t *b, int added)
@@ -381,8 +413,7 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     b->site = site;
     b->free_site = MT_SITE_NONE;
     MT_ASSERT(hash_find(live, user) == NULL); /* as insert_deferred_locked */
-    int added = hash_add_deferred(&live, b);
-    s->live = live;
+    int added = append_locked(live, b);
     if (MT_UNLIKELY(added != ADD_DONE))
         return track_finish(s, b, added);
     mt_unlock(&s->lock);
@@ -420,6 +451,39 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
+/* remove_locked for a record with one before it in uthash's insertion-order list (every
+ * record but the anchor, which is first for good): uthash's HASH_DELETE, the same steps
+ * and the same result, with the table in a register (the record's own tbl, the head's)
+ * where uthash reloads it from the head after every store, and without the tests that
+ * record's place answers (it is neither the head nor the only record; it heads its bucket's
+ * chain exactly when nothing comes before it there). Calls nothing: the free inlining it
+ * saves no registers. */
+static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_shard_t *s,
+                                                                             mt_block_t *b)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(b != &s->anchor && rec(b)->hh.prev != NULL && s->live == &s->anchor);
+    (void)s;
+    UT_hash_handle *hh = &rec(b)->hh;
+    UT_hash_table *tbl = hh->tbl;
+    record_t *prev = hh->prev, *next = hh->next;
+    if (tbl->tail == hh)
+        tbl->tail = &prev->hh;
+    prev->hh.next = next;
+    if (next != NULL)
+        next->hh.prev = prev;
+    UT_hash_bucket *bucket = &tbl->buckets[bucket_index(hh->hashv, tbl->num_buckets)];
+    UT_hash_handle *chain_prev = hh->hh_prev, *chain_next = hh->hh_next;
+    bucket->count--;
+    if (chain_prev == NULL)
+        bucket->hh_head = chain_next;
+    else
+        chain_prev->hh_next = chain_next;
+    if (chain_next != NULL)
+        chain_next->hh_prev = chain_prev;
+    tbl->num_items--;
+}
+
 /* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
 static MT_NOINLINE void drop_slow_locked(mt_shard_t *s, mt_block_t *b)
 {
@@ -443,7 +507,7 @@ void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
         drop_slow_locked(s, b);
         return;
     }
-    remove_locked(s, b);
+    unlink_after_anchor_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
     s->free_records = b;
 }
@@ -556,7 +620,7 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
     }
     if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
         return take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
-    remove_locked(s, b);
+    unlink_after_anchor_locked(s, b);
     return b;
 }
 
