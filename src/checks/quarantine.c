@@ -35,13 +35,7 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
     if (cost > budget)
         return false;
-    if (MT_UNLIKELY(!mt_quarantine_insert_locked(s, b)))
-        return false;
-    /* Under the lock, nobody reads b's meta without it: plain writes. Damage reported while
-     * it was live says nothing about writes after free. */
-    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_PENDING;
-    s->quarantine_bytes += cost;
-    return true;
+    return mt_quarantine_insert_locked(s, b, cost);
 }
 
 /* Describes the writes after free in a quarantined block whose fill changed, in e. */
@@ -163,8 +157,7 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
             check_freed(b, meta, site, &errs[found]))
             found++;
         gone_note_locked(s, b);
-        mt_libc_free((unsigned char *)mt_block_addr(b) - front);
-        mt_record_recycle_locked(s, b);
+        mt_libc_free((unsigned char *)mt_block_addr(b) - front); /* (b is recycled already) */
     }
     return found;
 }

@@ -491,11 +491,10 @@ static MT_NOINLINE void drop_slow_locked(mt_shard_t *s, mt_block_t *b)
     mt_record_recycle_locked(s, b);
 }
 
-/* The same for mt_quarantine_take_oldest_locked: remove_locked, out of line; returns b. */
-static MT_NOINLINE mt_block_t *take_slow_locked(mt_shard_t *s, mt_block_t *b)
+/* The same for mt_quarantine_take_oldest_locked: remove_locked, out of line. */
+static MT_NOINLINE void take_slow_locked(mt_shard_t *s, mt_block_t *b)
 {
     remove_locked(s, b);
-    return b;
 }
 
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
@@ -565,7 +564,7 @@ struct mt_fifo_segment {
     mt_block_t *entry[FIFO_ENTRIES];
 };
 
-bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(mt_table_find_locked(s, mt_block_addr(b)) == b);
@@ -583,9 +582,11 @@ bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
         s->fifo_last = seg;
         s->fifo_tail = 0;
     }
-    b->meta |= MT_META_FLAG_FREED;
+    /* Under the lock, nobody reads b's meta without it: a plain write. */
+    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_FREED | MT_META_FLAG_PENDING;
     s->fifo_last->entry[s->fifo_tail++] = b;
     s->fifo_count++;
+    s->quarantine_bytes += cost;
     return true;
 }
 
@@ -618,9 +619,13 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
         else
             mt_mem_free(done);
     }
-    if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
-        return take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
-    unlink_after_anchor_locked(s, b);
+    if (MT_UNLIKELY(rec(b)->hh.prev == NULL)) {
+        take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
+    } else {
+        unlink_after_anchor_locked(s, b);
+    }
+    rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked: only the link changes */
+    s->free_records = b;
     return b;
 }
 
