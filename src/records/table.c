@@ -423,10 +423,10 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    if (MT_UNLIKELY(s->live == NULL))
+    /* (the anchor's key is 0, where no block starts: only 0 would find it) */
+    if (MT_UNLIKELY(s->live == NULL || addr == 0))
         return NULL;
-    mt_block_t *b = hash_find(s->live, addr);
-    return MT_LIKELY(b != &s->anchor) ? b : NULL;
+    return hash_find(s->live, addr);
 }
 
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
