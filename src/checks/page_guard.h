@@ -17,8 +17,8 @@
 
 /* The region of page-guarded blocks, [mt_pg_start, mt_pg_start + mt_pg_size): empty until
  * the first one is made. */
-extern uintptr_t mt_pg_start;
-extern size_t mt_pg_size;
+extern MT_HIDDEN uintptr_t mt_pg_start; /* (every free reads them: MT_HIDDEN, base/lock.h) */
+extern MT_HIDDEN size_t mt_pg_size;
 static inline bool mt_page_guarded(uintptr_t addr)
 {
     return addr - mt_pg_start < mt_pg_size;
@@ -32,7 +32,7 @@ extern bool mt_page_guard_start;
  * while a thread's countdown runs, the layout is frozen. */
 extern MT_TLS size_t mt_pg_countdown;
 /* Sites or all are chosen: every allocation asks mt_page_guard_choose. */
-extern bool mt_pg_every_call;
+extern MT_HIDDEN bool mt_pg_every_call;
 /* Whether the allocation about to be made at site is to be page-guarded. */
 bool mt_page_guard_choose(uint32_t site);
 /* The hot path's answer, from this thread's countdown as read: while it runs and neither
