@@ -491,12 +491,6 @@ static MT_NOINLINE void drop_slow_locked(mt_shard_t *s, mt_block_t *b)
     mt_record_recycle_locked(s, b);
 }
 
-/* The same for mt_quarantine_take_oldest_locked: remove_locked, out of line. */
-static MT_NOINLINE void take_slow_locked(mt_shard_t *s, mt_block_t *b)
-{
-    remove_locked(s, b);
-}
-
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
 {
     /* A record after the anchor always has one before it in uthash's list, so its delete
@@ -564,24 +558,10 @@ struct mt_fifo_segment {
     mt_block_t *entry[FIFO_ENTRIES];
 };
 
-bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
+/* The insert's end, a segment with room at the FIFO's end. */
+static inline __attribute__((always_inline)) bool queue_locked(mt_shard_t *s, mt_block_t *b,
+                                                               size_t cost)
 {
-    MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(mt_table_find_locked(s, mt_block_addr(b)) == b);
-    if (MT_UNLIKELY(s->fifo_last == NULL || s->fifo_tail == FIFO_ENTRIES)) {
-        struct mt_fifo_segment *seg = s->fifo_spare;
-        if (seg != NULL)
-            s->fifo_spare = NULL;
-        else if ((seg = storage_alloc(sizeof *seg)) == NULL)
-            return false;
-        seg->next = NULL;
-        if (s->fifo_last != NULL)
-            s->fifo_last->next = seg;
-        else
-            s->fifo_first = seg;
-        s->fifo_last = seg;
-        s->fifo_tail = 0;
-    }
     /* Under the lock, nobody reads b's meta without it: a plain write. */
     b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_FREED | MT_META_FLAG_PENDING;
     s->fifo_last->entry[s->fifo_tail++] = b;
@@ -590,11 +570,62 @@ bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
     return true;
 }
 
+/* The insert with a new segment at the FIFO's end first (the one kept spare, or a new
+ * one). Out of line: the common insert calls nothing and saves no registers. */
+static MT_NOINLINE bool insert_growing_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
+{
+    struct mt_fifo_segment *seg = s->fifo_spare;
+    if (seg != NULL)
+        s->fifo_spare = NULL;
+    else if ((seg = storage_alloc(sizeof *seg)) == NULL)
+        return false;
+    seg->next = NULL;
+    if (s->fifo_last != NULL)
+        s->fifo_last->next = seg;
+    else
+        s->fifo_first = seg;
+    s->fifo_last = seg;
+    s->fifo_tail = 0;
+    return queue_locked(s, b, cost);
+}
+
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(mt_table_find_locked(s, mt_block_addr(b)) == b);
+    if (MT_UNLIKELY(s->fifo_last == NULL || s->fifo_tail == FIFO_ENTRIES))
+        return insert_growing_locked(s, b, cost);
+    return queue_locked(s, b, cost);
+}
+
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     mt_block_t *b = mt_table_lookup_locked(s, addr);
     return b != NULL && (mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
+}
+
+/* The end of taking b, the oldest block, out of the FIFO: the oldest segment, used up, gives
+ * way to the next (one is kept for the next, so a steady state allocates nothing). */
+static MT_NOINLINE mt_block_t *segment_done_locked(mt_shard_t *s, mt_block_t *b)
+{
+    struct mt_fifo_segment *done = s->fifo_first;
+    s->fifo_first = done->next;
+    s->fifo_head = 0;
+    if (s->fifo_spare == NULL)
+        s->fifo_spare = done;
+    else
+        mt_mem_free(done);
+    return b;
+}
+
+/* The same, b's record first leaving the hash and recycled (mt_table_drop_locked's rare
+ * case: the anchor is before every record, so this never comes). */
+static MT_NOINLINE mt_block_t *take_rest_slow_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    mt_record_recycle_locked(s, b);
+    return s->fifo_head == FIFO_ENTRIES ? segment_done_locked(s, b) : b;
 }
 
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
@@ -610,22 +641,15 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
     if (s->fifo_count == 0) { /* empty: the one segment left starts over */
         MT_ASSERT(s->fifo_first == s->fifo_last);
         s->fifo_head = s->fifo_tail = 0;
-    } else if (s->fifo_head == FIFO_ENTRIES) { /* the oldest segment is used up */
-        struct mt_fifo_segment *done = s->fifo_first;
-        s->fifo_first = done->next;
-        s->fifo_head = 0;
-        if (s->fifo_spare == NULL) /* one kept for the next, so a steady state allocates */
-            s->fifo_spare = done;  /* nothing */
-        else
-            mt_mem_free(done);
     }
-    if (MT_UNLIKELY(rec(b)->hh.prev == NULL)) {
-        take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
-    } else {
-        unlink_after_anchor_locked(s, b);
-    }
+    /* (the calls below are the function's last act: the common case saves no registers) */
+    if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
+        return take_rest_slow_locked(s, b);
+    unlink_after_anchor_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked: only the link changes */
     s->free_records = b;
+    if (MT_UNLIKELY(s->fifo_head == FIFO_ENTRIES)) /* the oldest segment is used up */
+        return segment_done_locked(s, b);
     return b;
 }
 

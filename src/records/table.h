@@ -82,8 +82,9 @@ typedef struct mt_shard {
     struct mt_fifo_segment *fifo_first, *fifo_last, *fifo_spare;
     unsigned fifo_head, fifo_tail;
     size_t fifo_count;
-    size_t quarantine_bytes; /* what they hold (mt_quarantine_cost of each) */
     struct mt_gone *gone;    /* the last blocks given back to the C library (quarantine.c) */
+    size_t quarantine_bytes; /* what the FIFO's blocks hold (mt_quarantine_cost of each); not
+                                next to fifo_count, which gcc would add to in one vector */
     mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
