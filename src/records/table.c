@@ -353,8 +353,9 @@ static inline __attribute__((always_inline)) int append_locked(void *live, mt_bl
     if (chain != NULL)
         chain->hh_prev = &r->hh;
     bucket->hh_head = &r->hh;
-    if (MT_UNLIKELY(bucket->count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH) &&
-        !tbl->noexpand)
+    /* (a chain under HASH_BKT_CAPACITY_THRESH never calls for a doubling: tested first) */
+    if (MT_UNLIKELY(bucket->count >= HASH_BKT_CAPACITY_THRESH) &&
+        bucket->count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH && !tbl->noexpand)
         return ADD_EXPAND_DUE;
     return ADD_DONE;
 }
