@@ -457,8 +457,8 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
  * and the same result, with the table in a register (the record's own tbl, the head's)
  * where uthash reloads it from the head after every store, and without the tests that
  * record's place answers (it is neither the head nor the only record; it heads its bucket's
- * chain exactly when nothing comes before it there). Calls nothing: the free inlining it
- * saves no registers. */
+ * chain exactly when nothing comes before it there). Calls nothing, so that its callers
+ * save no registers for it. */
 static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_shard_t *s,
                                                                              mt_block_t *b)
 {
@@ -620,8 +620,8 @@ static MT_NOINLINE mt_block_t *segment_done_locked(mt_shard_t *s, mt_block_t *b)
     return b;
 }
 
-/* The same, b's record first leaving the hash and recycled (mt_table_drop_locked's rare
- * case: the anchor is before every record, so this never comes). */
+/* The same, b's record first leaving the hash and recycled, for a record with none before
+ * it in uthash's list (mt_table_drop_locked's rare case). */
 static MT_NOINLINE mt_block_t *take_rest_slow_locked(mt_shard_t *s, mt_block_t *b)
 {
     remove_locked(s, b);
