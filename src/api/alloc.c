@@ -140,17 +140,25 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
         return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
                : zero               ? mt_libc_calloc(1, size)
                                     : mt_libc_malloc(size);
-    mt_freeze_layout();
+    /* While this thread's page-guard countdown runs, the layout is frozen (page_guard.h):
+     * the common allocation tests the countdown alone. */
+    size_t countdown = mt_pg_countdown;
+    bool counting = mt_page_guard_counting(countdown);
+    if (MT_UNLIKELY(!counting))
+        mt_freeze_layout();
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
     /* Records keep alignments up to 2^31 (MT_META_ALIGN_SHIFT); no allocator gives more. */
     if (MT_UNLIKELY(align > ((size_t)1 << 31)))
         return mt_fail(ENOMEM);
-    size_t front = mt_front_size(mt_guard_bytes, align), back = mt_guard_bytes;
+    size_t front = align == MT_MIN_ALIGN ? mt_guard_front : mt_front_size(mt_guard_bytes, align);
+    size_t back = mt_guard_bytes;
     if (MT_UNLIKELY(size > SIZE_MAX / 2 - front - back))
         return mt_fail(ENOMEM);
     size_t total = front + size + back;
-    if (MT_UNLIKELY(mt_page_guard_wanted(site))) {
+    if (MT_LIKELY(counting)) {
+        mt_pg_countdown = countdown - 1;
+    } else if (mt_page_guard_choose(site)) {
         void *guarded = page_guarded(size, align, site, zero);
         if (guarded != NULL)
             return guarded;

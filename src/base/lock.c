@@ -6,9 +6,14 @@
 
 #include "base/lock.h"
 
-MT_TLS int mt_locks_held;
-MT_TLS int mt_messages_pending;
+MT_TLS mt_lock_count_t mt_lock_count;
 void (*mt_print_pending)(void);
+
+void mt_unlock_rest(void)
+{
+    if (mt_locks_held == 0 && mt_messages_pending != 0)
+        mt_print_pending();
+}
 
 void mt_lock_wait(mt_lock_t *l)
 {

@@ -34,10 +34,25 @@ void mt_lock_wait(mt_lock_t *l);
  * printed when it releases the last one (errors/error.c): printing may look up symbols,
  * which takes the dynamic loader's lock, and a thread inside dlopen holding that lock may
  * be waiting for one of ours. The error module counts the messages it keeps in
- * mt_messages_pending and sets mt_print_pending, which the last unlock calls. */
-extern MT_TLS int mt_locks_held;
-extern MT_TLS int mt_messages_pending;
+ * mt_messages_pending and sets mt_print_pending, which the last unlock calls.
+ * The two counts share one word, so that an unlock tests both at once: it is zero after
+ * the last unlock unless messages wait (one thread-local access, not two). */
+typedef union mt_lock_count {
+    struct { /* held in the word's low half: an unlock subtracts 1 from the word */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        int pending, held;
+#else
+        int held, pending;
+#endif
+    } n;
+    uint64_t both;
+} mt_lock_count_t;
+extern MT_TLS mt_lock_count_t mt_lock_count;
+#define mt_locks_held (mt_lock_count.n.held)
+#define mt_messages_pending (mt_lock_count.n.pending)
 extern void (*mt_print_pending)(void);
+/* mt_unlock's rare end, out of line: prints the messages kept once no lock is held. */
+void mt_unlock_rest(void);
 
 static inline void mt_lock(mt_lock_t *l)
 {
@@ -85,8 +100,8 @@ static inline void mt_unlock(mt_lock_t *l)
 {
     MT_ASSERT(mt_locks_held > 0 && mt_lock_held(l));
     atomic_store_explicit(&l->taken, 0, memory_order_release);
-    if (--mt_locks_held == 0 && MT_UNLIKELY(mt_messages_pending != 0))
-        mt_print_pending();
+    if (MT_UNLIKELY(--mt_lock_count.both != 0))
+        mt_unlock_rest(); /* another lock held, or messages kept */
 #ifdef MT_BARE_METAL
     mt_bare_leave();
 #endif

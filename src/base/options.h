@@ -4,6 +4,7 @@
 #define MT_OPTIONS_H
 
 #include "base/buf.h"
+#include "base/lock.h" /* (MT_HIDDEN) */
 #include "base/platform.h"
 
 /* Defaults that differ on bare metal (a microcontroller): no stacks, since no unwinder
@@ -96,7 +97,7 @@ typedef struct mt_options {
 #undef MT_OPTION_FIELD
 } mt_options_t;
 
-extern mt_options_t mt_opt;
+extern MT_HIDDEN mt_options_t mt_opt;
 /* Read MEMTRACK_OPTIONS once (idempotent). Warnings go to stderr. */
 void mt_options_init(void);
 /* Parse "k=v:k=v" from `source` (a name used in warnings); returns bad entry count. */

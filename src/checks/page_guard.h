@@ -17,8 +17,8 @@
 
 /* The region of page-guarded blocks, [mt_pg_start, mt_pg_start + mt_pg_size): empty until
  * the first one is made. */
-extern uintptr_t mt_pg_start;
-extern size_t mt_pg_size;
+extern MT_HIDDEN uintptr_t mt_pg_start; /* (every free reads them: MT_HIDDEN, base/lock.h) */
+extern MT_HIDDEN size_t mt_pg_size;
 static inline bool mt_page_guarded(uintptr_t addr)
 {
     return addr - mt_pg_start < mt_pg_size;
@@ -27,21 +27,20 @@ static inline bool mt_page_guarded(uintptr_t addr)
 /* page_guard_side=start: the page is before the block (frozen with the layout). */
 extern bool mt_page_guard_start;
 
-/* Allocations this thread makes before the next sample, this one included (0: not armed). */
+/* Allocations this thread makes before the next sample, this one included (0: not armed).
+ * Set by mt_page_guard_choose only, which an allocation calls after the layout is frozen:
+ * while a thread's countdown runs, the layout is frozen. */
 extern MT_TLS size_t mt_pg_countdown;
 /* Sites or all are chosen: every allocation asks mt_page_guard_choose. */
-extern bool mt_pg_every_call;
+extern MT_HIDDEN bool mt_pg_every_call;
+/* Whether the allocation about to be made at site is to be page-guarded. */
 bool mt_page_guard_choose(uint32_t site);
-/* Whether the allocation about to be made at site is to be page-guarded: the hot path
- * pays one thread-local decrement while neither sites nor all are chosen. */
-static inline bool mt_page_guard_wanted(uint32_t site)
+/* The hot path's answer, from this thread's countdown as read: while it runs and neither
+ * sites nor all are chosen, no allocation is page-guarded and the caller stores countdown - 1
+ * (one thread-local decrement); otherwise it asks mt_page_guard_choose. */
+static inline bool mt_page_guard_counting(size_t countdown)
 {
-    size_t n = mt_pg_countdown;
-    if (MT_LIKELY(n > 1 && !mt_pg_every_call)) {
-        mt_pg_countdown = n - 1;
-        return false;
-    }
-    return mt_page_guard_choose(site);
+    return MT_LIKELY(countdown > 1 && !mt_pg_every_call);
 }
 
 /* Reads the options (at the first block, with the layout). */

@@ -35,13 +35,7 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
     if (cost > budget)
         return false;
-    if (MT_UNLIKELY(!mt_quarantine_insert_locked(s, b)))
-        return false;
-    /* Under the lock, nobody reads b's meta without it: plain writes. Damage reported while
-     * it was live says nothing about writes after free. */
-    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_PENDING;
-    s->quarantine_bytes += cost;
-    return true;
+    return mt_quarantine_insert_locked(s, b, cost);
 }
 
 /* Describes the writes after free in a quarantined block whose fill changed, in e. */
@@ -77,21 +71,42 @@ static inline bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site
 /* ---- blocks given back to the C library: the notes (a second free finds them below) ---- */
 
 typedef struct gone_entry {
-    uintptr_t addr;
+    uintptr_t addr; /* 0: not used yet (no block starts at 0) */
     size_t size;
-    uint64_t meta;
+    uint64_t meta; /* as the record had it: its flags are cleared when it is found */
     uint32_t site, free_site;
 } gone_entry_t;
 
+_Static_assert((MT_GONE_MAX & (MT_GONE_MAX - 1)) == 0, "the ring's index wraps by a mask");
+
 struct mt_gone {
-    gone_entry_t ring[MT_GONE_MAX];
-    unsigned next; /* where the next one goes; the ring is full once it wrapped */
-    bool wrapped;
+    gone_entry_t ring[MT_GONE_MAX]; /* zeroed when made */
+    unsigned next;                  /* where the next one goes */
 };
 
 static MT_NOINLINE struct mt_gone *gone_make(mt_shard_t *s)
 {
     return s->gone = mt_mem_calloc(1, sizeof *s->gone);
+}
+
+static inline __attribute__((always_inline)) void gone_put(struct mt_gone *g, const mt_block_t *b)
+{
+    gone_entry_t *e = &g->ring[g->next];
+    e->addr = mt_block_addr(b);
+    e->size = b->size;
+    e->meta = b->meta;
+    e->site = b->site;
+    e->free_site = b->free_site;
+    g->next = (g->next + 1) & (MT_GONE_MAX - 1);
+}
+
+/* The shard's first note: the ring is made. Out of line, so that the notes after it save
+ * no registers for the call. */
+static MT_NOINLINE void gone_first_locked(mt_shard_t *s, const mt_block_t *b)
+{
+    struct mt_gone *g = gone_make(s);
+    if (g != NULL) /* (out of the tracker's memory: the block is just not remembered) */
+        gone_put(g, b);
 }
 
 /* Inline in the eviction loop, which calls it for every block it releases. */
@@ -100,21 +115,10 @@ static inline __attribute__((always_inline)) void gone_note_locked(mt_shard_t *s
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     struct mt_gone *g = s->gone;
-    if (MT_UNLIKELY(g == NULL) && (g = gone_make(s)) == NULL)
-        return; /* out of the tracker's memory: the block is just not remembered */
-    gone_entry_t *e = &g->ring[g->next];
-    e->addr = mt_block_addr(b);
-    e->size = b->size;
-    e->meta = b->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
-    e->site = b->site;
-    e->free_site = b->free_site;
-    /* (a test of the wrap, not a store of `wrapped` at every note) */
-    unsigned next = g->next + 1;
-    if (MT_UNLIKELY(next == MT_GONE_MAX)) {
-        next = 0;
-        g->wrapped = true;
-    }
-    g->next = next;
+    if (MT_LIKELY(g != NULL))
+        gone_put(g, b);
+    else
+        gone_first_locked(s, b);
 }
 
 void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b)
@@ -153,8 +157,7 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
             check_freed(b, meta, site, &errs[found]))
             found++;
         gone_note_locked(s, b);
-        mt_libc_free((unsigned char *)mt_block_addr(b) - front);
-        mt_record_recycle_locked(s, b);
+        mt_libc_free((unsigned char *)mt_block_addr(b) - front); /* (b is recycled already) */
     }
     return found;
 }
@@ -252,15 +255,14 @@ bool mt_gone_find(const void *ptr, mt_block_t *out)
     bool found = false;
     mt_lock(&s->lock);
     const struct mt_gone *g = s->gone;
-    unsigned count = g == NULL ? 0 : g->wrapped ? MT_GONE_MAX : g->next;
-    for (unsigned k = 1; k <= count && !found; k++) { /* newest first */
-        const gone_entry_t *e = &g->ring[(g->next + MT_GONE_MAX - k) % MT_GONE_MAX];
-        if (e->addr != (uintptr_t)ptr)
+    for (unsigned k = 1; g != NULL && k <= MT_GONE_MAX && !found; k++) { /* newest first */
+        const gone_entry_t *e = &g->ring[(g->next - k) & (MT_GONE_MAX - 1)];
+        if (e->addr == 0 || e->addr != (uintptr_t)ptr)
             continue;
         memset(out, 0, sizeof *out);
         mt_block_set_addr(out, e->addr);
         out->size = e->size;
-        out->meta = e->meta;
+        out->meta = e->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
         out->site = e->site;
         out->free_site = e->free_site;
         found = true;

@@ -45,9 +45,9 @@ static counters_t *counters_of(uint32_t site, bool create)
     return chunk != NULL ? &chunk[site & (CHUNK_SITES - 1)] : NULL;
 }
 
-bool mt_unwritten_counts(const mt_block_t *b)
+bool mt_unwritten_site_counts(uint32_t site)
 {
-    return mt_opt.unwritten && mt_fill_new && mt_site_get(b->site)->kind != MT_KIND_CALLOC;
+    return mt_site_get(site)->kind != MT_KIND_CALLOC;
 }
 
 void mt_unwritten_count_block(const mt_block_t *b)

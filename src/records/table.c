@@ -327,6 +327,39 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return added == ADD_DONE;
 }
 
+/* hash_add_deferred into a table that exists (the anchor heads it, and stays the head):
+ * HASH_ADD_KEYPTR's steps, the same result, with the table in a register where uthash
+ * reloads it from the head after every store to the record. b's key is set. Never fails
+ * (only the table's making or a doubling can): ADD_DONE or ADD_EXPAND_DUE. */
+static inline __attribute__((always_inline)) int append_locked(void *live, mt_block_t *b)
+{
+    record_t *r = rec(b);
+    UT_hash_table *tbl = ((record_t *)live)->hh.tbl;
+    unsigned hashv;
+    HASH_FUNCTION(r->hh.key, sizeof(uintptr_t), hashv);
+    r->hh.hashv = hashv;
+    r->hh.keylen = sizeof(uintptr_t);
+    r->hh.tbl = tbl;
+    r->hh.next = NULL; /* HASH_APPEND_LIST */
+    r->hh.prev = ELMT_FROM_HH(tbl, tbl->tail);
+    tbl->tail->next = r;
+    tbl->tail = &r->hh;
+    tbl->num_items++; /* HASH_ADD_TO_TABLE, HASH_ADD_TO_BKT */
+    UT_hash_bucket *bucket = &tbl->buckets[bucket_index(hashv, tbl->num_buckets)];
+    UT_hash_handle *chain = bucket->hh_head;
+    bucket->count++;
+    r->hh.hh_next = chain;
+    r->hh.hh_prev = NULL;
+    if (chain != NULL)
+        chain->hh_prev = &r->hh;
+    bucket->hh_head = &r->hh;
+    /* (a chain under HASH_BKT_CAPACITY_THRESH never calls for a doubling: tested first) */
+    if (MT_UNLIKELY(bucket->count >= HASH_BKT_CAPACITY_THRESH) &&
+        bucket->count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH && !tbl->noexpand)
+        return ADD_EXPAND_DUE;
+    return ADD_DONE;
+}
+
 /* mt_table_track's end when its insert did not simply succeed: the doubling due, or the
  * record given back; then the unlock. */
 static MT_NOINLINE bool track_finish(mt_shard_t *s, mt_block_t *b, int added)
@@ -381,8 +414,7 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     b->site = site;
     b->free_site = MT_SITE_NONE;
     MT_ASSERT(hash_find(live, user) == NULL); /* as insert_deferred_locked */
-    int added = hash_add_deferred(&live, b);
-    s->live = live;
+    int added = append_locked(live, b);
     if (MT_UNLIKELY(added != ADD_DONE))
         return track_finish(s, b, added);
     mt_unlock(&s->lock);
@@ -392,10 +424,10 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    if (MT_UNLIKELY(s->live == NULL))
+    /* (the anchor's key is 0, where no block starts: only 0 would find it) */
+    if (MT_UNLIKELY(s->live == NULL || addr == 0))
         return NULL;
-    mt_block_t *b = hash_find(s->live, addr);
-    return MT_LIKELY(b != &s->anchor) ? b : NULL;
+    return hash_find(s->live, addr);
 }
 
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
@@ -420,18 +452,44 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
+/* remove_locked for a record with one before it in uthash's insertion-order list (every
+ * record but the anchor, which is first for good): uthash's HASH_DELETE, the same steps
+ * and the same result, with the table in a register (the record's own tbl, the head's)
+ * where uthash reloads it from the head after every store, and without the tests that
+ * record's place answers (it is neither the head nor the only record; it heads its bucket's
+ * chain exactly when nothing comes before it there). Calls nothing, so that its callers
+ * save no registers for it. */
+static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_shard_t *s,
+                                                                             mt_block_t *b)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(b != &s->anchor && rec(b)->hh.prev != NULL && s->live == &s->anchor);
+    (void)s;
+    UT_hash_handle *hh = &rec(b)->hh;
+    UT_hash_table *tbl = hh->tbl;
+    record_t *prev = hh->prev, *next = hh->next;
+    if (tbl->tail == hh)
+        tbl->tail = &prev->hh;
+    prev->hh.next = next;
+    if (next != NULL)
+        next->hh.prev = prev;
+    UT_hash_bucket *bucket = &tbl->buckets[bucket_index(hh->hashv, tbl->num_buckets)];
+    UT_hash_handle *chain_prev = hh->hh_prev, *chain_next = hh->hh_next;
+    bucket->count--;
+    if (chain_prev == NULL)
+        bucket->hh_head = chain_next;
+    else
+        chain_prev->hh_next = chain_next;
+    if (chain_next != NULL)
+        chain_next->hh_prev = chain_prev;
+    tbl->num_items--;
+}
+
 /* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
 static MT_NOINLINE void drop_slow_locked(mt_shard_t *s, mt_block_t *b)
 {
     remove_locked(s, b);
     mt_record_recycle_locked(s, b);
-}
-
-/* The same for mt_quarantine_take_oldest_locked: remove_locked, out of line; returns b. */
-static MT_NOINLINE mt_block_t *take_slow_locked(mt_shard_t *s, mt_block_t *b)
-{
-    remove_locked(s, b);
-    return b;
 }
 
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
@@ -443,7 +501,7 @@ void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
         drop_slow_locked(s, b);
         return;
     }
-    remove_locked(s, b);
+    unlink_after_anchor_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
     s->free_records = b;
 }
@@ -501,28 +559,44 @@ struct mt_fifo_segment {
     mt_block_t *entry[FIFO_ENTRIES];
 };
 
-bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b)
+/* The insert's end, a segment with room at the FIFO's end. */
+static inline __attribute__((always_inline)) bool queue_locked(mt_shard_t *s, mt_block_t *b,
+                                                               size_t cost)
+{
+    /* Under the lock, nobody reads b's meta without it: a plain write. */
+    b->meta = (b->meta & ~MT_META_FLAG_REPORTED) | MT_META_FLAG_FREED | MT_META_FLAG_PENDING;
+    s->fifo_last->entry[s->fifo_tail++] = b;
+    s->fifo_count++;
+    s->quarantine_bytes += cost;
+    return true;
+}
+
+/* The insert with a new segment at the FIFO's end first (the one kept spare, or a new
+ * one). Out of line: the common insert calls nothing and saves no registers. */
+static MT_NOINLINE bool insert_growing_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
+{
+    struct mt_fifo_segment *seg = s->fifo_spare;
+    if (seg != NULL)
+        s->fifo_spare = NULL;
+    else if ((seg = storage_alloc(sizeof *seg)) == NULL)
+        return false;
+    seg->next = NULL;
+    if (s->fifo_last != NULL)
+        s->fifo_last->next = seg;
+    else
+        s->fifo_first = seg;
+    s->fifo_last = seg;
+    s->fifo_tail = 0;
+    return queue_locked(s, b, cost);
+}
+
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b, size_t cost)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(mt_table_find_locked(s, mt_block_addr(b)) == b);
-    if (MT_UNLIKELY(s->fifo_last == NULL || s->fifo_tail == FIFO_ENTRIES)) {
-        struct mt_fifo_segment *seg = s->fifo_spare;
-        if (seg != NULL)
-            s->fifo_spare = NULL;
-        else if ((seg = storage_alloc(sizeof *seg)) == NULL)
-            return false;
-        seg->next = NULL;
-        if (s->fifo_last != NULL)
-            s->fifo_last->next = seg;
-        else
-            s->fifo_first = seg;
-        s->fifo_last = seg;
-        s->fifo_tail = 0;
-    }
-    b->meta |= MT_META_FLAG_FREED;
-    s->fifo_last->entry[s->fifo_tail++] = b;
-    s->fifo_count++;
-    return true;
+    if (MT_UNLIKELY(s->fifo_last == NULL || s->fifo_tail == FIFO_ENTRIES))
+        return insert_growing_locked(s, b, cost);
+    return queue_locked(s, b, cost);
 }
 
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
@@ -530,6 +604,29 @@ mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr)
     MT_ASSERT(mt_lock_held(&s->lock));
     mt_block_t *b = mt_table_lookup_locked(s, addr);
     return b != NULL && (mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
+}
+
+/* The end of taking b, the oldest block, out of the FIFO: the oldest segment, used up, gives
+ * way to the next (one is kept for the next, so a steady state allocates nothing). */
+static MT_NOINLINE mt_block_t *segment_done_locked(mt_shard_t *s, mt_block_t *b)
+{
+    struct mt_fifo_segment *done = s->fifo_first;
+    s->fifo_first = done->next;
+    s->fifo_head = 0;
+    if (s->fifo_spare == NULL)
+        s->fifo_spare = done;
+    else
+        mt_mem_free(done);
+    return b;
+}
+
+/* The same, b's record first leaving the hash and recycled, for a record with none before
+ * it in uthash's list (mt_table_drop_locked's rare case). */
+static MT_NOINLINE mt_block_t *take_rest_slow_locked(mt_shard_t *s, mt_block_t *b)
+{
+    remove_locked(s, b);
+    mt_record_recycle_locked(s, b);
+    return s->fifo_head == FIFO_ENTRIES ? segment_done_locked(s, b) : b;
 }
 
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
@@ -545,18 +642,15 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
     if (s->fifo_count == 0) { /* empty: the one segment left starts over */
         MT_ASSERT(s->fifo_first == s->fifo_last);
         s->fifo_head = s->fifo_tail = 0;
-    } else if (s->fifo_head == FIFO_ENTRIES) { /* the oldest segment is used up */
-        struct mt_fifo_segment *done = s->fifo_first;
-        s->fifo_first = done->next;
-        s->fifo_head = 0;
-        if (s->fifo_spare == NULL) /* one kept for the next, so a steady state allocates */
-            s->fifo_spare = done;  /* nothing */
-        else
-            mt_mem_free(done);
     }
+    /* (the calls below are the function's last act: the common case saves no registers) */
     if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
-        return take_slow_locked(s, b); /* (as in mt_table_drop_locked) */
-    remove_locked(s, b);
+        return take_rest_slow_locked(s, b);
+    unlink_after_anchor_locked(s, b);
+    rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked: only the link changes */
+    s->free_records = b;
+    if (MT_UNLIKELY(s->fifo_head == FIFO_ENTRIES)) /* the oldest segment is used up */
+        return segment_done_locked(s, b);
     return b;
 }
 

@@ -82,8 +82,9 @@ typedef struct mt_shard {
     struct mt_fifo_segment *fifo_first, *fifo_last, *fifo_spare;
     unsigned fifo_head, fifo_tail;
     size_t fifo_count;
-    size_t quarantine_bytes; /* what they hold (mt_quarantine_cost of each) */
     struct mt_gone *gone;    /* the last blocks given back to the C library (quarantine.c) */
+    size_t quarantine_bytes; /* what the FIFO's blocks hold (mt_quarantine_cost of each); not
+                                next to fifo_count, which gcc would add to in one vector */
     mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
 } __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
 
@@ -116,11 +117,15 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
- * freed, leaves it in the hash and queues it; false when the FIFO cannot grow. */
-bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b);
+ * freed and pending (damage reported while it was live says nothing about writes after
+ * free: that flag is cleared), leaves it in the hash, queues it and counts its cost in
+ * quarantine_bytes; false (b unchanged) when the FIFO cannot grow. */
+bool mt_quarantine_insert_locked(mt_shard_t *s, mt_block_t *b, size_t cost);
 mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
-/* Takes the oldest block in quarantine out of the FIFO and the hash and returns it; NULL
- * when there is none, or when it is still pending (MT_META_FLAG_PENDING: it stays). */
+/* Takes the oldest block in quarantine out of the FIFO and the hash, recycles its record
+ * and returns it: its fields stay as they were until the shard's next record is made,
+ * which needs the lock the caller holds. NULL when there is none, or when it is still
+ * pending (MT_META_FLAG_PENDING: it stays). */
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
  * or remove blocks. Within a shard the order is the allocations'. In the crash handler
