@@ -1,18 +1,156 @@
 /* stats.h - counters and sequence numbers.
+ *
+ * The common case of each event is inline here, in the allocation and free paths (a call
+ * and the registers it clobbers cost more than the event itself); stats.c has the rest and
+ * the rules the counters keep (its opening comment).
  */
 #ifndef MT_STATS_H
 #define MT_STATS_H
 
+#include "base/lock.h" /* (MT_HIDDEN) */
 #include "base/platform.h"
+#include "records/timeline.h"
 
-void mt_stats_alloc(size_t size);
-void mt_stats_free(size_t size);
+#define MT_PUBLISH_EVERY 64u               /* events between a shared thread's publishes */
+#define MT_PUBLISH_BYTES ((size_t)1 << 20) /* a block this large is published at once */
+
+/* A thread's counters. */
+typedef struct mt_stat_slot {
+    /* Written by the owner only, read by anyone. */
+    /* Made here, and released here (blocks and their bytes). Live bytes and blocks are
+     * the differences, which no event need write a counter of its own for. */
+    _Atomic uint64_t total_bytes, total_blocks, freed_bytes, frees, failed;
+    _Atomic uint64_t solo_peak_bytes, solo_peak_blocks; /* exact while not shared */
+    /* The owner's own. */
+    int64_t published_bytes, published_blocks; /* what the shared totals have of ours */
+    uint64_t published_events;
+    unsigned publish_countdown; /* events until the next publish (shared) */
+    bool crowded;               /* the fallback slot several threads share: add atomically */
+    uint64_t seq_next, seq_end; /* the current batch: [next, end) */
+    uint64_t seq_epoch;         /* the batch epoch it was taken in */
+    /* The registry. */
+    struct mt_stat_slot *next; /* set before the slot is published, then constant */
+    atomic_bool in_use;
+} __attribute__((aligned(64))) mt_stat_slot_t;
+
+/* Read by every event, written almost never: a cache line of their own. */
+typedef struct mt_stat_flags {
+    _Alignas(64) atomic_bool shared; /* two slots have been held at once */
+    _Atomic uint64_t seq_epoch;      /* a checkpoint retired every batch taken before */
+} mt_stat_flags_t;
+extern MT_HIDDEN mt_stat_flags_t mt_stat_flags;
+
+/* The calling thread's own slot, NULL until its first event (and for a thread that could get
+ * none: it shares the crowded fallback, which is never kept here). */
+extern MT_HIDDEN MT_TLS mt_stat_slot_t *mt_stat_mine;
+
+/* The rarer cases, in stats.c. */
+void mt_stats_alloc_slow(size_t size);
+void mt_stats_alloc_more(mt_stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared);
+void mt_stats_free_slow(size_t size);
+void mt_stats_free_more(mt_stat_slot_t *s);
+uint64_t mt_next_seq_slow(void);
+
 void mt_stats_failed(void);
 void mt_stats_read(memtrack_stats_t *out);
 /* Threads other than the caller that hold a slot now: alive, and tracking. */
 unsigned mt_stats_other_threads(void);
-uint64_t mt_next_seq(void);
 /* The sequence number the next block will get. */
 uint64_t mt_seq_upcoming(void);
+
+/* The owner adds with a plain load and store; the crowded fallback slot, which several
+ * threads share, atomically. Callers pass crowded as a constant, so the common case carries
+ * no test per counter. */
+static inline __attribute__((always_inline)) uint64_t mt_stat_add(bool crowded, _Atomic uint64_t *c,
+                                                                  uint64_t d)
+{
+    if (MT_UNLIKELY(crowded))
+        return atomic_fetch_add_explicit(c, d, memory_order_relaxed) + d;
+    uint64_t v = atomic_load_explicit(c, memory_order_relaxed) + d;
+    atomic_store_explicit(c, v, memory_order_relaxed);
+    return v;
+}
+
+static inline bool mt_stat_timeline_due(uint64_t count)
+{
+    return MT_UNLIKELY((count & atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) ==
+                       0);
+}
+
+/* The events' bodies: inline below for the thread's own slot, and in stats.c for the crowded
+ * one. The rarer rest (a new peak while one thread tracks, a publish once shared) is out of
+ * line, so that the common case saves no registers. */
+static inline __attribute__((always_inline)) void mt_stat_alloc_event(mt_stat_slot_t *s,
+                                                                      size_t size, bool crowded)
+{
+    uint64_t total_bytes = mt_stat_add(crowded, &s->total_bytes, size);
+    uint64_t total_blocks = mt_stat_add(crowded, &s->total_blocks, 1);
+    int64_t bytes = 0, blocks = 0; /* (only a solo event looks at them) */
+    bool shared = atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed), more;
+    if (MT_LIKELY(!shared)) {
+        /* (Signed: a peak is never negative, so a count below zero never passes it.) */
+        bytes =
+            (int64_t)(total_bytes - atomic_load_explicit(&s->freed_bytes, memory_order_relaxed));
+        blocks = (int64_t)(total_blocks - atomic_load_explicit(&s->frees, memory_order_relaxed));
+        more = bytes > (int64_t)atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed) ||
+               blocks > (int64_t)atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed);
+    } else {
+        more = --s->publish_countdown == 0 || size >= MT_PUBLISH_BYTES;
+    }
+    if (MT_UNLIKELY(more))
+        mt_stats_alloc_more(s, bytes, blocks, shared);
+    /* (crowded: the count as this thread's add left it, which another may have passed) */
+    else if (mt_stat_timeline_due(crowded
+                                      ? atomic_load_explicit(&s->total_blocks, memory_order_relaxed)
+                                      : total_blocks))
+        mt_timeline_sample();
+}
+
+static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slot_t *s, size_t size,
+                                                                     bool crowded)
+{
+    mt_stat_add(crowded, &s->freed_bytes, size);
+    uint64_t frees = mt_stat_add(crowded, &s->frees, 1);
+    if (MT_UNLIKELY(atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed)) &&
+        (--s->publish_countdown == 0 || size >= MT_PUBLISH_BYTES))
+        mt_stats_free_more(s);
+    else if (mt_stat_timeline_due(crowded ? atomic_load_explicit(&s->frees, memory_order_relaxed)
+                                          : frees))
+        mt_timeline_sample();
+}
+
+/* Counts a block made. The thread's own slot is never the crowded fallback (which is never
+ * kept in mt_stat_mine): the first event of a thread, or any of one without a slot of its
+ * own, takes the out-of-line way. */
+static inline __attribute__((always_inline)) void mt_stats_alloc(size_t size)
+{
+    mt_stat_slot_t *s = mt_stat_mine;
+    if (MT_LIKELY(s != NULL))
+        mt_stat_alloc_event(s, size, false);
+    else
+        mt_stats_alloc_slow(size);
+}
+
+/* Counts a block released. */
+static inline __attribute__((always_inline)) void mt_stats_free(size_t size)
+{
+    mt_stat_slot_t *s = mt_stat_mine;
+    if (MT_LIKELY(s != NULL))
+        mt_stat_free_event(s, size, false);
+    else
+        mt_stats_free_slow(size);
+}
+
+/* The next block's sequence number: the thread's batch, while it lasts and no checkpoint has
+ * retired it. */
+static inline __attribute__((always_inline)) uint64_t mt_next_seq(void)
+{
+    mt_stat_slot_t *s = mt_stat_mine;
+    if (MT_LIKELY(s != NULL && s->seq_next != s->seq_end &&
+                  s->seq_epoch ==
+                      atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed)))
+        return s->seq_next++;
+    return mt_next_seq_slow();
+}
 
 #endif /* MT_STATS_H */

@@ -8,7 +8,7 @@
 #include "report/model.h"
 
 #define MT_TIMELINE_MAX MT_SMALL(1024u, 16u) /* (bare metal: 512 bytes of samples) */
-/* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
+/* stats.h samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
 extern MT_HIDDEN _Atomic uint64_t mt_timeline_mask;
 void mt_timeline_sample(void);
 /* Live bytes reached a new peak (stats.c, when it raised peak_bytes). */
