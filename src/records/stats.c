@@ -18,8 +18,9 @@
  * Current, total, frees and failed are exact whenever they are read between calls.
  *
  * The timeline (timeline.c) is paced by each thread's own allocation and free counts (one
- * mask test each; while one thread tracks they are the program's), and told of each new
- * peak where it is found: every one while one thread tracks, at publishes once shared.
+ * compare each, with the next count that may be due; while one thread tracks they are the
+ * program's), and told of each new peak where it is found: every one while one thread
+ * tracks, at publishes once shared.
  *
  * Sequence numbers come from one shared counter in batches of SEQ_BATCH per thread:
  * unique, increasing within each thread, and increasing across the program while one
@@ -33,9 +34,11 @@
 
 #define SEQ_BATCH 64u
 
+/* A slot's owner-kept fields before its first event. */
+#define NEW_SLOT .publish_countdown = MT_PUBLISH_EVERY, .alloc_sample_at = 1, .free_sample_at = 1
+
 /* The first slot needs no allocation; the fallback serves threads that cannot get one. */
-static mt_stat_slot_t first_slot = {.publish_countdown = MT_PUBLISH_EVERY},
-                      fallback_slot = {.publish_countdown = MT_PUBLISH_EVERY, .crowded = true};
+static mt_stat_slot_t first_slot = {NEW_SLOT}, fallback_slot = {NEW_SLOT, .crowded = true};
 
 mt_stat_flags_t mt_stat_flags;
 /* The shared sums below are written at every publish. */
@@ -148,7 +151,7 @@ static MT_NOINLINE mt_stat_slot_t *slot_get_slow(void)
         s = mt_libc_memalign(64, sizeof *s);
         if (s == NULL)
             return &fallback_slot;
-        *s = (mt_stat_slot_t){.publish_countdown = MT_PUBLISH_EVERY, .in_use = true};
+        *s = (mt_stat_slot_t){NEW_SLOT, .in_use = true};
         s->next = atomic_load_explicit(&counters.slots, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&counters.slots, &s->next, s,
                                                       memory_order_release, memory_order_relaxed)) {
@@ -185,16 +188,31 @@ void mt_stats_alloc_more(mt_stat_slot_t *s, int64_t bytes, int64_t blocks, bool 
     } else {
         publish(s);
     }
-    if (mt_stat_timeline_due(atomic_load_explicit(&s->total_blocks, memory_order_relaxed)))
-        mt_timeline_sample();
+    uint64_t total_blocks = atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
+    if (s->crowded)
+        mt_stat_sample_crowded(&s->total_blocks);
+    else if (total_blocks == s->alloc_sample_at)
+        mt_stats_sample(total_blocks, &s->alloc_sample_at);
 }
 
 /* The same for a free: a publish, then the timeline's sample when due. */
 void mt_stats_free_more(mt_stat_slot_t *s)
 {
     publish(s);
-    if (mt_stat_timeline_due(atomic_load_explicit(&s->frees, memory_order_relaxed)))
+    uint64_t frees = atomic_load_explicit(&s->frees, memory_order_relaxed);
+    if (s->crowded)
+        mt_stat_sample_crowded(&s->frees);
+    else if (frees == s->free_sample_at)
+        mt_stats_sample(frees, &s->free_sample_at);
+}
+
+/* A count of an owned slot reached *sample_at: a sample if it is due, and the next count that
+ * may be (a multiple of the spacing, which is the mask plus one, and only ever doubles). */
+void mt_stats_sample(uint64_t count, uint64_t *sample_at)
+{
+    if ((count & atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) == 0)
         mt_timeline_sample();
+    *sample_at = (count | atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) + 1;
 }
 
 /* A thread's first event, or one of a thread without a slot of its own. */

@@ -25,6 +25,9 @@ typedef struct mt_stat_slot {
     int64_t published_bytes, published_blocks; /* what the shared totals have of ours */
     uint64_t published_events;
     unsigned publish_countdown; /* events until the next publish (shared) */
+    /* The next allocation and free counts that may be due a timeline sample: every count
+     * before is not (the mask only grows), so an event needs one compare. */
+    uint64_t alloc_sample_at, free_sample_at;
     bool crowded;               /* the fallback slot several threads share: add atomically */
     uint64_t seq_next, seq_end; /* the current batch: [next, end) */
     uint64_t seq_epoch;         /* the batch epoch it was taken in */
@@ -49,6 +52,7 @@ void mt_stats_alloc_slow(size_t size);
 void mt_stats_alloc_more(mt_stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared);
 void mt_stats_free_slow(size_t size);
 void mt_stats_free_more(mt_stat_slot_t *s);
+void mt_stats_sample(uint64_t count, uint64_t *sample_at);
 uint64_t mt_next_seq_slow(void);
 
 void mt_stats_failed(void);
@@ -71,10 +75,12 @@ static inline __attribute__((always_inline)) uint64_t mt_stat_add(bool crowded, 
     return v;
 }
 
-static inline bool mt_stat_timeline_due(uint64_t count)
+/* The crowded slot's counts, which other threads pass, are tested against the mask itself. */
+static inline void mt_stat_sample_crowded(_Atomic uint64_t *count)
 {
-    return MT_UNLIKELY((count & atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) ==
-                       0);
+    if (MT_UNLIKELY((atomic_load_explicit(count, memory_order_relaxed) &
+                     atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) == 0))
+        mt_timeline_sample();
 }
 
 /* The events' bodies: inline below for the thread's own slot, and in stats.c for the crowded
@@ -99,11 +105,10 @@ static inline __attribute__((always_inline)) void mt_stat_alloc_event(mt_stat_sl
     }
     if (MT_UNLIKELY(more))
         mt_stats_alloc_more(s, bytes, blocks, shared);
-    /* (crowded: the count as this thread's add left it, which another may have passed) */
-    else if (mt_stat_timeline_due(crowded
-                                      ? atomic_load_explicit(&s->total_blocks, memory_order_relaxed)
-                                      : total_blocks))
-        mt_timeline_sample();
+    else if (crowded)
+        mt_stat_sample_crowded(&s->total_blocks);
+    else if (MT_UNLIKELY(total_blocks == s->alloc_sample_at))
+        mt_stats_sample(total_blocks, &s->alloc_sample_at);
 }
 
 static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slot_t *s, size_t size,
@@ -114,9 +119,10 @@ static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slo
     if (MT_UNLIKELY(atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed)) &&
         (--s->publish_countdown == 0 || size >= MT_PUBLISH_BYTES))
         mt_stats_free_more(s);
-    else if (mt_stat_timeline_due(crowded ? atomic_load_explicit(&s->frees, memory_order_relaxed)
-                                          : frees))
-        mt_timeline_sample();
+    else if (crowded)
+        mt_stat_sample_crowded(&s->frees);
+    else if (MT_UNLIKELY(frees == s->free_sample_at))
+        mt_stats_sample(frees, &s->free_sample_at);
 }
 
 /* Counts a block made. The thread's own slot is never the crowded fallback (which is never
