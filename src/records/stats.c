@@ -50,7 +50,8 @@ static struct {
     _Atomic uint64_t peak_bytes, peak_blocks;
     _Atomic uint64_t next_seq;
 } counters = {.slots = &first_slot};
-MT_TLS mt_stat_slot_t *mt_stat_mine;
+mt_stat_slot_t mt_stat_unowned = {.crowded = true};
+MT_TLS mt_stat_slot_t *mt_stat_mine = &mt_stat_unowned;
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
@@ -118,7 +119,7 @@ static void slot_release(void *arg)
     mt_stat_slot_t *s = arg;
     if (atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed))
         publish(s);
-    mt_stat_mine = NULL;
+    mt_stat_mine = &mt_stat_unowned;
     atomic_fetch_sub_explicit(&counters.in_use, 1, memory_order_relaxed);
     atomic_store_explicit(&s->in_use, false, memory_order_release);
 }
@@ -167,7 +168,7 @@ static MT_NOINLINE mt_stat_slot_t *slot_get_slow(void)
 static inline mt_stat_slot_t *slot_get(void)
 {
     mt_stat_slot_t *s = mt_stat_mine;
-    return MT_LIKELY(s != NULL) ? s : slot_get_slow();
+    return MT_LIKELY(s != &mt_stat_unowned) ? s : slot_get_slow();
 }
 
 /* ---- events -------------------------------------------------------------------------- */
@@ -261,7 +262,7 @@ uint64_t mt_next_seq_slow(void)
 uint64_t mt_seq_upcoming(void)
 {
     mt_stat_slot_t *s = mt_stat_mine;
-    if (s != NULL && !s->crowded && !atomic_load(&mt_stat_flags.shared)) {
+    if (s != &mt_stat_unowned && !atomic_load(&mt_stat_flags.shared)) {
         /* This thread's batch is the only one: its next number is the program's. */
         if (s->seq_next != s->seq_end && s->seq_epoch == atomic_load(&mt_stat_flags.seq_epoch))
             return s->seq_next;
@@ -322,6 +323,6 @@ void mt_stats_read(memtrack_stats_t *out)
 unsigned mt_stats_other_threads(void)
 {
     unsigned held = atomic_load_explicit(&counters.in_use, memory_order_relaxed);
-    unsigned own = mt_stat_mine != NULL && mt_stat_mine != &fallback_slot ? 1u : 0u;
+    unsigned own = mt_stat_mine != &mt_stat_unowned ? 1u : 0u;
     return held > own ? held - own : 0;
 }

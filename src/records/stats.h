@@ -43,9 +43,12 @@ typedef struct mt_stat_flags {
 } mt_stat_flags_t;
 extern MT_HIDDEN mt_stat_flags_t mt_stat_flags;
 
-/* The calling thread's own slot, NULL until its first event (and for a thread that could get
- * none: it shares the crowded fallback, which is never kept here). */
+/* The calling thread's own slot. Until its first event, and for a thread that could get none
+ * (it shares the crowded fallback, which is never kept here), mt_stat_unowned: never written,
+ * marked crowded and with an empty batch, so that the fast paths below turn to their slow
+ * ones on a test they make anyway. */
 extern MT_HIDDEN MT_TLS mt_stat_slot_t *mt_stat_mine;
+extern MT_HIDDEN mt_stat_slot_t mt_stat_unowned;
 
 /* The rarer cases, in stats.c. */
 void mt_stats_alloc_slow(size_t size);
@@ -101,7 +104,7 @@ static inline __attribute__((always_inline)) void mt_stat_alloc_event(mt_stat_sl
         more = bytes > (int64_t)atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed) ||
                blocks > (int64_t)atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed);
     } else {
-        more = --s->publish_countdown == 0 || size >= MT_PUBLISH_BYTES;
+        more = MT_UNLIKELY(--s->publish_countdown == 0) || MT_UNLIKELY(size >= MT_PUBLISH_BYTES);
     }
     if (MT_UNLIKELY(more))
         mt_stats_alloc_more(s, bytes, blocks, shared);
@@ -117,7 +120,7 @@ static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slo
     mt_stat_add(crowded, &s->freed_bytes, size);
     uint64_t frees = mt_stat_add(crowded, &s->frees, 1);
     if (MT_UNLIKELY(atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed)) &&
-        (--s->publish_countdown == 0 || size >= MT_PUBLISH_BYTES))
+        (MT_UNLIKELY(--s->publish_countdown == 0) || MT_UNLIKELY(size >= MT_PUBLISH_BYTES)))
         mt_stats_free_more(s);
     else if (crowded)
         mt_stat_sample_crowded(&s->frees);
@@ -125,13 +128,12 @@ static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slo
         mt_stats_sample(frees, &s->free_sample_at);
 }
 
-/* Counts a block made. The thread's own slot is never the crowded fallback (which is never
- * kept in mt_stat_mine): the first event of a thread, or any of one without a slot of its
- * own, takes the out-of-line way. */
+/* Counts a block made. The thread's own slot is never the crowded fallback: a "crowded"
+ * slot here is mt_stat_unowned, and the event takes the out-of-line way. */
 static inline __attribute__((always_inline)) void mt_stats_alloc(size_t size)
 {
     mt_stat_slot_t *s = mt_stat_mine;
-    if (MT_LIKELY(s != NULL))
+    if (MT_LIKELY(!s->crowded))
         mt_stat_alloc_event(s, size, false);
     else
         mt_stats_alloc_slow(size);
@@ -141,7 +143,7 @@ static inline __attribute__((always_inline)) void mt_stats_alloc(size_t size)
 static inline __attribute__((always_inline)) void mt_stats_free(size_t size)
 {
     mt_stat_slot_t *s = mt_stat_mine;
-    if (MT_LIKELY(s != NULL))
+    if (MT_LIKELY(!s->crowded))
         mt_stat_free_event(s, size, false);
     else
         mt_stats_free_slow(size);
@@ -152,7 +154,7 @@ static inline __attribute__((always_inline)) void mt_stats_free(size_t size)
 static inline __attribute__((always_inline)) uint64_t mt_next_seq(void)
 {
     mt_stat_slot_t *s = mt_stat_mine;
-    if (MT_LIKELY(s != NULL && s->seq_next != s->seq_end &&
+    if (MT_LIKELY(s->seq_next != s->seq_end &&
                   s->seq_epoch ==
                       atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed)))
         return s->seq_next++;
