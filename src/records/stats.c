@@ -175,9 +175,10 @@ static inline mt_stat_slot_t *slot_get(void)
 
 /* The rarer rest of an allocation's event: a new peak while one thread tracks, a publish
  * once shared (its count of events taken already), then the timeline's sample when due. */
-void mt_stats_alloc_more(mt_stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared)
+void mt_stats_alloc_more(mt_stat_slot_t *s, bool shared)
 {
     if (!shared) {
+        int64_t bytes = slot_bytes(s), blocks = slot_blocks(s);
         if (bytes > 0 &&
             (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) {
             atomic_store_explicit(&s->solo_peak_bytes, (uint64_t)bytes, memory_order_relaxed);
@@ -186,6 +187,13 @@ void mt_stats_alloc_more(mt_stat_slot_t *s, int64_t bytes, int64_t blocks, bool 
         if (blocks > 0 &&
             (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed))
             atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks, memory_order_relaxed);
+        if (!s->crowded) { /* (the crowded slot compares its peaks themselves) */
+            s->peak_total_bytes = atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed) +
+                                  atomic_load_explicit(&s->freed_bytes, memory_order_relaxed);
+            s->peak_total_blocks =
+                atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed) +
+                atomic_load_explicit(&s->frees, memory_order_relaxed);
+        }
     } else {
         publish(s);
     }

@@ -25,6 +25,9 @@ typedef struct mt_stat_slot {
     int64_t published_bytes, published_blocks; /* what the shared totals have of ours */
     uint64_t published_events;
     unsigned publish_countdown; /* events until the next publish (shared) */
+    /* While not shared: the totals made past which the live bytes and blocks pass their
+     * peaks (the peaks plus what was released), so that an allocation compares once each. */
+    uint64_t peak_total_bytes, peak_total_blocks;
     /* The next allocation and free counts that may be due a timeline sample: every count
      * before is not (the mask only grows), so an event needs one compare. */
     uint64_t alloc_sample_at, free_sample_at;
@@ -52,7 +55,7 @@ extern MT_HIDDEN mt_stat_slot_t mt_stat_unowned;
 
 /* The rarer cases, in stats.c. */
 void mt_stats_alloc_slow(size_t size);
-void mt_stats_alloc_more(mt_stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared);
+void mt_stats_alloc_more(mt_stat_slot_t *s, bool shared);
 void mt_stats_free_slow(size_t size);
 void mt_stats_free_more(mt_stat_slot_t *s);
 void mt_stats_sample(uint64_t count, uint64_t *sample_at);
@@ -86,6 +89,17 @@ static inline void mt_stat_sample_crowded(_Atomic uint64_t *count)
         mt_timeline_sample();
 }
 
+/* Whether a shared event publishes: every MT_PUBLISH_EVERY events, and at once for a block of
+ * MT_PUBLISH_BYTES or more. (The big block's test comes first and shortens the countdown, so
+ * that the compiler keeps the countdown's decrement in memory with its test.) */
+static inline __attribute__((always_inline)) bool mt_stat_publish_due(mt_stat_slot_t *s,
+                                                                      size_t size)
+{
+    if (MT_UNLIKELY(size >= MT_PUBLISH_BYTES))
+        s->publish_countdown = 1;
+    return MT_UNLIKELY(--s->publish_countdown == 0);
+}
+
 /* The events' bodies: inline below for the thread's own slot, and in stats.c for the crowded
  * one. The rarer rest (a new peak while one thread tracks, a publish once shared) is out of
  * line, so that the common case saves no registers. */
@@ -94,20 +108,24 @@ static inline __attribute__((always_inline)) void mt_stat_alloc_event(mt_stat_sl
 {
     uint64_t total_bytes = mt_stat_add(crowded, &s->total_bytes, size);
     uint64_t total_blocks = mt_stat_add(crowded, &s->total_blocks, 1);
-    int64_t bytes = 0, blocks = 0; /* (only a solo event looks at them) */
     bool shared = atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed), more;
     if (MT_LIKELY(!shared)) {
-        /* (Signed: a peak is never negative, so a count below zero never passes it.) */
-        bytes =
-            (int64_t)(total_bytes - atomic_load_explicit(&s->freed_bytes, memory_order_relaxed));
-        blocks = (int64_t)(total_blocks - atomic_load_explicit(&s->frees, memory_order_relaxed));
-        more = bytes > (int64_t)atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed) ||
-               blocks > (int64_t)atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed);
+        if (!crowded) {
+            more = total_bytes > s->peak_total_bytes || total_blocks > s->peak_total_blocks;
+        } else { /* (signed: a peak is never negative, so a count below zero never passes it) */
+            int64_t bytes = (int64_t)(total_bytes -
+                                      atomic_load_explicit(&s->freed_bytes, memory_order_relaxed));
+            int64_t blocks =
+                (int64_t)(total_blocks - atomic_load_explicit(&s->frees, memory_order_relaxed));
+            more =
+                bytes > (int64_t)atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed) ||
+                blocks > (int64_t)atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed);
+        }
     } else {
-        more = MT_UNLIKELY(--s->publish_countdown == 0) || MT_UNLIKELY(size >= MT_PUBLISH_BYTES);
+        more = mt_stat_publish_due(s, size);
     }
     if (MT_UNLIKELY(more))
-        mt_stats_alloc_more(s, bytes, blocks, shared);
+        mt_stats_alloc_more(s, shared);
     else if (crowded)
         mt_stat_sample_crowded(&s->total_blocks);
     else if (MT_UNLIKELY(total_blocks == s->alloc_sample_at))
@@ -119,8 +137,12 @@ static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slo
 {
     mt_stat_add(crowded, &s->freed_bytes, size);
     uint64_t frees = mt_stat_add(crowded, &s->frees, 1);
-    if (MT_UNLIKELY(atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed)) &&
-        (MT_UNLIKELY(--s->publish_countdown == 0) || MT_UNLIKELY(size >= MT_PUBLISH_BYTES)))
+    bool shared = atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed);
+    if (MT_LIKELY(!shared) && !crowded) {
+        s->peak_total_bytes += size;
+        s->peak_total_blocks++;
+    }
+    if (MT_UNLIKELY(shared) && mt_stat_publish_due(s, size))
         mt_stats_free_more(s);
     else if (crowded)
         mt_stat_sample_crowded(&s->frees);
