@@ -150,15 +150,20 @@ static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slo
         mt_stats_sample(frees, &s->free_sample_at);
 }
 
-/* Counts a block made. The thread's own slot is never the crowded fallback: a "crowded"
- * slot here is mt_stat_unowned, and the event takes the out-of-line way. */
-static inline __attribute__((always_inline)) void mt_stats_alloc(size_t size)
+/* Counts a block made, in the slot mt_next_seq_for gave (or the thread's own). The thread's own
+ * slot is never the crowded fallback: a "crowded" slot here is mt_stat_unowned, and the event
+ * takes the out-of-line way. */
+static inline __attribute__((always_inline)) void mt_stats_alloc_in(mt_stat_slot_t *s, size_t size)
 {
-    mt_stat_slot_t *s = mt_stat_mine;
     if (MT_LIKELY(!s->crowded))
         mt_stat_alloc_event(s, size, false);
     else
         mt_stats_alloc_slow(size);
+}
+
+static inline __attribute__((always_inline)) void mt_stats_alloc(size_t size)
+{
+    mt_stats_alloc_in(mt_stat_mine, size);
 }
 
 /* Counts a block released. */
@@ -172,15 +177,23 @@ static inline __attribute__((always_inline)) void mt_stats_free(size_t size)
 }
 
 /* The next block's sequence number: the thread's batch, while it lasts and no checkpoint has
- * retired it. */
-static inline __attribute__((always_inline)) uint64_t mt_next_seq(void)
+ * retired it. *counter gets the thread's slot as read here, for mt_stats_alloc_in once the
+ * block is tracked: the allocation reads its thread's slot once. */
+static inline __attribute__((always_inline)) uint64_t mt_next_seq_for(mt_stat_slot_t **counter)
 {
     mt_stat_slot_t *s = mt_stat_mine;
+    *counter = s;
     if (MT_LIKELY(s->seq_next != s->seq_end &&
                   s->seq_epoch ==
                       atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed)))
         return s->seq_next++;
     return mt_next_seq_slow();
+}
+
+static inline __attribute__((always_inline)) uint64_t mt_next_seq(void)
+{
+    mt_stat_slot_t *counter;
+    return mt_next_seq_for(&counter);
 }
 
 #endif /* MT_STATS_H */
