@@ -178,7 +178,8 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
         memset(user, MT_ALLOC_FILL_BYTE, size);
     }
 
-    uint64_t seq = mt_next_seq();
+    mt_stat_slot_t *counter;
+    uint64_t seq = mt_next_seq_for(&counter);
     uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
     if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
         mt_libc_free(raw);
@@ -190,7 +191,7 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
         return mt_fail(ENOMEM);
 #endif
     }
-    mt_stats_alloc(size);
+    mt_stats_alloc_in(counter, size);
     if (MT_UNLIKELY(mt_opt.break_on == seq))
         mt_break_now(seq, size, site);
     MT_AFTER_OPERATION(site);

@@ -6,20 +6,21 @@
  * Each thread that makes or releases a tracked block owns a slot: only the owner writes
  * it (relaxed loads and stores, which are plain moves), readers add the slots up. Slots
  * are never freed; a thread's slot is handed to the next new thread when it exits, with
- * its counts, so the sums stay right.
+ * its counts, so the sums stay right. The common case of each event is inline, in stats.h.
  *
  * Peaks need the sum at every moment:
  *   - while one thread at a time does the tracking (every single-threaded program), that
  *     thread's slot holds every live block and its peak is exact;
  *   - once two threads have held slots at once ("shared"), each thread adds its net
- *     change to shared totals every PUBLISH_EVERY events (at once for a block of
- *     PUBLISH_BYTES or more), and the peak is raised from those totals. A peak that
+ *     change to shared totals every MT_PUBLISH_EVERY events (at once for a block of
+ *     MT_PUBLISH_BYTES or more), and the peak is raised from those totals. A peak that
  *     lasts less than that many events per thread may be missed by that much.
  * Current, total, frees and failed are exact whenever they are read between calls.
  *
  * The timeline (timeline.c) is paced by each thread's own allocation and free counts (one
- * mask test each; while one thread tracks they are the program's), and told of each new
- * peak where it is found: every one while one thread tracks, at publishes once shared.
+ * compare each, with the next count that may be due; while one thread tracks they are the
+ * program's), and told of each new peak where it is found: every one while one thread
+ * tracks, at publishes once shared.
  *
  * Sequence numbers come from one shared counter in batches of SEQ_BATCH per thread:
  * unique, increasing within each thread, and increasing across the program while one
@@ -31,72 +32,30 @@
 #include "records/stats.h"
 #include "records/timeline.h"
 
-#define PUBLISH_EVERY 64u
-#define PUBLISH_BYTES ((size_t)1 << 20)
 #define SEQ_BATCH 64u
 
-typedef struct stat_slot {
-    /* Written by the owner only, read by anyone. */
-    /* Live bytes made here minus those released here. Live blocks likewise are
-     * total_blocks - frees (slot_blocks), which no event need write a third counter for. */
-    _Atomic int64_t bytes;
-    _Atomic uint64_t total_bytes, total_blocks, frees, failed;
-    _Atomic uint64_t solo_peak_bytes, solo_peak_blocks; /* exact while not shared */
-    /* The owner's own. */
-    int64_t published_bytes, published_blocks; /* what the shared totals have of ours */
-    uint64_t published_events;
-    unsigned unpublished;       /* events since the last publish */
-    bool crowded;               /* the fallback slot several threads share: add atomically */
-    uint64_t seq_next, seq_end; /* the current batch: [next, end) */
-    uint64_t seq_epoch;         /* the batch epoch it was taken in */
-    /* The registry. */
-    struct stat_slot *next; /* set before the slot is published, then constant */
-    atomic_bool in_use;
-} __attribute__((aligned(64))) stat_slot_t;
+/* A slot's owner-kept fields before its first event. */
+#define NEW_SLOT .publish_countdown = MT_PUBLISH_EVERY, .alloc_sample_at = 1, .free_sample_at = 1
 
 /* The first slot needs no allocation; the fallback serves threads that cannot get one. */
-static stat_slot_t first_slot, fallback_slot = {.crowded = true};
+static mt_stat_slot_t first_slot = {NEW_SLOT}, fallback_slot = {NEW_SLOT, .crowded = true};
 
-/* Read on every event, written almost never, so kept on a line of their own; the shared
- * sums below are written at every publish. */
+mt_stat_flags_t mt_stat_flags;
+/* The shared sums below are written at every publish. */
 static struct {
-    _Alignas(64) stat_slot_t *_Atomic slots; /* every slot ever made, newest first */
-    atomic_bool shared;                      /* two slots have been held at once */
-    _Atomic uint64_t seq_epoch;              /* a checkpoint retired every batch taken before */
-    _Alignas(64) atomic_uint in_use;         /* slots held now */
-    _Atomic int64_t bytes, blocks;           /* published sums (shared mode) */
-    _Atomic uint64_t events;                 /* published allocations + frees (shared mode) */
+    _Alignas(64) mt_stat_slot_t *_Atomic slots; /* every slot ever made, newest first */
+    atomic_uint in_use;                         /* slots held now */
+    _Atomic int64_t bytes, blocks;              /* published sums (shared mode) */
+    _Atomic uint64_t events;                    /* published allocations + frees (shared mode) */
     _Atomic uint64_t peak_bytes, peak_blocks;
     _Atomic uint64_t next_seq;
 } counters = {.slots = &first_slot};
-static MT_TLS stat_slot_t *mine;
+mt_stat_slot_t mt_stat_unowned = {.crowded = true};
+MT_TLS mt_stat_slot_t *mt_stat_mine = &mt_stat_unowned;
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
-/* ---- owner-only updates -------------------------------------------------------------- */
-
-/* The owner adds with a plain load and store; the crowded fallback slot, which several
- * threads share, atomically. Callers test crowded once and pass it as a constant
- * (alloc_event, free_event), so the common case carries no test per counter. */
-static inline __attribute__((always_inline)) uint64_t add_u(bool crowded, _Atomic uint64_t *c,
-                                                            uint64_t d)
-{
-    if (MT_UNLIKELY(crowded))
-        return atomic_fetch_add_explicit(c, d, memory_order_relaxed) + d;
-    uint64_t v = atomic_load_explicit(c, memory_order_relaxed) + d;
-    atomic_store_explicit(c, v, memory_order_relaxed);
-    return v;
-}
-
-static inline __attribute__((always_inline)) int64_t add_i(bool crowded, _Atomic int64_t *c,
-                                                           int64_t d)
-{
-    if (MT_UNLIKELY(crowded))
-        return atomic_fetch_add_explicit(c, d, memory_order_relaxed) + d;
-    int64_t v = atomic_load_explicit(c, memory_order_relaxed) + d;
-    atomic_store_explicit(c, v, memory_order_relaxed);
-    return v;
-}
+/* ---- publishing ---------------------------------------------------------------------- */
 
 /* Returns true when this call raised the peak to now. */
 static bool raise_peak(_Atomic uint64_t *peak, int64_t now)
@@ -110,33 +69,34 @@ static bool raise_peak(_Atomic uint64_t *peak, int64_t now)
     return false;
 }
 
-static bool timeline_due(uint64_t count)
-{
-    return MT_UNLIKELY((count & atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) ==
-                       0);
-}
-
 /* Allocations and frees this slot has seen (the timeline's event count while solo). */
-static uint64_t slot_events(stat_slot_t *s)
+static uint64_t slot_events(mt_stat_slot_t *s)
 {
     return atomic_load_explicit(&s->total_blocks, memory_order_relaxed) +
            atomic_load_explicit(&s->frees, memory_order_relaxed);
 }
 
+/* Live bytes made here minus those released here (signed, as slot_blocks). */
+static int64_t slot_bytes(mt_stat_slot_t *s)
+{
+    return (int64_t)(atomic_load_explicit(&s->total_bytes, memory_order_relaxed) -
+                     atomic_load_explicit(&s->freed_bytes, memory_order_relaxed));
+}
+
 /* Live blocks made here minus those released here (as a signed count, which a thread that
  * frees more than it makes takes below zero). */
-static int64_t slot_blocks(stat_slot_t *s)
+static int64_t slot_blocks(mt_stat_slot_t *s)
 {
     return (int64_t)(atomic_load_explicit(&s->total_blocks, memory_order_relaxed) -
                      atomic_load_explicit(&s->frees, memory_order_relaxed));
 }
 
 /* Adds the slot's change since its last publish to the shared totals. */
-static void publish(stat_slot_t *s)
+static void publish(mt_stat_slot_t *s)
 {
     if (s->crowded)
         return; /* the fallback slot is counted when read */
-    int64_t bytes = atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    int64_t bytes = slot_bytes(s);
     int64_t blocks = slot_blocks(s);
     int64_t db = bytes - s->published_bytes, dk = blocks - s->published_blocks;
     s->published_bytes = bytes;
@@ -144,7 +104,7 @@ static void publish(stat_slot_t *s)
     uint64_t mine_events = slot_events(s), de = mine_events - s->published_events;
     s->published_events = mine_events;
     uint64_t events = atomic_fetch_add_explicit(&counters.events, de, memory_order_relaxed) + de;
-    s->unpublished = 0;
+    s->publish_countdown = MT_PUBLISH_EVERY;
     int64_t all_bytes = atomic_fetch_add_explicit(&counters.bytes, db, memory_order_relaxed) + db;
     int64_t all_blocks = atomic_fetch_add_explicit(&counters.blocks, dk, memory_order_relaxed) + dk;
     if (raise_peak(&counters.peak_bytes, all_bytes))
@@ -156,10 +116,10 @@ static void publish(stat_slot_t *s)
 
 static void slot_release(void *arg)
 {
-    stat_slot_t *s = arg;
-    if (atomic_load_explicit(&counters.shared, memory_order_relaxed))
+    mt_stat_slot_t *s = arg;
+    if (atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed))
         publish(s);
-    mine = NULL;
+    mt_stat_mine = &mt_stat_unowned;
     atomic_fetch_sub_explicit(&counters.in_use, 1, memory_order_relaxed);
     atomic_store_explicit(&s->in_use, false, memory_order_release);
 }
@@ -170,7 +130,7 @@ static void slot_key_create(void)
         slot_key = (pthread_key_t)-1;
 }
 
-static bool slot_claim(stat_slot_t *s)
+static bool slot_claim(mt_stat_slot_t *s)
 {
     bool expected = false;
     return atomic_compare_exchange_strong_explicit(&s->in_use, &expected, true,
@@ -178,13 +138,13 @@ static bool slot_claim(stat_slot_t *s)
 }
 
 /* Finds this thread a slot: a free one, or a new one. */
-static MT_NOINLINE stat_slot_t *slot_get_slow(void)
+static MT_NOINLINE mt_stat_slot_t *slot_get_slow(void)
 {
-    stat_slot_t *s = NULL;
+    mt_stat_slot_t *s = NULL;
     pthread_once(&slot_key_once, slot_key_create);
     if (slot_key == (pthread_key_t)-1)
         return &fallback_slot; /* no way to learn of the thread's exit */
-    for (stat_slot_t *t = atomic_load_explicit(&counters.slots, memory_order_acquire);
+    for (mt_stat_slot_t *t = atomic_load_explicit(&counters.slots, memory_order_acquire);
          s == NULL && t != NULL; t = t->next)
         if (slot_claim(t))
             s = t;
@@ -192,33 +152,33 @@ static MT_NOINLINE stat_slot_t *slot_get_slow(void)
         s = mt_libc_memalign(64, sizeof *s);
         if (s == NULL)
             return &fallback_slot;
-        *s = (stat_slot_t){.in_use = true};
+        *s = (mt_stat_slot_t){NEW_SLOT, .in_use = true};
         s->next = atomic_load_explicit(&counters.slots, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&counters.slots, &s->next, s,
                                                       memory_order_release, memory_order_relaxed)) {
         }
     }
     if (atomic_fetch_add_explicit(&counters.in_use, 1, memory_order_relaxed) >= 1)
-        atomic_store_explicit(&counters.shared, true, memory_order_relaxed);
+        atomic_store_explicit(&mt_stat_flags.shared, true, memory_order_relaxed);
     (void)pthread_setspecific(slot_key, s);
-    mine = s;
+    mt_stat_mine = s;
     return s;
 }
 
-static inline stat_slot_t *slot_get(void)
+static inline mt_stat_slot_t *slot_get(void)
 {
-    stat_slot_t *s = mine;
-    return MT_LIKELY(s != NULL) ? s : slot_get_slow();
+    mt_stat_slot_t *s = mt_stat_mine;
+    return MT_LIKELY(s != &mt_stat_unowned) ? s : slot_get_slow();
 }
 
 /* ---- events -------------------------------------------------------------------------- */
 
-/* The rarer rest of an allocation's event, out of line so that the common one saves no
- * registers: a new peak while one thread tracks, a publish once shared (its count of
- * events taken already), then the timeline's sample when due. */
-static MT_NOINLINE void alloc_more(stat_slot_t *s, int64_t bytes, int64_t blocks, bool shared)
+/* The rarer rest of an allocation's event: a new peak while one thread tracks, a publish
+ * once shared (its count of events taken already), then the timeline's sample when due. */
+void mt_stats_alloc_more(mt_stat_slot_t *s, bool shared)
 {
     if (!shared) {
+        int64_t bytes = slot_bytes(s), blocks = slot_blocks(s);
         if (bytes > 0 &&
             (uint64_t)bytes > atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) {
             atomic_store_explicit(&s->solo_peak_bytes, (uint64_t)bytes, memory_order_relaxed);
@@ -227,110 +187,77 @@ static MT_NOINLINE void alloc_more(stat_slot_t *s, int64_t bytes, int64_t blocks
         if (blocks > 0 &&
             (uint64_t)blocks > atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed))
             atomic_store_explicit(&s->solo_peak_blocks, (uint64_t)blocks, memory_order_relaxed);
+        if (!s->crowded) { /* (the crowded slot compares its peaks themselves) */
+            s->peak_total_bytes = atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed) +
+                                  atomic_load_explicit(&s->freed_bytes, memory_order_relaxed);
+            s->peak_total_blocks =
+                atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed) +
+                atomic_load_explicit(&s->frees, memory_order_relaxed);
+        }
     } else {
         publish(s);
     }
-    if (timeline_due(atomic_load_explicit(&s->total_blocks, memory_order_relaxed)))
-        mt_timeline_sample();
+    uint64_t total_blocks = atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
+    if (s->crowded)
+        mt_stat_sample_crowded(&s->total_blocks);
+    else if (total_blocks == s->alloc_sample_at)
+        mt_stats_sample(total_blocks, &s->alloc_sample_at);
 }
 
 /* The same for a free: a publish, then the timeline's sample when due. */
-static MT_NOINLINE void free_more(stat_slot_t *s)
+void mt_stats_free_more(mt_stat_slot_t *s)
 {
     publish(s);
-    if (timeline_due(atomic_load_explicit(&s->frees, memory_order_relaxed)))
-        mt_timeline_sample();
+    uint64_t frees = atomic_load_explicit(&s->frees, memory_order_relaxed);
+    if (s->crowded)
+        mt_stat_sample_crowded(&s->frees);
+    else if (frees == s->free_sample_at)
+        mt_stats_sample(frees, &s->free_sample_at);
 }
 
-/* The events' bodies, expanded once for an owned slot and once for the crowded one. */
-static inline __attribute__((always_inline)) void alloc_event(stat_slot_t *s, size_t size,
-                                                              bool crowded)
+/* A count of an owned slot reached *sample_at: a sample if it is due, and the next count that
+ * may be (a multiple of the spacing, which is the mask plus one, and only ever doubles). */
+void mt_stats_sample(uint64_t count, uint64_t *sample_at)
 {
-    int64_t bytes = add_i(crowded, &s->bytes, (int64_t)size);
-    add_u(crowded, &s->total_bytes, size);
-    uint64_t total_blocks = add_u(crowded, &s->total_blocks, 1);
-    int64_t blocks = 0; /* (only a solo event looks at it) */
-    bool shared = atomic_load_explicit(&counters.shared, memory_order_relaxed), more;
-    if (MT_LIKELY(!shared)) {
-        blocks = (int64_t)(total_blocks - atomic_load_explicit(&s->frees, memory_order_relaxed));
-        more = (bytes > 0 && (uint64_t)bytes >
-                                 atomic_load_explicit(&s->solo_peak_bytes, memory_order_relaxed)) ||
-               (blocks > 0 && (uint64_t)blocks >
-                                  atomic_load_explicit(&s->solo_peak_blocks, memory_order_relaxed));
-    } else {
-        more = ++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES;
-    }
-    if (MT_UNLIKELY(more))
-        alloc_more(s, bytes, blocks, shared);
-    /* (crowded: the count as this thread's add left it, which another may have passed) */
-    else if (timeline_due(crowded ? atomic_load_explicit(&s->total_blocks, memory_order_relaxed)
-                                  : total_blocks))
+    if ((count & atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) == 0)
         mt_timeline_sample();
+    *sample_at = (count | atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed)) + 1;
 }
 
-static inline __attribute__((always_inline)) void free_event(stat_slot_t *s, size_t size,
-                                                             bool crowded)
+/* A thread's first event, or one of a thread without a slot of its own. */
+void mt_stats_alloc_slow(size_t size)
 {
-    add_i(crowded, &s->bytes, -(int64_t)size);
-    uint64_t frees = add_u(crowded, &s->frees, 1);
-    if (MT_UNLIKELY(atomic_load_explicit(&counters.shared, memory_order_relaxed)) &&
-        (++s->unpublished >= PUBLISH_EVERY || size >= PUBLISH_BYTES))
-        free_more(s);
-    else if (timeline_due(crowded ? atomic_load_explicit(&s->frees, memory_order_relaxed) : frees))
-        mt_timeline_sample();
-}
-
-/* A thread's own slot (mine) is never the crowded fallback, which slot_get_slow hands out
- * without keeping it in mine: so the common case tests no `crowded`, and the first event of
- * a thread, or any of one without a slot, takes the out-of-line way. */
-static MT_NOINLINE void alloc_slow(size_t size)
-{
-    stat_slot_t *s = slot_get();
+    mt_stat_slot_t *s = slot_get();
     if (!s->crowded)
-        alloc_event(s, size, false);
+        mt_stat_alloc_event(s, size, false);
     else
-        alloc_event(s, size, true);
+        mt_stat_alloc_event(s, size, true);
 }
 
-static MT_NOINLINE void free_slow(size_t size)
+void mt_stats_free_slow(size_t size)
 {
-    stat_slot_t *s = slot_get();
+    mt_stat_slot_t *s = slot_get();
     if (!s->crowded)
-        free_event(s, size, false);
+        mt_stat_free_event(s, size, false);
     else
-        free_event(s, size, true);
-}
-
-void mt_stats_alloc(size_t size)
-{
-    stat_slot_t *s = mine;
-    if (MT_LIKELY(s != NULL))
-        alloc_event(s, size, false);
-    else
-        alloc_slow(size);
-}
-
-void mt_stats_free(size_t size)
-{
-    stat_slot_t *s = mine;
-    if (MT_LIKELY(s != NULL))
-        free_event(s, size, false);
-    else
-        free_slow(size);
+        mt_stat_free_event(s, size, true);
 }
 
 void mt_stats_failed(void)
 {
-    stat_slot_t *s = slot_get();
-    add_u(s->crowded, &s->failed, 1);
+    mt_stat_slot_t *s = slot_get();
+    if (s->crowded)
+        mt_stat_add(true, &s->failed, 1);
+    else
+        mt_stat_add(false, &s->failed, 1);
 }
 
-static MT_NOINLINE uint64_t next_seq_slow(void)
+uint64_t mt_next_seq_slow(void)
 {
-    stat_slot_t *s = slot_get();
+    mt_stat_slot_t *s = slot_get();
     if (MT_UNLIKELY(s->crowded))
         return atomic_fetch_add_explicit(&counters.next_seq, 1, memory_order_relaxed) + 1;
-    uint64_t epoch = atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed);
+    uint64_t epoch = atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed);
     if (s->seq_next == s->seq_end || s->seq_epoch != epoch) {
         s->seq_next =
             atomic_fetch_add_explicit(&counters.next_seq, SEQ_BATCH, memory_order_relaxed) + 1;
@@ -340,26 +267,17 @@ static MT_NOINLINE uint64_t next_seq_slow(void)
     return s->seq_next++;
 }
 
-uint64_t mt_next_seq(void)
-{
-    stat_slot_t *s = mine; /* (never the crowded fallback: see mt_stats_alloc) */
-    if (MT_LIKELY(s != NULL && s->seq_next != s->seq_end &&
-                  s->seq_epoch == atomic_load_explicit(&counters.seq_epoch, memory_order_relaxed)))
-        return s->seq_next++;
-    return next_seq_slow();
-}
-
 uint64_t mt_seq_upcoming(void)
 {
-    stat_slot_t *s = mine;
-    if (s != NULL && !s->crowded && !atomic_load(&counters.shared)) {
+    mt_stat_slot_t *s = mt_stat_mine;
+    if (s != &mt_stat_unowned && !atomic_load(&mt_stat_flags.shared)) {
         /* This thread's batch is the only one: its next number is the program's. */
-        if (s->seq_next != s->seq_end && s->seq_epoch == atomic_load(&counters.seq_epoch))
+        if (s->seq_next != s->seq_end && s->seq_epoch == atomic_load(&mt_stat_flags.seq_epoch))
             return s->seq_next;
         return atomic_load(&counters.next_seq) + 1;
     }
     /* Other threads may hold batches of lower numbers: retire them all first. */
-    atomic_fetch_add(&counters.seq_epoch, 1);
+    atomic_fetch_add(&mt_stat_flags.seq_epoch, 1);
     return atomic_load(&counters.next_seq) + 1;
 }
 
@@ -376,9 +294,9 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 }
 
 static void add_slot(memtrack_stats_t *out, int64_t *bytes, int64_t *blocks, uint64_t *peak_bytes,
-                     uint64_t *peak_blocks, stat_slot_t *s)
+                     uint64_t *peak_blocks, mt_stat_slot_t *s)
 {
-    *bytes += atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    *bytes += slot_bytes(s);
     *blocks += slot_blocks(s);
     out->total_bytes += (size_t)atomic_load_explicit(&s->total_bytes, memory_order_relaxed);
     out->total_blocks += (size_t)atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
@@ -396,12 +314,12 @@ void mt_stats_read(memtrack_stats_t *out)
     uint64_t peak_bytes = atomic_load(&counters.peak_bytes);
     uint64_t peak_blocks = atomic_load(&counters.peak_blocks);
     out->total_bytes = out->total_blocks = out->frees = out->failed = 0;
-    for (stat_slot_t *s = atomic_load_explicit(&counters.slots, memory_order_acquire); s != NULL;
+    for (mt_stat_slot_t *s = atomic_load_explicit(&counters.slots, memory_order_acquire); s != NULL;
          s = s->next)
         add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, s);
     add_slot(out, &bytes, &blocks, &peak_bytes, &peak_blocks, &fallback_slot);
     /* exact between calls while one thread tracks: never below zero */
-    MT_ASSERT(atomic_load(&counters.shared) || (bytes >= 0 && blocks >= 0));
+    MT_ASSERT(atomic_load(&mt_stat_flags.shared) || (bytes >= 0 && blocks >= 0));
     out->current_bytes = clamp(bytes);
     out->current_blocks = clamp(blocks);
     /* The peak is never below what is live now. */
@@ -413,6 +331,6 @@ void mt_stats_read(memtrack_stats_t *out)
 unsigned mt_stats_other_threads(void)
 {
     unsigned held = atomic_load_explicit(&counters.in_use, memory_order_relaxed);
-    unsigned own = mine != NULL && mine != &fallback_slot ? 1u : 0u;
+    unsigned own = mt_stat_mine != &mt_stat_unowned ? 1u : 0u;
     return held > own ? held - own : 0;
 }

@@ -2,11 +2,12 @@
  *
  * Sampling must cost almost nothing on the allocation path. The counters in stats.c
  * already count allocations and frees; a sample is taken when such a count is a multiple
- * of the spacing (`(n & mt_timeline_mask) == 0`: one load and a branch), and when live
- * bytes reach a new peak 1/8 above the last peak sampled. Samples go to a fixed buffer;
- * when it is full every other sample is dropped and the spacing doubles, so any run ends
- * with between half and all of MT_TIMELINE_MAX samples spread evenly over it. The highest
- * point is kept apart, exactly: the plot marks the true peak even between samples.
+ * of the spacing (`(n & mt_timeline_mask) == 0`; stats.c keeps the next such count, so an
+ * event makes one compare), and when live bytes reach a new peak 1/8 above the last peak
+ * sampled. Samples go to a fixed buffer; when it is full every other sample is dropped and
+ * the spacing doubles, so any run ends with between half and all of MT_TIMELINE_MAX
+ * samples spread evenly over it. The highest point is kept apart, exactly: the plot marks
+ * the true peak even between samples.
  *
  * A sample is taken under a mutex tried, never waited for: a thread that finds it taken
  * skips its sample.

@@ -8,7 +8,9 @@
 #include "report/model.h"
 
 #define MT_TIMELINE_MAX MT_SMALL(1024u, 16u) /* (bare metal: 512 bytes of samples) */
-/* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. */
+/* stats.c samples when an allocation or free count n has (n & mt_timeline_mask) == 0. The
+ * mask only grows, to 2 * mask + 1 (or all ones): stats.c keeps the next count that may be due
+ * and compares with that alone. */
 extern MT_HIDDEN _Atomic uint64_t mt_timeline_mask;
 void mt_timeline_sample(void);
 /* Live bytes reached a new peak (stats.c, when it raised peak_bytes). */
