@@ -231,6 +231,9 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->kind = kind_of_key(k);
     s->stack = k->stack;
     s->base = k->stack != 0 ? base : id;
+    s->file_key = k->file;
+    s->func_key = k->func;
+    s->id = id;
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
     atomic_store_explicit(&mt_site_kinds_made, made | UINT64_C(1) << s->kind, memory_order_relaxed);
@@ -369,7 +372,7 @@ uint32_t mt_site_place(uint32_t id)
     return id != MT_SITE_NONE ? mt_site_get(id)->base : MT_SITE_NONE;
 }
 
-static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE, 0, 0};
+static const mt_site_t unknown_site = {.kind = MT_KIND_NONE};
 
 const mt_site_t *mt_site_get(uint32_t id)
 {
