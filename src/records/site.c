@@ -29,9 +29,9 @@ typedef struct site_key {
 } site_key_t;
 
 /* A key's kind field: the kind, or for a key by pc (pc not NULL) -2 - kind, below every
- * kind and below the -1 of an empty cache entry. A function of the key alone, so the same
- * key still finds the same site; and a cache entry with a kind of 0 or more is a key with
- * no pc, so site_placed's hit compares no pc. */
+ * kind and never -1 (whose cache word would be an empty entry's, kind_stack_of). A function
+ * of the key alone, so the same key still finds the same site; and a cache entry with a
+ * kind of 0 or more is a key with no pc, so site_placed's hit compares no pc. */
 static int key_kind(const void *pc, mt_kind_t kind)
 {
     return pc != NULL ? -2 - (int)kind : (int)kind;
@@ -80,25 +80,56 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 #define CACHE_SIZE (1u << CACHE_BITS)
 
 /* An entry's size a power of two (64 bytes, 32 on 32-bit targets), so that a slot's
- * address is its number shifted, not multiplied by 56. */
+ * address is its number shifted, not multiplied by 48. A key's kind (plus one) and stack
+ * are one word, so that a hit compares them at once; 0 in an empty entry, which no key's is
+ * (key_kind is never -1). */
 #define CACHE_ENTRY_BYTES (UINTPTR_MAX > 0xFFFFFFFFu ? 64u : 32u)
 typedef union cache_entry {
     struct {
-        site_key_t key;
+        const char *file, *func, *owner;
+        void *pc;
+        uint64_t kind_stack;
+        int line;
         uint32_t id;
     };
     char room[CACHE_ENTRY_BYTES];
 } cache_entry_t;
 _Static_assert(sizeof(cache_entry_t) == CACHE_ENTRY_BYTES, "a cache entry is a power of two");
 
-static MT_TLS cache_entry_t *thread_cache;
+static inline uint64_t kind_stack_of(int kind, uint32_t stack)
+{
+    return (uint32_t)(kind + 1) | (uint64_t)stack << 32;
+}
+
+static bool entry_holds(const cache_entry_t *e, const site_key_t *k)
+{
+    return e->file == k->file && e->line == k->line && e->func == k->func &&
+           e->kind_stack == kind_stack_of(k->kind, k->stack) && e->owner == k->owner &&
+           e->pc == k->pc;
+}
+
+static void entry_store(cache_entry_t *e, const site_key_t *k, uint32_t id)
+{
+    e->file = k->file;
+    e->func = k->func;
+    e->owner = k->owner;
+    e->pc = k->pc;
+    e->kind_stack = kind_stack_of(k->kind, k->stack);
+    e->line = k->line;
+    e->id = id;
+}
+
+/* A thread without a cache yet reads this one, all empty and never written: the hit tests
+ * no pointer. */
+static cache_entry_t no_cache[CACHE_SIZE];
+static MT_TLS cache_entry_t *thread_cache = no_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 /* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
 static void cache_release(void *cache)
 {
-    thread_cache = NULL;
+    thread_cache = no_cache;
     mt_mem_free(cache);
 }
 
@@ -107,18 +138,18 @@ static void cache_key_create(void)
     (void)pthread_key_create(&cache_key, cache_release);
 }
 
+/* This thread's cache, made now when it has none; NULL when it cannot be. */
 static cache_entry_t *cache_get(void)
 {
-    if (MT_LIKELY(thread_cache != NULL))
+    if (MT_LIKELY(thread_cache != no_cache))
         return thread_cache;
-    thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
-    if (thread_cache != NULL) {
-        for (unsigned i = 0; i < CACHE_SIZE; i++)
-            thread_cache[i].key.kind = -1; /* no key's kind: site_placed tests no id */
+    cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
+    if (cache != NULL) {
+        thread_cache = cache;
         pthread_once(&cache_key_once, cache_key_create);
-        (void)pthread_setspecific(cache_key, thread_cache);
+        (void)pthread_setspecific(cache_key, cache);
     }
-    return thread_cache;
+    return cache;
 }
 
 static uint64_t key_hash(const site_key_t *k)
@@ -268,13 +299,11 @@ static uint32_t site_lookup_based(const site_key_t *k, uint32_t base)
     if (MT_UNLIKELY(cache == NULL))
         return site_lookup_slow(k, base);
     cache_entry_t *e = &cache[cache_slot(k)];
-    if (MT_LIKELY(e->id != 0 && key_equal(&e->key, k)))
+    if (MT_LIKELY(entry_holds(e, k)))
         return e->id;
     uint32_t id = site_lookup_slow(k, base);
-    if (id != MT_SITE_NONE) {
-        e->key = *k;
-        e->id = id;
-    }
+    if (id != MT_SITE_NONE)
+        entry_store(e, k, id);
     return id;
 }
 
@@ -306,13 +335,11 @@ static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const c
 static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
                                    const char *owner, uint32_t stack)
 {
-    const cache_entry_t *cache = thread_cache;
-    if (MT_LIKELY(cache != NULL)) {
-        const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
-        if (MT_LIKELY(e->key.file == file && e->key.line == line && e->key.func == func &&
-                      e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner))
-            return e->id;
-    }
+    const cache_entry_t *e =
+        &thread_cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
+    if (MT_LIKELY(e->file == file && e->line == line && e->func == func &&
+                  e->kind_stack == kind_stack_of((int)kind, stack) && e->owner == owner))
+        return e->id;
     return site_placed_slow(file, line, func, kind, owner, stack);
 }
 

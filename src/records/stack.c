@@ -72,15 +72,17 @@ typedef struct cache_entry {
 /* The site of an entry whose stack has none yet: it matches no place (no kind is COUNT). */
 static const mt_site_t no_site = {.kind = MT_KIND_COUNT};
 /* This thread's cache, made at its first stack (a pointer, not an array: static TLS is
- * scarce when the library is loaded with dlopen) and released when the thread ends. */
-static MT_TLS cache_entry_t *stack_cache;
+ * scarce when the library is loaded with dlopen) and released when the thread ends. Before
+ * that it is this one, all empty (no hash is 0) and never written: a hit tests no pointer. */
+static cache_entry_t no_cache[CACHE_SIZE];
+static MT_TLS cache_entry_t *stack_cache = no_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 /* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
 static void cache_release(void *cache)
 {
-    stack_cache = NULL;
+    stack_cache = no_cache;
     mt_mem_free(cache);
 }
 
@@ -91,10 +93,11 @@ static void cache_key_create(void)
 
 static MT_NOINLINE void cache_make(void)
 {
-    stack_cache = mt_mem_calloc(CACHE_SIZE, sizeof *stack_cache);
-    if (stack_cache != NULL) {
+    cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof *cache);
+    if (cache != NULL) {
+        stack_cache = cache;
         pthread_once(&cache_key_once, cache_key_create);
-        (void)pthread_setspecific(cache_key, stack_cache);
+        (void)pthread_setspecific(cache_key, cache);
     }
 }
 
@@ -221,12 +224,12 @@ static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, 
  * thread's cache at its first stack, finds or stores the stack, and caches it. */
 static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigned n)
 {
-    if (stack_cache == NULL)
+    if (stack_cache == no_cache)
         cache_make();
     const stored_t *s = intern_slow(hash, pcs, n);
     if (s == NULL)
         return MT_STACK_NONE;
-    if (stack_cache != NULL) {
+    if (stack_cache != no_cache) {
         cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
         e->hash = hash;
         e->stack = s;
@@ -239,26 +242,22 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
  * the walk's stack; NULL when it does not. */
 static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
 {
-    cache_entry_t *cache = stack_cache;
-    if (MT_LIKELY(cache != NULL)) {
-        cache_entry_t *e = &cache[CACHE_SLOT(hash)];
-        /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
-         * beginning when the walk went on past the code (intern_slow): only the stack's
-         * frames are left to compare, here (a call to memcmp would cost this path its
-         * registers). */
-        const stored_t *s = e->stack;
-        if (MT_LIKELY(e->hash == hash) && s->n <= n) {
-            /* Counted down to 0, the loop's test the count's own: a stored stack has one
-             * frame at least (intern_slow stores none empty). */
-            uintptr_t differ = 0;
-            unsigned i = s->n;
-            do {
-                i--;
-                differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
-            } while (i != 0);
-            if (MT_LIKELY(differ == 0))
-                return e;
-        }
+    cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
+    /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
+     * beginning when the walk went on past the code (intern_slow): only the stack's frames
+     * are left to compare, here (a call to memcmp would cost this path its registers). */
+    const stored_t *s = e->stack;
+    if (MT_LIKELY(e->hash == hash) && s->n <= n) {
+        /* Counted down to 0, the loop's test the count's own: a stored stack has one frame
+         * at least (intern_slow stores none empty). */
+        uintptr_t differ = 0;
+        unsigned i = s->n;
+        do {
+            i--;
+            differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
+        } while (i != 0);
+        if (MT_LIKELY(differ == 0))
+            return e;
     }
     return NULL;
 }
@@ -313,8 +312,8 @@ static mt_stack_found_t found_none(uint32_t stack)
 static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs, unsigned n)
 {
     uint32_t stack = intern_miss(hash, pcs, n);
-    cache_entry_t *e = stack_cache != NULL ? &stack_cache[CACHE_SLOT(hash)] : NULL;
-    if (stack == MT_STACK_NONE || e == NULL || e->hash != hash || e->stack->id != stack)
+    cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
+    if (stack == MT_STACK_NONE || e->hash != hash || e->stack->id != stack)
         return found_none(stack);
     return (mt_stack_found_t){&e->site, stack};
 }
