@@ -374,6 +374,6 @@ MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const cha
     if (ptr == NULL)
         return;           /* free(NULL) is frequent: no site lookup, no lock */
     MT_OPERATION_BEGIN(); /* an error found names this call's stack */
-    free_block(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
+    free_block(ptr, mt_site_at(file, line, func, MT_KIND_FREE), true);
     MT_OPERATION_END();
 }

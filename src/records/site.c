@@ -29,7 +29,7 @@ typedef struct site_key {
 } site_key_t;
 
 /* A key's kind field: the kind, or for a key by pc (pc not NULL) -2 - kind, below every
- * kind and never -1 (whose cache word would be an empty entry's, kind_stack_of). A function
+ * kind and never -1 (whose cache word would be an empty entry's, mt_site_kind_stack). A function
  * of the key alone, so the same key still finds the same site; and a cache entry with a
  * kind of 0 or more is a key with no pc, so site_placed's hit compares no pc. */
 static int key_kind(const void *pc, mt_kind_t kind)
@@ -72,64 +72,38 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
-/* 256 entries, 16 KiB a thread (bare metal: 8, 256 bytes). A program's hot sites (a place
- * and a stack each) share them, one slot each: with 64, a churn over 200 sites missed often
- * enough to cost 40% more a pair than over one (each miss takes the sites' lock); with 256,
- * and the stacks' cache at 1024, 15%. */
-#define CACHE_BITS MT_SMALL(8, 3)
-#define CACHE_SIZE (1u << CACHE_BITS)
+/* The cache and its entries are in site.h (mt_site_at's hit is inline). */
+#define CACHE_SIZE (1u << MT_SITE_CACHE_BITS)
 
-/* An entry's size a power of two (64 bytes, 32 on 32-bit targets), so that a slot's
- * address is its number shifted, not multiplied by 48. A key's kind (plus one) and stack
- * are one word, so that a hit compares them at once; 0 in an empty entry, which no key's is
- * (key_kind is never -1). */
-#define CACHE_ENTRY_BYTES (UINTPTR_MAX > 0xFFFFFFFFu ? 64u : 32u)
-typedef union cache_entry {
-    struct {
-        const char *file, *func, *owner;
-        void *pc;
-        uint64_t kind_stack;
-        int line;
-        uint32_t id;
-    };
-    char room[CACHE_ENTRY_BYTES];
-} cache_entry_t;
-_Static_assert(sizeof(cache_entry_t) == CACHE_ENTRY_BYTES, "a cache entry is a power of two");
-
-static inline uint64_t kind_stack_of(int kind, uint32_t stack)
-{
-    return (uint32_t)(kind + 1) | (uint64_t)stack << 32;
-}
-
-static bool entry_holds(const cache_entry_t *e, const site_key_t *k)
+static bool entry_holds(const mt_site_cache_entry_t *e, const site_key_t *k)
 {
     return e->file == k->file && e->line == k->line && e->func == k->func &&
-           e->kind_stack == kind_stack_of(k->kind, k->stack) && e->owner == k->owner &&
+           e->kind_stack == mt_site_kind_stack(k->kind, k->stack) && e->owner == k->owner &&
            e->pc == k->pc;
 }
 
-static void entry_store(cache_entry_t *e, const site_key_t *k, uint32_t id)
+static void entry_store(mt_site_cache_entry_t *e, const site_key_t *k, uint32_t id)
 {
     e->file = k->file;
     e->func = k->func;
     e->owner = k->owner;
     e->pc = k->pc;
-    e->kind_stack = kind_stack_of(k->kind, k->stack);
+    e->kind_stack = mt_site_kind_stack(k->kind, k->stack);
     e->line = k->line;
     e->id = id;
 }
 
 /* A thread without a cache yet reads this one, all empty and never written: the hit tests
  * no pointer. */
-static cache_entry_t no_cache[CACHE_SIZE];
-static MT_TLS cache_entry_t *thread_cache = no_cache;
+static mt_site_cache_entry_t no_cache[CACHE_SIZE];
+MT_TLS mt_site_cache_entry_t *mt_site_cache = no_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 /* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
 static void cache_release(void *cache)
 {
-    thread_cache = no_cache;
+    mt_site_cache = no_cache;
     mt_mem_free(cache);
 }
 
@@ -139,13 +113,13 @@ static void cache_key_create(void)
 }
 
 /* This thread's cache, made now when it has none; NULL when it cannot be. */
-static cache_entry_t *cache_get(void)
+static mt_site_cache_entry_t *cache_get(void)
 {
-    if (MT_LIKELY(thread_cache != no_cache))
-        return thread_cache;
-    cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
+    if (MT_LIKELY(mt_site_cache != no_cache))
+        return mt_site_cache;
+    mt_site_cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof(mt_site_cache_entry_t));
     if (cache != NULL) {
-        thread_cache = cache;
+        mt_site_cache = cache;
         pthread_once(&cache_key_once, cache_key_create);
         (void)pthread_setspecific(cache_key, cache);
     }
@@ -159,21 +133,9 @@ static uint64_t key_hash(const site_key_t *k)
     return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
 }
 
-/* The cache slot of a key, from its fields (site_placed has them apart): the fields are
- * combined in one chain (each step on the last one's result, so the hit needs no register
- * beyond the arguments' and the cache's), one multiply mixes them upwards, and its top
- * bits are the slot. Lines 131 apart before the kind is added: a kind is below 64. */
-static inline unsigned slot_of_fields(const char *file, const void *pc, const char *owner, int line,
-                                      int kind, uint32_t stack)
-{
-    uint32_t h = (stack * 0x85EBCA77u + (unsigned)line) * 131u + (unsigned)kind;
-    h ^= (uint32_t)((uintptr_t)file ^ (uintptr_t)pc ^ (uintptr_t)owner);
-    return (h * 0x9E3779B1u) >> (32 - CACHE_BITS);
-}
-
 static unsigned cache_slot(const site_key_t *k)
 {
-    return slot_of_fields(k->file, k->pc, k->owner, k->line, k->kind, k->stack);
+    return mt_site_cache_slot(k->file, k->pc, k->owner, k->line, k->kind, k->stack);
 }
 
 static bool key_equal(const site_key_t *a, const site_key_t *b)
@@ -295,10 +257,10 @@ static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k, uint32_t base)
 
 static uint32_t site_lookup_based(const site_key_t *k, uint32_t base)
 {
-    cache_entry_t *cache = cache_get();
+    mt_site_cache_entry_t *cache = cache_get();
     if (MT_UNLIKELY(cache == NULL))
         return site_lookup_slow(k, base);
-    cache_entry_t *e = &cache[cache_slot(k)];
+    mt_site_cache_entry_t *e = &cache[cache_slot(k)];
     if (MT_LIKELY(entry_holds(e, k)))
         return e->id;
     uint32_t id = site_lookup_slow(k, base);
@@ -329,16 +291,16 @@ static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const c
 
 /* A place known by its file (pc NULL): every allocation and release by the macros. The
  * cache is read field by field, without building a key, and only a miss builds one for the
- * general path, which finds the same slot (slot_of_fields) and stores the same entry. A
+ * general path, which finds the same slot (mt_site_cache_slot) and stores the same entry. A
  * negative line matches no entry (keys hold it as 0): the general path makes it 0. No pc is
  * compared: an entry with this kind (0 or more) is a key with no pc (key_kind). */
 static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
                                    const char *owner, uint32_t stack)
 {
-    const cache_entry_t *e =
-        &thread_cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
+    const mt_site_cache_entry_t *e =
+        &mt_site_cache[mt_site_cache_slot(file, NULL, owner, line, (int)kind, stack)];
     if (MT_LIKELY(e->file == file && e->line == line && e->func == func &&
-                  e->kind_stack == kind_stack_of((int)kind, stack) && e->owner == owner))
+                  e->kind_stack == mt_site_kind_stack((int)kind, stack) && e->owner == owner))
         return e->id;
     return site_placed_slow(file, line, func, kind, owner, stack);
 }

@@ -65,9 +65,9 @@ static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
 #define CACHE_SIZE (1u << CACHE_BITS)
 #define CACHE_SLOT(hash) ((size_t)((hash) >> (64 - CACHE_BITS))) /* its top bits */
 typedef struct cache_entry {
+    const mt_site_t *site; /* a site of this stack, or no_site (first: mt_stack_found_here) */
     uint64_t hash;         /* 0: empty */
     const stored_t *stack; /* the stack itself: a hit looks no chunk up */
-    const mt_site_t *site; /* a site of this stack, or no_site */
 } cache_entry_t;
 /* The site of an entry whose stack has none yet: it matches no place (no kind is COUNT). */
 static const mt_site_t no_site = {.kind = MT_KIND_COUNT};
@@ -334,9 +334,10 @@ static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, voi
 mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
 {
     void *pcs[MT_STACK_MAX];
-    size_t depth = mt_opt.stack;
-    if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
+    if (MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return found_none(MT_STACK_NONE);
+    /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
+    size_t depth = mt_opt.stack;
     unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
     uintptr_t last;
     if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))

@@ -33,7 +33,7 @@ static inline uint32_t mt_site_here(const char *file, int line, const char *func
                                     void *frame, void *caller)
 {
     if (mt_opt.stack == 0)
-        return mt_site_id(file, line, func, kind, NULL);
+        return mt_site_at(file, line, func, kind);
     mt_stack_found_t found = mt_stack_found_here(frame, caller);
     const mt_site_t *s = *found.site;
     if (MT_LIKELY(s->file_key == file && s->line == line && s->func_key == func && s->kind == kind))
