@@ -49,11 +49,12 @@ uint32_t mt_site_count(void);
 bool mt_site_same(uint32_t a, uint32_t b);
 /* ---- this thread's cache of sites (site.c), its hit inline in mt_site_at ---------------- */
 
-/* 256 entries, 16 KiB a thread (bare metal: 8, 256 bytes). A program's hot sites (a place
- * and a stack each) share them, one slot each: with 64, a churn over 200 sites missed often
- * enough to cost 40% more a pair than over one (each miss takes the sites' lock); with 256,
- * and the stacks' cache at 1024, 15%. */
-#define MT_SITE_CACHE_BITS MT_SMALL(8, 3)
+/* 128 entries, 8 KiB a thread (bare metal: 8, 256 bytes): the places of frees and of
+ * allocations without stacks, and the sites of stacks the stacks' cache (records/stack.c)
+ * has not kept. An allocation with a stack finds its site in the stack's entry there, so
+ * with 256 entries (and 16 KiB more a thread) a churn over 200 places cost 1.5% less a
+ * pair, over 64 places 1.7% less. */
+#define MT_SITE_CACHE_BITS MT_SMALL(7, 3)
 
 /* An entry's size a power of two (64 bytes, 32 on 32-bit targets), so that a slot's
  * address is its number shifted, not multiplied by 48. A key's kind (plus one) and stack
