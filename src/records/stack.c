@@ -250,14 +250,12 @@ static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
     if (MT_LIKELY(e->hash == hash) && s->n <= n) {
         /* Counted down to 0, the loop's test the count's own: a stored stack has one frame
          * at least (intern_slow stores none empty). */
-        uintptr_t differ = 0;
         unsigned i = s->n;
-        do {
-            i--;
-            differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
-        } while (i != 0);
-        if (MT_LIKELY(differ == 0))
-            return e;
+        do
+            if (MT_UNLIKELY(s->pcs[i - 1] != pcs[i - 1]))
+                return NULL;
+        while (--i != 0);
+        return e;
     }
     return NULL;
 }
