@@ -224,9 +224,11 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->kind = kind_of_key(k);
     s->stack = k->stack;
     s->base = k->stack != 0 ? base : id;
+#ifndef MT_BARE_METAL
     s->file_key = k->file;
     s->func_key = k->func;
     s->id = id;
+#endif
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
     atomic_store_explicit(&mt_site_kinds_made, made | UINT64_C(1) << s->kind, memory_order_relaxed);

@@ -18,12 +18,14 @@ typedef struct mt_site {
     void *pc;          /* caller's return address for sites without a file */
     int line;
     mt_kind_t kind;
-    uint32_t stack; /* the calls that led here (records/stack.h), or 0 */
-    uint32_t base;  /* the same place's site without a stack (itself when it has none) */
+    uint32_t stack;   /* the calls that led here (records/stack.h), or 0 */
+    uint32_t base;    /* the same place's site without a stack (itself when it has none) */
+#ifndef MT_BARE_METAL /* (where a site is as small as it can be: records/stack.h) */
     /* What it was looked up by: its key's pointers (file and func are copies) and its id,
      * so that a cache entry holding the site can check a place against it (mt_site_here). */
     const char *file_key, *func_key;
     uint32_t id;
+#endif
 } mt_site_t;
 
 #define MT_SITE_NONE 0u /* id 0: an unknown site */

@@ -27,18 +27,23 @@ uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const
 /* mt_site_stacked(file, line, func, kind, NULL, mt_stack_here(frame, caller)) with one
  * per-thread lookup: a stack is nearly always reached from one place (its first frame is the
  * call's return address), so the site last made at the stack is checked against this place
- * (by the pointers it was looked up by). Inline in the entry points, where the place is
- * still in registers after the walk. */
+ * (by the pointers it was looked up by) and this stack. Inline in the entry points, where
+ * the place is still in registers after the walk. */
 static inline uint32_t mt_site_here(const char *file, int line, const char *func, mt_kind_t kind,
                                     void *frame, void *caller)
 {
+#ifdef MT_BARE_METAL /* sites without what the check needs (the tracker's memory is scarce) */
+    return mt_site_stacked(file, line, func, kind, NULL, mt_stack_here(frame, caller));
+#else
     if (mt_opt.stack == 0)
         return mt_site_at(file, line, func, kind);
     mt_stack_found_t found = mt_stack_found_here(frame, caller);
     const mt_site_t *s = *found.site;
-    if (MT_LIKELY(s->file_key == file && s->line == line && s->func_key == func && s->kind == kind))
+    if (MT_LIKELY(s->file_key == file && s->line == line && s->func_key == func &&
+                  s->kind == kind && s->stack == found.stack))
         return s->id;
     return mt_site_learn(found, file, line, func, kind);
+#endif
 }
 
 /* The id of the stack pcs[0..n) (interned when new); 0 for an empty stack. */
