@@ -137,3 +137,41 @@ Test(stack, the_site_here_is_the_site_of_its_place_and_stack)
         cr_expect_eq(site_from_a(true, 10), a);
     }
 }
+
+/* Walks of frame records made here, on this stack (as the walk wants them: each above the one
+ * before), with these return addresses: the first record's is the caller's. */
+static uint32_t site_of_walk(bool one_step, void **records, void *const *pcs, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        records[2 * i] = i + 1 < n ? (void *)&records[2 * i + 2] : NULL; /* NULL: the last */
+        records[2 * i + 1] = pcs[i];
+    }
+    if (one_step)
+        return mt_site_here(here_file, 30, here_func, MT_KIND_MALLOC, records, pcs[0]);
+    return mt_site_stacked(here_file, 30, here_func, MT_KIND_MALLOC, NULL, mt_stack_intern(pcs, n));
+}
+
+/* One caller reached by several stacks (a wrapper called from several places): the stack
+ * last walked from there is not this walk's every other time, longer or shorter or other,
+ * and each walk finds its own site. */
+Test(stack, a_caller_reached_by_several_stacks_has_a_site_for_each)
+{
+    if (mt_opt.stack < 3)
+        cr_skip_test("stacks shorter than the test's");
+    void *a = returning_into(code_a), *b = returning_into(code_b);
+    void *const walks[][3] = {{a, b, a}, {a, a, b}, {a, b, NULL}, {a, NULL, NULL}, {a, b, b}};
+    const unsigned frames[] = {3, 3, 2, 1, 3};
+    enum { WALKS = sizeof frames / sizeof frames[0] };
+    void *records[2 * 3];
+    uint32_t want[WALKS];
+    for (unsigned w = 0; w < WALKS; w++)
+        want[w] = site_of_walk(false, records, walks[w], frames[w]);
+    for (unsigned w = 0; w < WALKS; w++)
+        for (unsigned v = 0; v < w; v++)
+            cr_assert_neq(want[w], want[v], "walks %u and %u", v, w);
+    for (int round = 0; round < 4; round++)
+        for (unsigned w = 0; w < WALKS; w++)
+            for (int again = 0; again < 2; again++) /* the second is predicted */
+                cr_assert_eq(site_of_walk(true, records, walks[w], frames[w]), want[w],
+                             "round %d, walk %u", round, w);
+}
