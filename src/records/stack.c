@@ -69,24 +69,12 @@ typedef struct cache_entry {
     uint64_t hash;         /* 0: empty */
     const stored_t *stack; /* the stack itself: a hit looks no chunk up */
 } cache_entry_t;
-/* After the entries, 256 pointers (2 KiB; bare metal 16), one for each caller (a return
- * address hashed): the entry of the stack last walked from there, or NULL. A walk compared
- * with that stack as it goes (predicted) costs half of one stored, hashed and compared. */
-#define PREDICTED_BITS MT_SMALL(8, 4)
-#define PREDICTED_ROOM                                                                             \
-    (((1u << PREDICTED_BITS) * sizeof(cache_entry_t *) + sizeof(cache_entry_t) - 1) /              \
-     sizeof(cache_entry_t))
-static cache_entry_t **predicted_slot(cache_entry_t *cache, const void *caller)
-{
-    cache_entry_t **first = (cache_entry_t **)(cache + CACHE_SIZE);
-    return &first[((uint32_t)(uintptr_t)caller * 0x9E3779B1u) >> (32 - PREDICTED_BITS)];
-}
 /* The site of an entry whose stack has none yet: it matches no place (no kind is COUNT). */
 static const mt_site_t no_site = {.kind = MT_KIND_COUNT};
 /* This thread's cache, made at its first stack (a pointer, not an array: static TLS is
  * scarce when the library is loaded with dlopen) and released when the thread ends. Before
  * that it is this one, all empty (no hash is 0) and never written: a hit tests no pointer. */
-static cache_entry_t no_cache[CACHE_SIZE + PREDICTED_ROOM];
+static cache_entry_t no_cache[CACHE_SIZE];
 static MT_TLS cache_entry_t *stack_cache = no_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
@@ -105,7 +93,7 @@ static void cache_key_create(void)
 
 static MT_NOINLINE void cache_make(void)
 {
-    cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE + PREDICTED_ROOM, sizeof *cache);
+    cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof *cache);
     if (cache != NULL) {
         stack_cache = cache;
         pthread_once(&cache_key_once, cache_key_create);
@@ -341,60 +329,6 @@ static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, voi
     return e != NULL ? (mt_stack_found_t){&e->site, e->stack->id} : found_missed(hash, pcs, n);
 }
 
-/* The entry e when the walk from fp (as mt_walk_records's, with its last and max) would take
- * e's stack exactly; NULL when it would take another. The walk's records are compared with
- * the stack's frames as they are read: nothing is stored or hashed. A stored stack's frames
- * are code (intern_slow), so one equal to a frame is no end of the walk (below 4096). */
-static inline cache_entry_t *predicted(uintptr_t fp, uintptr_t last, unsigned max, cache_entry_t *e)
-{
-    const stored_t *s = e->stack;
-    if (s->n > max)
-        return NULL;
-    void *const *pc = s->pcs, *const *end = pc + s->n;
-    uintptr_t next;
-    for (;;) {
-        if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
-            return NULL;
-        void *const *record = (void *const *)fp;
-        next = (uintptr_t)record[0];
-        if (record[1] != *pc)
-            return NULL;
-        if (++pc == end)
-            break;
-        if (next <= fp)
-            return NULL;
-        fp = next;
-    }
-    /* All the stack's frames: the walk ends here too when it is at max, or when it would not
-     * take the next record (mt_walk_records's tests, in its order). */
-    if (next <= fp || s->n == max || next > last || (next & (sizeof(void *) - 1)) != 0 ||
-        (uintptr_t)((void *const *)next)[1] < 4096)
-        return e;
-    return NULL;
-}
-
-/* mt_stack_found_here when the stack last walked from this caller is not this walk's: the
- * walk itself, stored and hashed, and its entry kept for the caller. */
-static MT_NOINLINE mt_stack_found_t found_walked(uintptr_t fp, uintptr_t last, void **pcs,
-                                                 unsigned max, void *caller)
-{
-    uint64_t h;
-    unsigned n = mt_walk_records(fp, last, pcs, max, &h);
-    if (n == 0)
-        return found_none(MT_STACK_NONE);
-    uint64_t hash = hash_done(h);
-    cache_entry_t *e = cached(hash, pcs, n);
-    if (e == NULL) {
-        mt_stack_found_t found = found_missed(hash, pcs, n);
-        if (found.site == &no_site_kept)
-            return found;
-        e = (cache_entry_t *)(void *)found.site; /* (its first member) */
-    }
-    /* An entry of this thread's cache, made by now: the caller's slot is there. */
-    *predicted_slot(stack_cache, caller) = e;
-    return (mt_stack_found_t){&e->site, e->stack->id};
-}
-
 mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
 {
     void *pcs[MT_STACK_MAX];
@@ -406,10 +340,15 @@ mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
     uintptr_t last;
     if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
         return found_unwound(frame, caller, pcs, max);
-    cache_entry_t *e = *predicted_slot(stack_cache, caller);
-    if (MT_LIKELY(e != NULL) && MT_LIKELY((e = predicted((uintptr_t)frame, last, max, e)) != NULL))
+    uint64_t h;
+    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
+    if (MT_UNLIKELY(n == 0))
+        return found_none(MT_STACK_NONE);
+    uint64_t hash = hash_done(h);
+    cache_entry_t *e = cached(hash, pcs, n);
+    if (MT_LIKELY(e != NULL))
         return (mt_stack_found_t){&e->site, e->stack->id};
-    return found_walked((uintptr_t)frame, last, pcs, max, caller);
+    return found_missed(hash, pcs, n);
 }
 
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,

@@ -151,9 +151,8 @@ static uint32_t site_of_walk(bool one_step, void **records, void *const *pcs, un
     return mt_site_stacked(here_file, 30, here_func, MT_KIND_MALLOC, NULL, mt_stack_intern(pcs, n));
 }
 
-/* One caller reached by several stacks (a wrapper called from several places): the stack
- * last walked from there is not this walk's every other time, longer or shorter or other,
- * and each walk finds its own site. */
+/* One caller reached by several stacks in turn (a wrapper called from several places), some
+ * the beginnings of others: each walk finds the site the two-step path finds for it. */
 Test(stack, a_caller_reached_by_several_stacks_has_a_site_for_each)
 {
     if (mt_opt.stack < 3)
@@ -171,7 +170,7 @@ Test(stack, a_caller_reached_by_several_stacks_has_a_site_for_each)
             cr_assert_neq(want[w], want[v], "walks %u and %u", v, w);
     for (int round = 0; round < 4; round++)
         for (unsigned w = 0; w < WALKS; w++)
-            for (int again = 0; again < 2; again++) /* the second is predicted */
+            for (int again = 0; again < 2; again++) /* the second from the cache */
                 cr_assert_eq(site_of_walk(true, records, walks[w], frames[w]), want[w],
                              "round %d, walk %u", round, w);
 }
