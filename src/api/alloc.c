@@ -207,8 +207,8 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 
 /* The macro's place, and the stack of calls that led to it (records/stack.h). */
 #define SITE(kind)                                                                                 \
-    mt_site_stacked(file, line, func, MT_KIND_##kind, NULL,                                        \
-                    mt_stack_here(__builtin_frame_address(0), __builtin_return_address(0)))
+    mt_site_here(file, line, func, MT_KIND_##kind, __builtin_frame_address(0),                     \
+                 __builtin_return_address(0))
 
 MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func)
 {

@@ -348,8 +348,8 @@ void *mt_realloc(void *ptr, size_t size, uint32_t site, bool from_tracked)
 
 /* A realloc's site is also its new block's: it has the stack of calls that led to it. */
 #define SITE(kind)                                                                                 \
-    mt_site_stacked(file, line, func, MT_KIND_##kind, NULL,                                        \
-                    mt_stack_here(__builtin_frame_address(0), __builtin_return_address(0)))
+    mt_site_here(file, line, func, MT_KIND_##kind, __builtin_frame_address(0),                     \
+                 __builtin_return_address(0))
 
 MT_EXPORT void *memtrack_realloc_at(void *ptr, size_t size, const char *file, int line,
                                     const char *func)
@@ -374,6 +374,6 @@ MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const cha
     if (ptr == NULL)
         return;           /* free(NULL) is frequent: no site lookup, no lock */
     MT_OPERATION_BEGIN(); /* an error found names this call's stack */
-    free_block(ptr, mt_site_id(file, line, func, MT_KIND_FREE, NULL), true);
+    free_block(ptr, mt_site_at(file, line, func, MT_KIND_FREE), true);
     MT_OPERATION_END();
 }

@@ -29,9 +29,9 @@ typedef struct site_key {
 } site_key_t;
 
 /* A key's kind field: the kind, or for a key by pc (pc not NULL) -2 - kind, below every
- * kind and below the -1 of an empty cache entry. A function of the key alone, so the same
- * key still finds the same site; and a cache entry with a kind of 0 or more is a key with
- * no pc, so site_placed's hit compares no pc. */
+ * kind and never -1 (whose cache word would be an empty entry's, mt_site_kind_stack). A function
+ * of the key alone, so the same key still finds the same site; and a cache entry with a
+ * kind of 0 or more is a key with no pc, so site_placed's hit compares no pc. */
 static int key_kind(const void *pc, mt_kind_t kind)
 {
     return pc != NULL ? -2 - (int)kind : (int)kind;
@@ -72,33 +72,38 @@ static mt_site_t *_Atomic *chunk_slot(uint32_t id)
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
-/* 256 entries, 16 KiB a thread (bare metal: 8, 256 bytes). A program's hot sites (a place
- * and a stack each) share them, one slot each: with 64, a churn over 200 sites missed often
- * enough to cost 40% more a pair than over one (each miss takes the sites' lock); with 256,
- * and the stacks' cache at 1024, 15%. */
-#define CACHE_BITS MT_SMALL(8, 3)
-#define CACHE_SIZE (1u << CACHE_BITS)
+/* The cache and its entries are in site.h (mt_site_at's hit is inline). */
+#define CACHE_SIZE (1u << MT_SITE_CACHE_BITS)
 
-/* An entry's size a power of two (64 bytes, 32 on 32-bit targets), so that a slot's
- * address is its number shifted, not multiplied by 56. */
-#define CACHE_ENTRY_BYTES (UINTPTR_MAX > 0xFFFFFFFFu ? 64u : 32u)
-typedef union cache_entry {
-    struct {
-        site_key_t key;
-        uint32_t id;
-    };
-    char room[CACHE_ENTRY_BYTES];
-} cache_entry_t;
-_Static_assert(sizeof(cache_entry_t) == CACHE_ENTRY_BYTES, "a cache entry is a power of two");
+static bool entry_holds(const mt_site_cache_entry_t *e, const site_key_t *k)
+{
+    return e->file == k->file && e->line == k->line && e->func == k->func &&
+           e->kind_stack == mt_site_kind_stack(k->kind, k->stack) && e->owner == k->owner &&
+           e->pc == k->pc;
+}
 
-static MT_TLS cache_entry_t *thread_cache;
+static void entry_store(mt_site_cache_entry_t *e, const site_key_t *k, uint32_t id)
+{
+    e->file = k->file;
+    e->func = k->func;
+    e->owner = k->owner;
+    e->pc = k->pc;
+    e->kind_stack = mt_site_kind_stack(k->kind, k->stack);
+    e->line = k->line;
+    e->id = id;
+}
+
+/* A thread without a cache yet reads this one, all empty and never written: the hit tests
+ * no pointer. */
+static mt_site_cache_entry_t no_cache[CACHE_SIZE];
+MT_TLS mt_site_cache_entry_t *mt_site_cache = no_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 /* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
 static void cache_release(void *cache)
 {
-    thread_cache = NULL;
+    mt_site_cache = no_cache;
     mt_mem_free(cache);
 }
 
@@ -107,18 +112,18 @@ static void cache_key_create(void)
     (void)pthread_key_create(&cache_key, cache_release);
 }
 
-static cache_entry_t *cache_get(void)
+/* This thread's cache, made now when it has none; NULL when it cannot be. */
+static mt_site_cache_entry_t *cache_get(void)
 {
-    if (MT_LIKELY(thread_cache != NULL))
-        return thread_cache;
-    thread_cache = mt_mem_calloc(CACHE_SIZE, sizeof(cache_entry_t));
-    if (thread_cache != NULL) {
-        for (unsigned i = 0; i < CACHE_SIZE; i++)
-            thread_cache[i].key.kind = -1; /* no key's kind: site_placed tests no id */
+    if (MT_LIKELY(mt_site_cache != no_cache))
+        return mt_site_cache;
+    mt_site_cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof(mt_site_cache_entry_t));
+    if (cache != NULL) {
+        mt_site_cache = cache;
         pthread_once(&cache_key_once, cache_key_create);
-        (void)pthread_setspecific(cache_key, thread_cache);
+        (void)pthread_setspecific(cache_key, cache);
     }
-    return thread_cache;
+    return cache;
 }
 
 static uint64_t key_hash(const site_key_t *k)
@@ -128,21 +133,9 @@ static uint64_t key_hash(const site_key_t *k)
     return (uint64_t)(h ^ (h >> 7)) ^ ((uint64_t)(uintptr_t)k->func >> 4);
 }
 
-/* The cache slot of a key, from its fields (site_placed has them apart): the fields are
- * combined in one chain (each step on the last one's result, so the hit needs no register
- * beyond the arguments' and the cache's), one multiply mixes them upwards, and its top
- * bits are the slot. Lines 131 apart before the kind is added: a kind is below 64. */
-static inline unsigned slot_of_fields(const char *file, const void *pc, const char *owner, int line,
-                                      int kind, uint32_t stack)
-{
-    uint32_t h = (stack * 0x85EBCA77u + (unsigned)line) * 131u + (unsigned)kind;
-    h ^= (uint32_t)((uintptr_t)file ^ (uintptr_t)pc ^ (uintptr_t)owner);
-    return (h * 0x9E3779B1u) >> (32 - CACHE_BITS);
-}
-
 static unsigned cache_slot(const site_key_t *k)
 {
-    return slot_of_fields(k->file, k->pc, k->owner, k->line, k->kind, k->stack);
+    return mt_site_cache_slot(k->file, k->pc, k->owner, k->line, k->kind, k->stack);
 }
 
 static bool key_equal(const site_key_t *a, const site_key_t *b)
@@ -231,6 +224,11 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->kind = kind_of_key(k);
     s->stack = k->stack;
     s->base = k->stack != 0 ? base : id;
+#ifndef MT_BARE_METAL
+    s->file_key = k->file;
+    s->func_key = k->func;
+    s->id = id;
+#endif
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
     atomic_store_explicit(&mt_site_kinds_made, made | UINT64_C(1) << s->kind, memory_order_relaxed);
@@ -261,17 +259,15 @@ static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k, uint32_t base)
 
 static uint32_t site_lookup_based(const site_key_t *k, uint32_t base)
 {
-    cache_entry_t *cache = cache_get();
+    mt_site_cache_entry_t *cache = cache_get();
     if (MT_UNLIKELY(cache == NULL))
         return site_lookup_slow(k, base);
-    cache_entry_t *e = &cache[cache_slot(k)];
-    if (MT_LIKELY(e->id != 0 && key_equal(&e->key, k)))
+    mt_site_cache_entry_t *e = &cache[cache_slot(k)];
+    if (MT_LIKELY(entry_holds(e, k)))
         return e->id;
     uint32_t id = site_lookup_slow(k, base);
-    if (id != MT_SITE_NONE) {
-        e->key = *k;
-        e->id = id;
-    }
+    if (id != MT_SITE_NONE)
+        entry_store(e, k, id);
     return id;
 }
 
@@ -297,19 +293,17 @@ static MT_NOINLINE uint32_t site_placed_slow(const char *file, int line, const c
 
 /* A place known by its file (pc NULL): every allocation and release by the macros. The
  * cache is read field by field, without building a key, and only a miss builds one for the
- * general path, which finds the same slot (slot_of_fields) and stores the same entry. A
+ * general path, which finds the same slot (mt_site_cache_slot) and stores the same entry. A
  * negative line matches no entry (keys hold it as 0): the general path makes it 0. No pc is
  * compared: an entry with this kind (0 or more) is a key with no pc (key_kind). */
 static inline uint32_t site_placed(const char *file, int line, const char *func, mt_kind_t kind,
                                    const char *owner, uint32_t stack)
 {
-    const cache_entry_t *cache = thread_cache;
-    if (MT_LIKELY(cache != NULL)) {
-        const cache_entry_t *e = &cache[slot_of_fields(file, NULL, owner, line, (int)kind, stack)];
-        if (MT_LIKELY(e->key.file == file && e->key.line == line && e->key.func == func &&
-                      e->key.kind == (int)kind && e->key.stack == stack && e->key.owner == owner))
-            return e->id;
-    }
+    const mt_site_cache_entry_t *e =
+        &mt_site_cache[mt_site_cache_slot(file, NULL, owner, line, (int)kind, stack)];
+    if (MT_LIKELY(e->file == file && e->line == line && e->func == func &&
+                  e->kind_stack == mt_site_kind_stack((int)kind, stack) && e->owner == owner))
+        return e->id;
     return site_placed_slow(file, line, func, kind, owner, stack);
 }
 
@@ -369,7 +363,7 @@ uint32_t mt_site_place(uint32_t id)
     return id != MT_SITE_NONE ? mt_site_get(id)->base : MT_SITE_NONE;
 }
 
-static const mt_site_t unknown_site = {NULL, NULL, NULL, NULL, 0, MT_KIND_NONE, 0, 0};
+static const mt_site_t unknown_site = {.kind = MT_KIND_NONE};
 
 const mt_site_t *mt_site_get(uint32_t id)
 {

@@ -14,6 +14,7 @@
 #include "base/memory.h"
 #include "base/options.h"
 #include "base/unwind.h"
+#include "records/site.h"
 #include "records/stack.h"
 
 MT_TLS void *mt_op_frame, *mt_op_caller;
@@ -55,25 +56,33 @@ static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
     return MT_LIKELY(c == 0) ? &stacks.first_chunk : &more_chunks[c];
 }
 
-/* 1024 entries, 16 KiB a thread, its pages touched as stacks come (as the sites' cache,
- * site.c, sized for programs with a few hundred hot stacks); bare metal 16. */
+/* 1024 entries, 24 KiB a thread, its pages touched as stacks come (as the sites' cache,
+ * site.c, sized for programs with a few hundred hot stacks); bare metal 16. An entry also
+ * holds the site last made at its stack (mt_site_here): an allocation's place and stack in
+ * one lookup, as a stack is nearly always reached from one place (its first frame is the
+ * call's return address). */
 #define CACHE_BITS MT_SMALL(10, 4)
 #define CACHE_SIZE (1u << CACHE_BITS)
 #define CACHE_SLOT(hash) ((size_t)((hash) >> (64 - CACHE_BITS))) /* its top bits */
 typedef struct cache_entry {
+    const mt_site_t *site; /* a site of this stack, or no_site (first: mt_stack_found_here) */
     uint64_t hash;         /* 0: empty */
     const stored_t *stack; /* the stack itself: a hit looks no chunk up */
 } cache_entry_t;
+/* The site of an entry whose stack has none yet: it matches no place (no kind is COUNT). */
+static const mt_site_t no_site = {.kind = MT_KIND_COUNT};
 /* This thread's cache, made at its first stack (a pointer, not an array: static TLS is
- * scarce when the library is loaded with dlopen) and released when the thread ends. */
-static MT_TLS cache_entry_t *stack_cache;
+ * scarce when the library is loaded with dlopen) and released when the thread ends. Before
+ * that it is this one, all empty (no hash is 0) and never written: a hit tests no pointer. */
+static cache_entry_t no_cache[CACHE_SIZE];
+static MT_TLS cache_entry_t *stack_cache = no_cache;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
 /* Runs in the ending thread: a later destructor's allocation makes a fresh cache. */
 static void cache_release(void *cache)
 {
-    stack_cache = NULL;
+    stack_cache = no_cache;
     mt_mem_free(cache);
 }
 
@@ -84,10 +93,11 @@ static void cache_key_create(void)
 
 static MT_NOINLINE void cache_make(void)
 {
-    stack_cache = mt_mem_calloc(CACHE_SIZE, sizeof *stack_cache);
-    if (stack_cache != NULL) {
+    cache_entry_t *cache = mt_mem_calloc(CACHE_SIZE, sizeof *cache);
+    if (cache != NULL) {
+        stack_cache = cache;
         pthread_once(&cache_key_once, cache_key_create);
-        (void)pthread_setspecific(cache_key, stack_cache);
+        (void)pthread_setspecific(cache_key, cache);
     }
 }
 
@@ -214,44 +224,47 @@ static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, 
  * thread's cache at its first stack, finds or stores the stack, and caches it. */
 static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigned n)
 {
-    if (stack_cache == NULL)
+    if (stack_cache == no_cache)
         cache_make();
     const stored_t *s = intern_slow(hash, pcs, n);
     if (s == NULL)
         return MT_STACK_NONE;
-    if (stack_cache != NULL) {
+    if (stack_cache != no_cache) {
         cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
         e->hash = hash;
         e->stack = s;
+        e->site = &no_site;
     }
     return s->id;
+}
+
+/* This thread's cache entry for a walk of n > 0 frames pcs with this hash, when it holds
+ * the walk's stack; NULL when it does not. */
+static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
+{
+    cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
+    /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
+     * beginning when the walk went on past the code (intern_slow): only the stack's frames
+     * are left to compare, here (a call to memcmp would cost this path its registers). */
+    const stored_t *s = e->stack;
+    if (MT_LIKELY(e->hash == hash) && s->n <= n) {
+        /* Counted down to 0, the loop's test the count's own: a stored stack has one frame
+         * at least (intern_slow stores none empty). */
+        unsigned i = s->n;
+        do
+            if (MT_UNLIKELY(s->pcs[i - 1] != pcs[i - 1]))
+                return NULL;
+        while (--i != 0);
+        return e;
+    }
+    return NULL;
 }
 
 /* mt_stack_intern for n > 0 frames whose hash is known. */
 static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
 {
-    const cache_entry_t *cache = stack_cache;
-    if (MT_LIKELY(cache != NULL)) {
-        const cache_entry_t *e = &cache[CACHE_SLOT(hash)];
-        /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
-         * beginning when the walk went on past the code (intern_slow): only the stack's
-         * frames are left to compare, here (a call to memcmp would cost this path its
-         * registers). */
-        const stored_t *s = e->stack;
-        if (MT_LIKELY(e->hash == hash) && s->n <= n) {
-            /* Counted down to 0, the loop's test the count's own: a stored stack has one
-             * frame at least (intern_slow stores none empty). */
-            uintptr_t differ = 0;
-            unsigned i = s->n;
-            do {
-                i--;
-                differ |= (uintptr_t)s->pcs[i] ^ (uintptr_t)pcs[i];
-            } while (i != 0);
-            if (MT_LIKELY(differ == 0))
-                return s->id;
-        }
-    }
-    return intern_miss(hash, pcs, n);
+    const cache_entry_t *e = cached(hash, pcs, n);
+    return MT_LIKELY(e != NULL) ? e->stack->id : intern_miss(hash, pcs, n);
 }
 
 uint32_t mt_stack_intern(void *const *pcs, unsigned n)
@@ -281,6 +294,70 @@ uint32_t mt_stack_here(void *frame, void *caller)
     uint64_t h;
     unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
+}
+
+/* What mt_stack_found_here answers when this thread's cache has no entry for the stack (no
+ * stack, or no cache): a site pointer that is never written (mt_site_learn). */
+static const mt_site_t *const no_site_kept = &no_site;
+
+static mt_stack_found_t found_none(uint32_t stack)
+{
+    return (mt_stack_found_t){(const mt_site_t **)&no_site_kept, stack};
+}
+
+/* mt_stack_found_here when this thread's cache does not hold the walk's stack: finds or
+ * stores it, and answers the entry intern_miss keeps it in. */
+static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs, unsigned n)
+{
+    uint32_t stack = intern_miss(hash, pcs, n);
+    cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
+    if (stack == MT_STACK_NONE || e->hash != hash || e->stack->id != stack)
+        return found_none(stack);
+    return (mt_stack_found_t){&e->site, stack};
+}
+
+/* mt_stack_found_here's stack when the walk cannot be inline (as stack_unwound). */
+static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, void **pcs,
+                                                  unsigned max)
+{
+    uint64_t h;
+    unsigned n = mt_unwind(frame, caller, pcs, max, &h);
+    if (n == 0)
+        return found_none(MT_STACK_NONE);
+    uint64_t hash = hash_done(h);
+    cache_entry_t *e = cached(hash, pcs, n);
+    return e != NULL ? (mt_stack_found_t){&e->site, e->stack->id} : found_missed(hash, pcs, n);
+}
+
+mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
+{
+    void *pcs[MT_STACK_MAX];
+    if (MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
+        return found_none(MT_STACK_NONE);
+    /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
+    size_t depth = mt_opt.stack;
+    unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
+    uintptr_t last;
+    if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
+        return found_unwound(frame, caller, pcs, max);
+    uint64_t h;
+    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
+    if (MT_UNLIKELY(n == 0))
+        return found_none(MT_STACK_NONE);
+    uint64_t hash = hash_done(h);
+    cache_entry_t *e = cached(hash, pcs, n);
+    if (MT_LIKELY(e != NULL))
+        return (mt_stack_found_t){&e->site, e->stack->id};
+    return found_missed(hash, pcs, n);
+}
+
+uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
+                       mt_kind_t kind)
+{
+    uint32_t id = mt_site_stacked(file, line, func, kind, NULL, found.stack);
+    if (found.site != &no_site_kept && id != MT_SITE_NONE)
+        *found.site = mt_site_get(id);
+    return id;
 }
 
 uint32_t mt_stack_of_operation(void)

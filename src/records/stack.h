@@ -3,7 +3,9 @@
 #ifndef MT_STACK_H
 #define MT_STACK_H
 
+#include "base/options.h"
 #include "base/platform.h"
+#include "records/site.h"
 
 #define MT_STACK_NONE 0u /* id 0: no stack */
 
@@ -11,6 +13,39 @@
  * whose return address is `caller` (base/unwind.h), at the depth of option stack; 0 when
  * stacks are off or none could be taken. Call it before taking any tracker lock. */
 uint32_t mt_stack_here(void *frame, void *caller);
+/* A stack found by mt_stack_found_here, and where this thread's cache keeps the site last
+ * made at it (records/site.h; a site of no place when none has been). */
+typedef struct mt_stack_found {
+    const mt_site_t **site;
+    uint32_t stack;
+} mt_stack_found_t;
+mt_stack_found_t mt_stack_found_here(void *frame, void *caller);
+/* The site of a place and a found stack (mt_site_stacked), kept for the next call. */
+uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
+                       mt_kind_t kind);
+
+/* mt_site_stacked(file, line, func, kind, NULL, mt_stack_here(frame, caller)) with one
+ * per-thread lookup: a stack is nearly always reached from one place (its first frame is the
+ * call's return address), so the site last made at the stack is checked against this place
+ * (by the pointers it was looked up by) and this stack. Inline in the entry points, where
+ * the place is still in registers after the walk. */
+static inline uint32_t mt_site_here(const char *file, int line, const char *func, mt_kind_t kind,
+                                    void *frame, void *caller)
+{
+#ifdef MT_BARE_METAL /* sites without what the check needs (the tracker's memory is scarce) */
+    return mt_site_stacked(file, line, func, kind, NULL, mt_stack_here(frame, caller));
+#else
+    if (mt_opt.stack == 0)
+        return mt_site_at(file, line, func, kind);
+    mt_stack_found_t found = mt_stack_found_here(frame, caller);
+    const mt_site_t *s = *found.site;
+    if (MT_LIKELY(s->file_key == file && s->line == line && s->func_key == func &&
+                  s->kind == kind && s->stack == found.stack))
+        return s->id;
+    return mt_site_learn(found, file, line, func, kind);
+#endif
+}
+
 /* The id of the stack pcs[0..n) (interned when new); 0 for an empty stack. */
 uint32_t mt_stack_intern(void *const *pcs, unsigned n);
 /* The return addresses of stack id, innermost first; returns how many (0 for id 0). The

@@ -92,3 +92,85 @@ Test(stack, code_loaded_later_is_code)
     cr_assert_eq(mt_stack_get(id, &stored), 3);
     cr_expect_eq(stored[0], pcs[0]);
 }
+
+/* mt_site_here finds in one lookup what mt_site_stacked finds for the place and the stack of
+ * mt_stack_here: the same site at the same place and stack, cached or not, and another site
+ * for the same place reached by another stack. */
+static const char here_file[] = "here.c", here_func[] = "here";
+
+static MT_NOINLINE uint32_t site_at(bool one_step, int line)
+{
+    void *frame = __builtin_frame_address(0), *caller = __builtin_return_address(0);
+    return one_step ? mt_site_here(here_file, line, here_func, MT_KIND_MALLOC, frame, caller)
+                    : mt_site_stacked(here_file, line, here_func, MT_KIND_MALLOC, NULL,
+                                      mt_stack_here(frame, caller));
+}
+
+/* Two callers of site_at, so two stacks (volatile: no tail call, whose stack is the caller's). */
+static MT_NOINLINE uint32_t site_from_a(bool one_step, int line)
+{
+    volatile uint32_t id = site_at(one_step, line);
+    return id;
+}
+
+static MT_NOINLINE uint32_t site_from_b(bool one_step, int line)
+{
+    volatile uint32_t id = site_at(one_step, line);
+    return id + 0;
+}
+
+Test(stack, the_site_here_is_the_site_of_its_place_and_stack)
+{
+    if (mt_opt.stack == 0)
+        cr_skip_test("stacks are off");
+    for (int round = 0; round < 3; round++) { /* the first finds, the others are cached */
+        uint32_t a = site_from_a(true, 10), b = site_from_b(true, 10);
+        cr_assert_eq(a, site_from_a(false, 10), "round %d", round);
+        cr_assert_eq(b, site_from_b(false, 10), "round %d", round);
+        cr_assert_neq(mt_site_get(a)->stack, MT_STACK_NONE);
+        cr_expect_neq(a, b); /* the same place, another stack */
+        cr_expect_eq(mt_site_place(a), mt_site_place(b));
+        /* Another line at the same stack: its own site, and the first line's again after. */
+        uint32_t other = site_from_a(true, 11);
+        cr_expect_neq(other, a);
+        cr_expect_eq(other, site_from_a(false, 11));
+        cr_expect_eq(site_from_a(true, 10), a);
+    }
+}
+
+/* Walks of frame records made here, on this stack (as the walk wants them: each above the one
+ * before), with these return addresses: the first record's is the caller's. */
+static uint32_t site_of_walk(bool one_step, void **records, void *const *pcs, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        records[2 * i] = i + 1 < n ? (void *)&records[2 * i + 2] : NULL; /* NULL: the last */
+        records[2 * i + 1] = pcs[i];
+    }
+    if (one_step)
+        return mt_site_here(here_file, 30, here_func, MT_KIND_MALLOC, records, pcs[0]);
+    return mt_site_stacked(here_file, 30, here_func, MT_KIND_MALLOC, NULL, mt_stack_intern(pcs, n));
+}
+
+/* One caller reached by several stacks in turn (a wrapper called from several places), some
+ * the beginnings of others: each walk finds the site the two-step path finds for it. */
+Test(stack, a_caller_reached_by_several_stacks_has_a_site_for_each)
+{
+    if (mt_opt.stack < 3)
+        cr_skip_test("stacks shorter than the test's");
+    void *a = returning_into(code_a), *b = returning_into(code_b);
+    void *const walks[][3] = {{a, b, a}, {a, a, b}, {a, b, NULL}, {a, NULL, NULL}, {a, b, b}};
+    const unsigned frames[] = {3, 3, 2, 1, 3};
+    enum { WALKS = sizeof frames / sizeof frames[0] };
+    void *records[2 * 3];
+    uint32_t want[WALKS];
+    for (unsigned w = 0; w < WALKS; w++)
+        want[w] = site_of_walk(false, records, walks[w], frames[w]);
+    for (unsigned w = 0; w < WALKS; w++)
+        for (unsigned v = 0; v < w; v++)
+            cr_assert_neq(want[w], want[v], "walks %u and %u", v, w);
+    for (int round = 0; round < 4; round++)
+        for (unsigned w = 0; w < WALKS; w++)
+            for (int again = 0; again < 2; again++) /* the second from the cache */
+                cr_assert_eq(site_of_walk(true, records, walks[w], frames[w]), want[w],
+                             "round %d, walk %u", round, w);
+}
