@@ -7,16 +7,6 @@
 
 /* Notes on locking: src/README.md lists every lock, what it protects and their order. */
 
-/* For the tracker's own data that every call reads, on its declaration: code built with
- * -fPIC then reads it at its address instead of loading that from the GOT first (one
- * instruction less each time). The definitions are hidden already (-fvisibility=hidden);
- * this tells the files that only declare them. ELF only: PE has no such visibility. */
-#ifdef __ELF__
-#define MT_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define MT_HIDDEN
-#endif
-
 /* The shards' lock: taking it is one atomic exchange and releasing it a plain store, where
  * a mutex costs an atomic operation each way (together a quarter of a tracked malloc+free
  * pair). Held for a few hundred instructions at most; a thread that finds it taken spins

@@ -4,7 +4,6 @@
 #define MT_OPTIONS_H
 
 #include "base/buf.h"
-#include "base/lock.h" /* (MT_HIDDEN) */
 #include "base/platform.h"
 
 /* Defaults that differ on bare metal (a microcontroller): no stacks, since no unwinder

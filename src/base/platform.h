@@ -37,6 +37,17 @@
 #else
 #define MT_COLD
 #endif
+
+/* For the tracker's own data that every call reads, on its declaration: code built with
+ * -fPIC then reads it at its address instead of loading that from the GOT first (one
+ * instruction less each time). The definitions are hidden already (-fvisibility=hidden);
+ * this tells the files that only declare them. ELF only: PE has no such visibility. */
+#ifdef __ELF__
+#define MT_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define MT_HIDDEN
+#endif
+
 /* A type through which any object may be read (the table's view of a record). */
 #define MT_MAY_ALIAS __attribute__((__may_alias__))
 

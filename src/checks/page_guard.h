@@ -17,7 +17,7 @@
 
 /* The region of page-guarded blocks, [mt_pg_start, mt_pg_start + mt_pg_size): empty until
  * the first one is made. */
-extern MT_HIDDEN uintptr_t mt_pg_start; /* (every free reads them: MT_HIDDEN, base/lock.h) */
+extern MT_HIDDEN uintptr_t mt_pg_start; /* (every free reads them: MT_HIDDEN, base/platform.h) */
 extern MT_HIDDEN size_t mt_pg_size;
 static inline bool mt_page_guarded(uintptr_t addr)
 {

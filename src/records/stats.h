@@ -7,7 +7,6 @@
 #ifndef MT_STATS_H
 #define MT_STATS_H
 
-#include "base/lock.h" /* (MT_HIDDEN) */
 #include "base/platform.h"
 #include "records/timeline.h"
 

@@ -3,7 +3,6 @@
 #ifndef MT_TIMELINE_H
 #define MT_TIMELINE_H
 
-#include "base/lock.h" /* (MT_HIDDEN) */
 #include "base/platform.h"
 #include "report/model.h"
 
