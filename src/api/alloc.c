@@ -179,8 +179,9 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
     }
 
     mt_stat_slot_t *counter;
-    uint64_t seq = mt_next_seq_for(&counter);
-    uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
+    uint64_t thread_meta;
+    uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
+    uint64_t meta = MT_META_MAKE(seq, 0, log2_of(align)) | thread_meta;
     if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
         mt_libc_free(raw);
 #ifdef MT_BARE_METAL

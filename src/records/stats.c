@@ -31,6 +31,7 @@
  */
 #include "records/stats.h"
 #include "records/timeline.h"
+#include "records/table.h"
 
 #define SEQ_BATCH 64u
 
@@ -161,6 +162,7 @@ static MT_NOINLINE mt_stat_slot_t *slot_get_slow(void)
     if (atomic_fetch_add_explicit(&counters.in_use, 1, memory_order_relaxed) >= 1)
         atomic_store_explicit(&mt_stat_flags.shared, true, memory_order_relaxed);
     (void)pthread_setspecific(slot_key, s);
+    s->seq_thread_meta = mt_stat_thread_meta(); /* (the batch's fast path reads it) */
     mt_stat_mine = s;
     return s;
 }
@@ -250,6 +252,11 @@ void mt_stats_failed(void)
         mt_stat_add(true, &s->failed, 1);
     else
         mt_stat_add(false, &s->failed, 1);
+}
+
+uint64_t mt_stat_thread_meta(void)
+{
+    return MT_META_MAKE(0, mt_thread(), 0);
 }
 
 uint64_t mt_next_seq_slow(void)

@@ -33,6 +33,7 @@ typedef struct mt_stat_slot {
     bool crowded;               /* the fallback slot several threads share: add atomically */
     uint64_t seq_next, seq_end; /* the current batch: [next, end) */
     uint64_t seq_epoch;         /* the batch epoch it was taken in */
+    uint64_t seq_thread_meta;   /* its owner's part of a block's meta (mt_stat_thread_meta) */
     /* The registry. */
     struct mt_stat_slot *next; /* set before the slot is published, then constant */
     atomic_bool in_use;
@@ -59,6 +60,8 @@ void mt_stats_free_slow(size_t size);
 void mt_stats_free_more(mt_stat_slot_t *s);
 void mt_stats_sample(uint64_t count, uint64_t *sample_at);
 uint64_t mt_next_seq_slow(void);
+/* The calling thread's part of a block's meta: MT_META_MAKE(0, mt_thread(), 0) (table.h). */
+uint64_t mt_stat_thread_meta(void);
 
 void mt_stats_failed(void);
 void mt_stats_read(memtrack_stats_t *out);
@@ -177,22 +180,29 @@ static inline __attribute__((always_inline)) void mt_stats_free(size_t size)
 
 /* The next block's sequence number: the thread's batch, while it lasts and no checkpoint has
  * retired it. *counter gets the thread's slot as read here, for mt_stats_alloc_in once the
- * block is tracked: the allocation reads its thread's slot once. */
-static inline __attribute__((always_inline)) uint64_t mt_next_seq_for(mt_stat_slot_t **counter)
+ * block is tracked: the allocation reads its thread's slot once. *thread_meta gets the
+ * thread's part of the block's meta (mt_stat_thread_meta), which its own slot keeps: the
+ * batch's fast path reads no thread number. */
+static inline __attribute__((always_inline)) uint64_t mt_next_seq_for(mt_stat_slot_t **counter,
+                                                                      uint64_t *thread_meta)
 {
     mt_stat_slot_t *s = mt_stat_mine;
     *counter = s;
     if (MT_LIKELY(s->seq_next != s->seq_end &&
                   s->seq_epoch ==
-                      atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed)))
+                      atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed))) {
+        *thread_meta = s->seq_thread_meta;
         return s->seq_next++;
+    }
+    *thread_meta = mt_stat_thread_meta();
     return mt_next_seq_slow();
 }
 
 static inline __attribute__((always_inline)) uint64_t mt_next_seq(void)
 {
     mt_stat_slot_t *counter;
-    return mt_next_seq_for(&counter);
+    uint64_t thread_meta;
+    return mt_next_seq_for(&counter, &thread_meta);
 }
 
 #endif /* MT_STATS_H */
