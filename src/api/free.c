@@ -55,6 +55,38 @@ static uint32_t site_of(mt_free_site_t *f)
 
 /* ---- releasing -------------------------------------------------------------------------- */
 
+/* A live block's release, its lock released: the checks of the free (the size a sized delete
+ * gives, the family, the guards), then its memory given back (or, held in the quarantine,
+ * filled and published), the count, and the reports of blocks the quarantine shed. Inline
+ * once for each way a block leaves (held, page-guarded, given back), so that each passes its
+ * own constants and tests only what may differ. */
+static inline __attribute__((always_inline)) void
+release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t *held, bool paged,
+                const mt_error_t *late, size_t nlate)
+{
+    if (MT_UNLIKELY(delete_size != 0))
+        mt_check_delete_size(copy, site, delete_size);
+    mt_check_release(copy, site); /* the right family: free for malloc, delete for new */
+    /* Live, so no registrar's: unless page-guarded, intact guards need no call. */
+    size_t front = mt_block_front_of(copy);
+    if (MT_UNLIKELY(paged) || MT_UNLIKELY(!mt_guards_intact(copy, front)))
+        (void)mt_check_block(copy, site);
+    if (held != NULL) {
+        mt_quarantine_fill_and_publish(held, copy);
+    } else {
+        if (mt_unwritten_counts(copy))
+            mt_unwritten_count_block(copy);
+        if (MT_UNLIKELY(paged))
+            mt_page_guard_free(copy);
+        else
+            mt_libc_free((unsigned char *)mt_block_addr(copy) - front);
+    }
+    mt_stats_free(copy->size);
+    for (size_t i = 0; i < nlate; i++)
+        mt_error_report(&late[i]);
+    MT_AFTER_OPERATION(site);
+}
+
 /* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
  * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
  * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
@@ -64,78 +96,55 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
                                                                 size_t delete_size)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
-    mt_block_t copy, *held = NULL;
-    mt_error_t late[MT_EVICT_REPORTS];
-    size_t nlate = 0, budget = mt_opt.quarantine;
-    mt_found_t found = MT_FOUND_NONE;
-    uint32_t site = MT_SITE_NONE;
-    bool paged = false; /* a page-guarded block: its pages hold it, not the quarantine */
+    mt_block_t copy;
+    size_t budget = mt_opt.quarantine;
+    uint32_t site;
 
     /* The guards are checked next, and the C library reads the chunk's header: start
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_lookup_locked(s, (uintptr_t)ptr); /* live or freed: one lookup */
-    uint64_t meta = 0; /* a freed block's may change under us (pending): loaded once */
-    if (MT_LIKELY(b != NULL)) {
-        __builtin_prefetch((const char *)ptr + b->size);
-        meta = mt_meta_load(b);
+    if (MT_UNLIKELY(b == NULL)) {
+        mt_unlock(&s->lock);
+        return MT_FOUND_NONE;
     }
+    __builtin_prefetch((const char *)ptr + b->size);
+    uint64_t meta = mt_meta_load(b); /* a freed block's may change under us (pending) */
     if (MT_UNLIKELY(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
         site = site_of(where);
         if (meta & MT_META_FLAG_FREED) {
-            found = MT_FOUND_FREED;
             copy_freed(b, &copy);
-        } else {
-            found = MT_FOUND_OWNED; /* it stays in the table: its owner releases it */
-            copy = *b;
+            mt_unlock(&s->lock);
+            mt_error_double_free(&copy, site);
+            return MT_FOUND_FREED;
         }
-    } else if (MT_LIKELY(b != NULL)) {
-        found = MT_FOUND_LIVE;
-        site = site_of(where);
-        b->free_site = site;
-        copy = *b;
-        if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
-            paged = true;
-            mt_page_guard_retire_locked(b);
-            mt_table_drop_locked(s, b);
-        } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
-            held = b; /* it stays in the table, flagged freed */
-            nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
-        } else {
-            mt_gone_drop_locked(s, b); /* given back at once: remembered for a second free */
-        }
-    }
-    mt_unlock(&s->lock);
-
-    if (MT_LIKELY(found == MT_FOUND_LIVE)) {
-        if (MT_UNLIKELY(delete_size != 0))
-            mt_check_delete_size(&copy, site, delete_size);
-        mt_check_release(&copy, site); /* the right family: free for malloc, delete for new */
-        /* Live, so no registrar's: unless page-guarded, intact guards need no call. */
-        size_t front = mt_block_front_of(&copy);
-        if (MT_UNLIKELY(paged) || MT_UNLIKELY(!mt_guards_intact(&copy, front)))
-            (void)mt_check_block(&copy, site);
-        if (held != NULL) {
-            mt_quarantine_fill_and_publish(held, &copy);
-        } else {
-            if (mt_unwritten_counts(&copy))
-                mt_unwritten_count_block(&copy);
-            if (MT_UNLIKELY(paged))
-                mt_page_guard_free(&copy);
-            else
-                mt_libc_free((unsigned char *)mt_block_addr(&copy) - front);
-        }
-        mt_stats_free(copy.size);
-        for (size_t i = 0; i < nlate; i++)
-            mt_error_report(&late[i]);
-        MT_AFTER_OPERATION(site);
-    } else if (found == MT_FOUND_FREED) {
-        mt_error_double_free(&copy, site);
-    } else if (found == MT_FOUND_OWNED) {
+        copy = *b; /* it stays in the table: its owner releases it */
+        mt_unlock(&s->lock);
         mt_owned_misuse(&copy, site);
+        return MT_FOUND_OWNED;
     }
-    return found;
+    site = site_of(where);
+    b->free_site = site;
+    copy = *b;
+    if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
+        /* a page-guarded block: its pages hold it, not the quarantine */
+        mt_page_guard_retire_locked(b);
+        mt_table_drop_locked(s, b);
+        mt_unlock(&s->lock);
+        release_checked(&copy, site, delete_size, NULL, true, NULL, 0);
+    } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
+        /* it stays in the table, flagged freed */
+        mt_error_t late[MT_EVICT_REPORTS];
+        size_t nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
+        mt_unlock(&s->lock);
+        release_checked(&copy, site, delete_size, b, false, late, nlate);
+    } else {
+        mt_gone_drop_locked(s, b); /* given back at once: remembered for a second free */
+        mt_unlock(&s->lock);
+        release_checked(&copy, site, delete_size, NULL, false, NULL, 0);
+    }
+    return MT_FOUND_LIVE;
 }
 
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
