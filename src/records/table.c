@@ -158,6 +158,17 @@ static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
     return (unsigned)((hashv * 0x9E3779B1u) >> (32 - log2));
 }
 
+/* bucket_index for a table as it is: past the paper's buckets by the log2 of their count,
+ * which uthash keeps with it, so that no zeros are counted (and the shift's 32 - log2 is
+ * -log2, as x86 shifts mod 32): two instructions less in a lookup and an unlink. (The append
+ * keeps bucket_index: there gcc's allocation made it one more with the paper's buckets.) */
+static inline unsigned table_bucket(unsigned hashv, const UT_hash_table *tbl)
+{
+    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
+        return hashv & (tbl->num_buckets - 1); /* the original design's index */
+    return (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
+}
+
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 {
     unsigned hashv, bkt;
@@ -270,10 +281,15 @@ static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block
     return added == ADD_DONE;
 }
 
+/* HASH_FIND in a hash that exists, its bucket by table_bucket. */
 static inline __attribute__((always_inline)) mt_block_t *hash_find(void *head, uintptr_t addr)
 {
-    record_t *h = head, *r = NULL;
-    HASH_FIND(hh, h, (const void *)addr, sizeof(uintptr_t), r);
+    UT_hash_table *tbl = ((record_t *)head)->hh.tbl;
+    record_t *r = NULL;
+    unsigned hashv;
+    HASH_FUNCTION(addr, sizeof(uintptr_t), hashv);
+    HASH_FIND_IN_BKT(tbl, hh, tbl->buckets[table_bucket(hashv, tbl)], (const void *)addr,
+                     sizeof(uintptr_t), hashv, r);
     return (mt_block_t *)(void *)r;
 }
 
@@ -473,7 +489,7 @@ static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_
     prev->hh.next = next;
     if (next != NULL)
         next->hh.prev = prev;
-    UT_hash_bucket *bucket = &tbl->buckets[bucket_index(hh->hashv, tbl->num_buckets)];
+    UT_hash_bucket *bucket = &tbl->buckets[table_bucket(hh->hashv, tbl)];
     UT_hash_handle *chain_prev = hh->hh_prev, *chain_next = hh->hh_next;
     bucket->count--;
     if (chain_prev == NULL)
