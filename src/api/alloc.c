@@ -152,10 +152,11 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
     if (MT_UNLIKELY(align > ((size_t)1 << 31)))
         return mt_fail(ENOMEM);
     size_t front = align == MT_MIN_ALIGN ? mt_guard_front : mt_front_size(mt_guard_bytes, align);
-    size_t back = mt_guard_bytes;
-    if (MT_UNLIKELY(size > SIZE_MAX / 2 - front - back))
+    size_t size_max =
+        align == MT_MIN_ALIGN ? mt_guard_size_max : SIZE_MAX / 2 - front - mt_guard_bytes;
+    if (MT_UNLIKELY(size > size_max))
         return mt_fail(ENOMEM);
-    size_t total = front + size + back;
+    size_t total = front + size + mt_guard_bytes;
     if (MT_LIKELY(counting)) {
         mt_pg_countdown = countdown - 1;
     } else if (mt_page_guard_choose(site)) {
@@ -170,7 +171,8 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
     if (MT_UNLIKELY(raw == NULL))
         return mt_fail(ENOMEM);
     unsigned char *user = raw + front;
-    mt_guard_fill(user, size, front, back);
+    /* (the guard's size read again, not kept across the C library's call in a saved register) */
+    mt_guard_fill(user, size, front, mt_guard_bytes);
     if (zero) {
         if (align > MT_MIN_ALIGN)
             memset(user, 0, size);

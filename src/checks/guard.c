@@ -194,6 +194,7 @@ size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, siz
 
 size_t mt_guard_bytes;
 size_t mt_guard_front;
+size_t mt_guard_size_max = SIZE_MAX / 2; /* (no guards yet) */
 bool mt_fill_new = true;
 bool mt_fill_freed = true;
 
@@ -201,6 +202,7 @@ void mt_layout_freeze(void)
 {
     mt_guard_bytes = mt_opt.guard;
     mt_guard_front = mt_front_size(mt_guard_bytes, MT_MIN_ALIGN);
+    mt_guard_size_max = SIZE_MAX / 2 - mt_guard_front - mt_guard_bytes;
     mt_fill_new = mt_opt.fill_new != 0;
     mt_fill_freed = mt_opt.fill_freed != 0;
     mt_page_guard_freeze();

@@ -34,7 +34,10 @@
 /* ---- the layout, fixed when the first block is made ------------------------------------ */
 extern MT_HIDDEN size_t mt_guard_bytes; /* option guard, frozen */
 extern MT_HIDDEN size_t
-    mt_guard_front;                  /* mt_guard_bytes rounded up to malloc's alignment, frozen */
+    mt_guard_front; /* mt_guard_bytes rounded up to malloc's alignment, frozen */
+/* The largest block of malloc's alignment: SIZE_MAX / 2 less its guards, frozen (an allocation
+ * tests it in one compare). */
+extern MT_HIDDEN size_t mt_guard_size_max;
 extern MT_HIDDEN bool mt_fill_new;   /* option fill_new, frozen */
 extern MT_HIDDEN bool mt_fill_freed; /* option fill_freed, frozen */
 /* Freezes the layout from the options (read already). Once: the caller checks
