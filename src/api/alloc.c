@@ -172,7 +172,10 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
         return mt_fail(ENOMEM);
     unsigned char *user = raw + front;
     /* (the guard's size read again, not kept across the C library's call in a saved register) */
-    mt_guard_fill(user, size, front, mt_guard_bytes);
+    if (align == MT_MIN_ALIGN)
+        mt_guard_fill_plain(user, size, mt_guard_bytes);
+    else
+        mt_guard_fill(user, size, front, mt_guard_bytes);
     if (zero) {
         if (align > MT_MIN_ALIGN)
             memset(user, 0, size);

@@ -45,7 +45,7 @@ uint32_t mt_site_place(uint32_t id);
 const mt_site_t *mt_site_get(uint32_t id);
 /* Bit 1 << kind for every kind some site has had, set before the site's id is published:
  * a check that needs two kinds to meet (checks/mismatch.c) knows when none have. */
-extern _Atomic uint64_t mt_site_kinds_made;
+extern MT_HIDDEN _Atomic uint64_t mt_site_kinds_made;
 uint32_t mt_site_count(void);
 /* True when two sites print the same (same file, line, function, kind, owner and stack). */
 bool mt_site_same(uint32_t a, uint32_t b);
