@@ -104,7 +104,8 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_lookup_locked(s, (uintptr_t)ptr); /* live or freed: one lookup */
+    /* live or freed: one lookup (ptr is not NULL: never the anchor) */
+    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr);
     if (MT_UNLIKELY(b == NULL)) {
         mt_unlock(&s->lock);
         return MT_FOUND_NONE;
@@ -149,6 +150,8 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
 
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
 {
+    if (ptr == NULL)
+        return MT_FOUND_NONE; /* (release looks up no NULL: the anchor's key) */
     return release(ptr, where, delete_size);
 }
 

@@ -111,6 +111,16 @@ _Static_assert(offsetof(record_t, hh) == 0, "the handle starts the record");
         DECLTYPE_ASSIGN(out, ELMT_FROM_HH(tbl, hh_));                                              \
     } while (0)
 
+_Static_assert(offsetof(UT_hash_handle, tbl) == offsetof(mt_table_link_t, table_private[0]) &&
+                   offsetof(UT_hash_handle, hh_next) ==
+                       offsetof(mt_table_link_t, table_private[4]) &&
+                   offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_t, buckets) &&
+                   offsetof(UT_hash_table, num_buckets) == offsetof(mt_table_view_t, num_buckets) &&
+                   offsetof(UT_hash_table, log2_num_buckets) ==
+                       offsetof(mt_table_view_t, log2_num_buckets) &&
+                   sizeof(UT_hash_bucket) == sizeof(mt_table_view_bucket_t) &&
+                   offsetof(UT_hash_bucket, hh_head) == offsetof(mt_table_view_bucket_t, head),
+               "table.h's inline lookup reads uthash's table as it is");
 _Static_assert(offsetof(record_t, size) == offsetof(mt_block_t, size) &&
                    offsetof(record_t, free_site) == offsetof(mt_block_t, free_site),
                "the fields after the link lie alike");

@@ -113,6 +113,34 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 /* The block that starts at addr, live or in quarantine (MT_META_FLAG_FREED), or NULL: one
  * lookup for a free, which a second free finds the same way. */
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
+/* The first fields of uthash's table and bucket, as table.c lays them out (it checks), so that
+ * the lookup of every free can be inline here without uthash.h. */
+typedef struct MT_MAY_ALIAS mt_table_view_bucket {
+    mt_table_link_t *head;
+    unsigned count, expand_mult;
+} mt_table_view_bucket_t;
+typedef struct MT_MAY_ALIAS mt_table_view {
+    mt_table_view_bucket_t *buckets;
+    unsigned num_buckets, log2_num_buckets;
+} mt_table_view_t;
+/* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's): the same bucket
+ * (table.c's table_bucket) and the same walk of its chain. */
+static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr)
+{
+    const mt_block_t *head = s->live;
+    if (MT_UNLIKELY(head == NULL))
+        return NULL;
+    const mt_table_view_t *tbl = head->link.table_private[0];
+    unsigned hashv = (unsigned)(addr >> 4), bkt;
+    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
+        bkt = hashv & (tbl->num_buckets - 1);
+    else
+        bkt = (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
+    mt_table_link_t *h = tbl->buckets[bkt].head;
+    while (h != NULL && (uintptr_t)h->key != addr)
+        h = h->table_private[4]; /* the chain's next */
+    return (mt_block_t *)(void *)h;
+}
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
