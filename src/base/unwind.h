@@ -29,9 +29,15 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t
 
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 #define MT_UNWIND_FRAME_RECORDS 1 /* frame records can be walked here (base/unwind.c) */
-/* This thread's stack, [low, high), found at its first walk (base/unwind.c): before that
- * high is 0, and 1 when the stack cannot be walked, so a walk in bounds is one that may go. */
-extern MT_TLS uintptr_t mt_stack_low, mt_stack_high;
+/* This thread's stack, found at its first walk (base/unwind.c): a frame record may start
+ * from low up to last (the top less a record). Before that both are 0; when the stack
+ * cannot be walked, low is the highest address and last 0. Either way no stack pointer is
+ * between them, so one test (mt_unwind_walkable) covers all three. One variable, so that
+ * the hot path finds both with one lookup of its thread-local offset. */
+typedef struct mt_stack_bounds {
+    uintptr_t low, last;
+} mt_stack_bounds_t;
+extern MT_TLS mt_stack_bounds_t mt_stack_bounds;
 #endif
 
 /* The walk itself (see mt_unwind): frame records from fp, which the caller has checked lies
@@ -61,19 +67,21 @@ static inline unsigned mt_walk_records(uintptr_t fp, uintptr_t last, void **out,
     return (unsigned)(out - begin);
 }
 
-/* For a caller whose `out` is its own local array (so on the stack now in use) and whose max
- * is 1 to MT_STACK_MAX: true when mt_unwind would walk the frame records from `frame`
- * (this thread's bounds known, `out` within them, unwind=fast, no crash), with in *last the
- * highest address a record may start at; the caller then walks inline (mt_walk_records),
- * with the same answer as mt_unwind's. False: the first walk, a signal's alternate stack,
- * unwind=exact, a crash, or no frame records on this target: call mt_unwind. */
+/* For a caller whose `out` is its own local array (so on the stack now in use), whose max
+ * is 1 to MT_STACK_MAX, and which has found mt_busy 0 (so it is not the crash report, which
+ * runs busy: api/crash.c): true when mt_unwind would walk the frame records from `frame`
+ * (this thread's bounds known, `out` within them, unwind=fast), with in *last the highest
+ * address a record may start at; the caller then walks inline (mt_walk_records), with the
+ * same answer as mt_unwind's. False: the first walk, a signal's alternate stack,
+ * unwind=exact, or no frame records on this target: call mt_unwind. */
 static inline bool mt_unwind_walkable(void *frame, void *const *out, bool exact, uintptr_t *last)
 {
 #ifdef MT_UNWIND_FRAME_RECORDS
-    /* out is below every frame of the calls that led here, as mt_unwind's own frame is. */
-    uintptr_t sp = (uintptr_t)out, high = mt_stack_high;
-    *last = high - 2 * sizeof(void *);
-    return sp < high && sp >= mt_stack_low && (uintptr_t)frame >= sp && !exact && !mt_in_crash;
+    /* out is below every frame of the calls that led here, as mt_unwind's own frame is. Up
+     * to last rather than the top: above it the walk would take no record either. */
+    uintptr_t sp = (uintptr_t)out;
+    *last = mt_stack_bounds.last;
+    return sp <= *last && sp >= mt_stack_bounds.low && (uintptr_t)frame >= sp && !exact;
 #else
     (void)frame;
     (void)out;

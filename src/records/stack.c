@@ -238,8 +238,8 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
     return s->id;
 }
 
-/* This thread's cache entry for a walk of n > 0 frames pcs with this hash, when it holds
- * the walk's stack; NULL when it does not. */
+/* This thread's cache entry for a walk of n frames pcs with this hash, when it holds the
+ * walk's stack; NULL when it does not (always for n 0: no stored stack is empty). */
 static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
 {
     cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
@@ -248,13 +248,14 @@ static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
      * are left to compare, here (a call to memcmp would cost this path its registers). */
     const stored_t *s = e->stack;
     if (MT_LIKELY(e->hash == hash) && s->n <= n) {
-        /* Counted down to 0, the loop's test the count's own: a stored stack has one frame
-         * at least (intern_slow stores none empty). */
-        unsigned i = s->n;
+        /* Counted up to 0 from the stack's end, the loop's test the count's own: a stored
+         * stack has one frame at least (intern_slow stores none empty). */
+        void *const *mine = pcs + s->n, *const *stored = s->pcs + s->n;
+        ptrdiff_t i = -(ptrdiff_t)s->n;
         do
-            if (MT_UNLIKELY(s->pcs[i - 1] != pcs[i - 1]))
+            if (MT_UNLIKELY(stored[i] != mine[i]))
                 return NULL;
-        while (--i != 0);
+        while (++i != 0);
         return e;
     }
     return NULL;
@@ -272,14 +273,25 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     return n != 0 ? intern_hashed(hash_of(pcs, n), pcs, n) : MT_STACK_NONE;
 }
 
+/* The frames option stack asks for, at most MT_STACK_MAX. */
+static unsigned depth_wanted(void)
+{
+    size_t depth = mt_opt.stack;
+    return depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
+}
+
 /* mt_stack_here's stack when the walk cannot be inline (base/unwind.h): out of line, so
  * that the inline walk's hash stays in a register. */
-static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs, unsigned max)
+static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs)
 {
     uint64_t h;
-    unsigned n = mt_unwind(frame, caller, pcs, max, &h);
+    unsigned n = mt_unwind(frame, caller, pcs, depth_wanted(), &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
+
+/* The inline walk's test of option stack: 1 to MT_STACK_MAX frames. Anything else (none, or
+ * deeper than the walk takes) goes to the walk out of line, which answers the same. */
+#define DEPTH_INLINE(depth) ((size_t)(depth)-1 < MT_STACK_MAX)
 
 uint32_t mt_stack_here(void *frame, void *caller)
 {
@@ -287,12 +299,12 @@ uint32_t mt_stack_here(void *frame, void *caller)
     size_t depth = mt_opt.stack;
     if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return MT_STACK_NONE;
-    unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
     uintptr_t last;
-    if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
-        return stack_unwound(frame, caller, pcs, max);
+    if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
+                    !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
+        return stack_unwound(frame, caller, pcs);
     uint64_t h;
-    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
+    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
@@ -305,10 +317,12 @@ static mt_stack_found_t found_none(uint32_t stack)
     return (mt_stack_found_t){(const mt_site_t **)&no_site_kept, stack};
 }
 
-/* mt_stack_found_here when this thread's cache does not hold the walk's stack: finds or
- * stores it, and answers the entry intern_miss keeps it in. */
+/* mt_stack_found_here when this thread's cache does not hold the walk's stack (or the walk
+ * found none: n is 0): finds or stores it, and answers the entry intern_miss keeps it in. */
 static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs, unsigned n)
 {
+    if (n == 0)
+        return found_none(MT_STACK_NONE);
     uint32_t stack = intern_miss(hash, pcs, n);
     cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
     if (stack == MT_STACK_NONE || e->hash != hash || e->stack->id != stack)
@@ -317,11 +331,10 @@ static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs
 }
 
 /* mt_stack_found_here's stack when the walk cannot be inline (as stack_unwound). */
-static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, void **pcs,
-                                                  unsigned max)
+static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, void **pcs)
 {
     uint64_t h;
-    unsigned n = mt_unwind(frame, caller, pcs, max, &h);
+    unsigned n = mt_unwind(frame, caller, pcs, depth_wanted(), &h);
     if (n == 0)
         return found_none(MT_STACK_NONE);
     uint64_t hash = hash_done(h);
@@ -334,16 +347,15 @@ mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
     void *pcs[MT_STACK_MAX];
     if (MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return found_none(MT_STACK_NONE);
-    /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
+    /* No test for option stack 0 before (mt_site_here makes none): its walk is empty. */
     size_t depth = mt_opt.stack;
-    unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
     uintptr_t last;
-    if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
-        return found_unwound(frame, caller, pcs, max);
+    if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
+                    !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
+        return found_unwound(frame, caller, pcs);
     uint64_t h;
-    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
-    if (MT_UNLIKELY(n == 0))
-        return found_none(MT_STACK_NONE);
+    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
+    /* No test for an empty walk: no cached stack is empty (cached), so it misses. */
     uint64_t hash = hash_done(h);
     cache_entry_t *e = cached(hash, pcs, n);
     if (MT_LIKELY(e != NULL))
