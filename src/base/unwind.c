@@ -73,7 +73,7 @@ static void find_stack_bounds(void)
     mt_busy--;
     if (high > low && high - low >= 2 * sizeof(void *)) {
         mt_stack_bounds.low = low != 0 ? low : 1; /* 0 is "not known yet" (no stack is there) */
-        mt_stack_bounds.last = high - 2 * sizeof(void *);
+        mt_stack_bounds.last = (high - 2 * sizeof(void *)) & ~(uintptr_t)(sizeof(void *) - 1);
     } else { /* no stack to walk: no stack pointer is between these */
         mt_stack_bounds.low = UINTPTR_MAX;
         mt_stack_bounds.last = 0;

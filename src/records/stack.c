@@ -238,19 +238,21 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
     return s->id;
 }
 
-/* This thread's cache entry for a walk of n frames pcs with this hash, when it holds the
- * walk's stack; NULL when it does not (always for n 0: no stored stack is empty). */
-static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
+/* This thread's cache entry for a walk of frames pcs[0..] up to walked with this hash, when
+ * it holds the walk's stack; NULL when it does not (always for an empty walk: no stored
+ * stack is). */
+static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, void *const *walked)
 {
     cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
     /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
      * beginning when the walk went on past the code (intern_slow): only the stack's frames
      * are left to compare, here (a call to memcmp would cost this path its registers). */
     const stored_t *s = e->stack;
-    if (MT_LIKELY(e->hash == hash) && s->n <= n) {
+    if (MT_LIKELY(e->hash == hash) && pcs + s->n <= walked) {
+        void *const *mine = pcs + s->n;
         /* Counted up to 0 from the stack's end, the loop's test the count's own: a stored
          * stack has one frame at least (intern_slow stores none empty). */
-        void *const *mine = pcs + s->n, *const *stored = s->pcs + s->n;
+        void *const *stored = s->pcs + s->n;
         ptrdiff_t i = -(ptrdiff_t)s->n;
         do
             if (MT_UNLIKELY(stored[i] != mine[i]))
@@ -264,7 +266,7 @@ static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
 /* mt_stack_intern for n > 0 frames whose hash is known. */
 static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
 {
-    const cache_entry_t *e = cached(hash, pcs, n);
+    const cache_entry_t *e = cached(hash, pcs, pcs + n);
     return MT_LIKELY(e != NULL) ? e->stack->id : intern_miss(hash, pcs, n);
 }
 
@@ -289,9 +291,9 @@ static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs)
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
-/* The inline walk's test of option stack: 1 to MT_STACK_MAX frames. Anything else (none, or
- * deeper than the walk takes) goes to the walk out of line, which answers the same. */
-#define DEPTH_INLINE(depth) ((size_t)(depth)-1 < MT_STACK_MAX)
+/* The inline walk's test of option stack: deeper than it takes goes to the walk out of line,
+ * which answers the same. (Option stack 0 walks inline: no frames, so no stack.) */
+#define DEPTH_INLINE(depth) ((size_t)(depth) <= MT_STACK_MAX)
 
 uint32_t mt_stack_here(void *frame, void *caller)
 {
@@ -338,7 +340,7 @@ static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, voi
     if (n == 0)
         return found_none(MT_STACK_NONE);
     uint64_t hash = hash_done(h);
-    cache_entry_t *e = cached(hash, pcs, n);
+    cache_entry_t *e = cached(hash, pcs, pcs + n);
     return e != NULL ? (mt_stack_found_t){&e->site, e->stack->id} : found_missed(hash, pcs, n);
 }
 
@@ -347,20 +349,20 @@ mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
     void *pcs[MT_STACK_MAX];
     if (MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return found_none(MT_STACK_NONE);
-    /* No test for option stack 0 before (mt_site_here makes none): its walk is empty. */
+    /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
     size_t depth = mt_opt.stack;
     uintptr_t last;
     if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
                     !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
         return found_unwound(frame, caller, pcs);
     uint64_t h;
-    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
+    void **walked = mt_walk_records_end((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
     /* No test for an empty walk: no cached stack is empty (cached), so it misses. */
     uint64_t hash = hash_done(h);
-    cache_entry_t *e = cached(hash, pcs, n);
+    cache_entry_t *e = cached(hash, pcs, walked);
     if (MT_LIKELY(e != NULL))
         return (mt_stack_found_t){&e->site, e->stack->id};
-    return found_missed(hash, pcs, n);
+    return found_missed(hash, pcs, (unsigned)(walked - pcs));
 }
 
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
