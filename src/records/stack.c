@@ -105,11 +105,15 @@ static MT_NOINLINE void cache_make(void)
  * index take their slots from its high half (CACHE_SLOT, INDEX_START). The walk's steps
  * alone leave those bits poorly spread when return addresses differ by a regular stride
  * (calls from the cases of one switch, 28 bytes apart: 200 such stacks fell on 44 of the
- * cache's 1024 slots and missed it four times in five); folding the high half down and
- * multiplying again spreads them (200 slots of 200). */
+ * cache's 1024 slots and missed it four times in five): the walk's hash is linear in each
+ * return address. Multiplied by its own high half it is not, and spreads them as a random
+ * one would (as the high half folded down and multiplied by a constant did, with two
+ * instructions more: over strides of 1 to 65536 bytes and depths of 1 to 8, 200 stacks
+ * took 168 slots or more of 1024 either way, about 182 on average). A hash whose high half
+ * is 0 is 1: the frames' compare tells such stacks apart. */
 static uint64_t hash_done(uint64_t h)
 {
-    h = (h ^ (h >> 32)) * UINT64_C(0x9E3779B97F4A7C15);
+    h *= h >> 32;
     return h | 1; /* never 0: 0 marks an empty cache entry */
 }
 #define INDEX_START(hash, mask) ((size_t)((hash) >> 32) & (mask))
