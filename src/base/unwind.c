@@ -40,12 +40,11 @@ bool mt_unwind_fast_supported(void)
 }
 
 #ifdef MT_UNWIND_FRAME_RECORDS
-/* This thread's stack, [low, high): found once per thread. 1 in high: not walkable. */
-MT_TLS uintptr_t mt_stack_low, mt_stack_high;
+MT_TLS mt_stack_bounds_t mt_stack_bounds;
 
 static void find_stack_bounds(void)
 {
-    uintptr_t low = 0, high = 1;
+    uintptr_t low = 0, high = 0;
     mt_busy++; /* pthread_getattr_np may allocate (the main thread's reads /proc/self/maps) */
 #ifdef __GLIBC__
     if (getpid() == gettid()) {
@@ -57,25 +56,28 @@ static void find_stack_bounds(void)
             size = (uintptr_t)rl.rlim_cur;
         high = (uintptr_t)__libc_stack_end;
         low = high > size ? high - size : 0;
-        mt_busy--;
-        mt_stack_low = low;
-        mt_stack_high = high;
-        return;
-    }
+    } else
 #endif
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        void *addr;
-        size_t size;
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-            low = (uintptr_t)addr;
-            high = low + size;
+    {
+        pthread_attr_t attr;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            void *addr;
+            size_t size;
+            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+                low = (uintptr_t)addr;
+                high = low + size;
+            }
+            pthread_attr_destroy(&attr);
         }
-        pthread_attr_destroy(&attr);
     }
     mt_busy--;
-    mt_stack_low = low;
-    mt_stack_high = high;
+    if (high > low && high - low >= 2 * sizeof(void *)) {
+        mt_stack_bounds.low = low != 0 ? low : 1; /* 0 is "not known yet" (no stack is there) */
+        mt_stack_bounds.last = (high - 2 * sizeof(void *)) & ~(uintptr_t)(sizeof(void *) - 1);
+    } else { /* no stack to walk: no stack pointer is between these */
+        mt_stack_bounds.low = UINTPTR_MAX;
+        mt_stack_bounds.last = 0;
+    }
 }
 
 /* Called once this thread's bounds are known (unwind_first). */
@@ -83,14 +85,14 @@ static unsigned walk_frames(void *frame, void **out, unsigned max, uint64_t *has
 {
     /* Below this frame (mt_unwind's, where this is inlined) nothing belongs to the calls that
      * led here. */
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), high = mt_stack_high;
-    if (sp < mt_stack_low || sp >= high) /* a signal's alternate stack, or no bounds */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), last = mt_stack_bounds.last;
+    if (sp < mt_stack_bounds.low || sp > last) /* a signal's alternate stack, or no bounds */
         return 0;
     /* The first record is at or above sp (the walk checks the rest: base/unwind.h). */
     uintptr_t fp = (uintptr_t)frame;
     if (fp < sp)
         return 0;
-    return mt_walk_records(fp, high - 2 * sizeof(void *), out, max, hash);
+    return mt_walk_records(fp, last, out, max, hash);
 }
 #endif
 
@@ -120,13 +122,11 @@ static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned 
 
 #ifdef MT_UNWIND_FRAME_RECORDS
 /* A thread's first walk: finds its stack's bounds, then walks as every later one does. Out
- * of line, so that the walk itself calls nothing and saves no registers. (Bounds of [0, 0)
- * leave stack_high 0: no walk, as later calls find, and no loop back here.) */
-static MT_NOINLINE unsigned unwind_first(void *frame, void *caller, void **out, unsigned max,
-                                         uint64_t *hash)
+ * of line, so that the walk itself calls nothing and saves no registers. */
+static MT_NOINLINE unsigned unwind_first(void *frame, void **out, unsigned max, uint64_t *hash)
 {
     find_stack_bounds();
-    return mt_stack_high != 0 ? mt_unwind(frame, caller, out, max, hash) : 0;
+    return walk_frames(frame, out, max, hash);
 }
 #endif
 
@@ -142,8 +142,8 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t
 #endif
     (void)caller;
 #ifdef MT_UNWIND_FRAME_RECORDS
-    if (MT_UNLIKELY(mt_stack_high == 0))
-        return unwind_first(frame, caller, out, max, hash);
+    if (MT_UNLIKELY(mt_stack_bounds.low == 0)) /* not yet known (found, it is never 0) */
+        return unwind_first(frame, out, max, hash);
     return walk_frames(frame, out, max, hash);
 #else
     (void)frame;

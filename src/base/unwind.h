@@ -29,51 +29,74 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t
 
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 #define MT_UNWIND_FRAME_RECORDS 1 /* frame records can be walked here (base/unwind.c) */
-/* This thread's stack, [low, high), found at its first walk (base/unwind.c): before that
- * high is 0, and 1 when the stack cannot be walked, so a walk in bounds is one that may go. */
-extern MT_TLS uintptr_t mt_stack_low, mt_stack_high;
+/* This thread's stack, found at its first walk (base/unwind.c): a frame record may start
+ * from low up to last (the top less a record, aligned). Before that both are 0; when the
+ * stack cannot be walked, low is the highest address and last 0. Either way no stack
+ * pointer is between them, so one test (mt_unwind_walkable) covers all three. One
+ * variable, so that the hot path finds both with one lookup of its thread-local offset. */
+typedef struct mt_stack_bounds {
+    uintptr_t low, last;
+} mt_stack_bounds_t;
+extern MT_TLS mt_stack_bounds_t mt_stack_bounds;
 #endif
 
 /* The walk itself (see mt_unwind): frame records from fp, which the caller has checked lies
- * between a live word of this stack and `last`, the highest address a record may start at.
- * Within the loop each record is above the one before, so only the top and the alignment
- * are left to check. Inline, so that the hot path (records/stack.c) takes a stack with no
- * call and keeps the hash in a register. */
-static inline unsigned mt_walk_records(uintptr_t fp, uintptr_t last, void **out, unsigned max,
-                                       uint64_t *hash)
+ * between a live word of this stack and `last`, the highest address a record may start at
+ * (aligned). Within the loop each record is above the one before, so only the top and the
+ * alignment are left to check. Inline, so that the hot path (records/stack.c) takes a stack
+ * with no call and keeps the hash in a register. Returns the end of the return addresses
+ * written to out[0..max). */
+#define MT_WORD_SHIFT (sizeof(void *) == 8 ? 3 : 2)
+static inline uintptr_t mt_word_rotated(uintptr_t p) /* p / the word size when aligned */
 {
-    void **const begin = out, **const end = out + max;
+    return p >> MT_WORD_SHIFT | p << (sizeof p * 8 - MT_WORD_SHIFT);
+}
+static inline void **mt_walk_records_end(uintptr_t fp, uintptr_t last, void **out, unsigned max,
+                                         uint64_t *hash)
+{
+    void **const end = out + max;
     uint64_t h = MT_STACK_HASH_SEED;
-    while (out < end) {
-        if (fp > last || (fp & (sizeof(void *) - 1)) != 0)
-            break;
-        void *const *record = (void *const *)fp;
-        uintptr_t ret = (uintptr_t)record[1], next = (uintptr_t)record[0];
+    /* Records counted in words: a misaligned address, rotated, has its low bits on top,
+     * above any aligned one, so one test takes both the top and the alignment. */
+    uintptr_t at = mt_word_rotated(fp), top = last >> MT_WORD_SHIFT;
+    while (out < end && at <= top) {
+        void *const *record = (void *const *)(at << MT_WORD_SHIFT);
+        uintptr_t ret = (uintptr_t)record[1], next = mt_word_rotated((uintptr_t)record[0]);
         if (ret < 4096) /* the outermost frame (a zero return address), or no record */
             break;
         *out++ = (void *)ret;
         h = mt_stack_hash_step(h, (void *)ret);
-        if (next <= fp) /* frames only go up the stack: anything else is not a record */
+        /* Frames only go up the stack: anything else is not a record (a misaligned next
+         * passes here, and ends the walk at the top's test). */
+        if (next <= at)
             break;
-        fp = next;
+        at = next;
     }
     *hash = h;
-    return (unsigned)(out - begin);
+    return out;
 }
 
-/* For a caller whose `out` is its own local array (so on the stack now in use) and whose max
- * is 1 to MT_STACK_MAX: true when mt_unwind would walk the frame records from `frame`
- * (this thread's bounds known, `out` within them, unwind=fast, no crash), with in *last the
- * highest address a record may start at; the caller then walks inline (mt_walk_records),
- * with the same answer as mt_unwind's. False: the first walk, a signal's alternate stack,
- * unwind=exact, a crash, or no frame records on this target: call mt_unwind. */
+static inline unsigned mt_walk_records(uintptr_t fp, uintptr_t last, void **out, unsigned max,
+                                       uint64_t *hash)
+{
+    return (unsigned)(mt_walk_records_end(fp, last, out, max, hash) - out);
+}
+
+/* For a caller whose `out` is its own local array (so on the stack now in use), whose max
+ * is at most MT_STACK_MAX, and which has found mt_busy 0 (so it is not the crash report,
+ * which runs busy: api/crash.c): true when mt_unwind would walk the frame records from `frame`
+ * (this thread's bounds known, `out` within them, unwind=fast), with in *last the highest
+ * address a record may start at; the caller then walks inline (mt_walk_records), with the
+ * same answer as mt_unwind's. False: the first walk, a signal's alternate stack,
+ * unwind=exact, or no frame records on this target: call mt_unwind. */
 static inline bool mt_unwind_walkable(void *frame, void *const *out, bool exact, uintptr_t *last)
 {
 #ifdef MT_UNWIND_FRAME_RECORDS
-    /* out is below every frame of the calls that led here, as mt_unwind's own frame is. */
-    uintptr_t sp = (uintptr_t)out, high = mt_stack_high;
-    *last = high - 2 * sizeof(void *);
-    return sp < high && sp >= mt_stack_low && (uintptr_t)frame >= sp && !exact && !mt_in_crash;
+    /* out is below every frame of the calls that led here, as mt_unwind's own frame is. Up
+     * to last rather than the top: above it the walk would take no record either. */
+    uintptr_t sp = (uintptr_t)out;
+    *last = mt_stack_bounds.last;
+    return sp <= *last && sp >= mt_stack_bounds.low && (uintptr_t)frame >= sp && !exact;
 #else
     (void)frame;
     (void)out;

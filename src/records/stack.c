@@ -105,11 +105,15 @@ static MT_NOINLINE void cache_make(void)
  * index take their slots from its high half (CACHE_SLOT, INDEX_START). The walk's steps
  * alone leave those bits poorly spread when return addresses differ by a regular stride
  * (calls from the cases of one switch, 28 bytes apart: 200 such stacks fell on 44 of the
- * cache's 1024 slots and missed it four times in five); folding the high half down and
- * multiplying again spreads them (200 slots of 200). */
+ * cache's 1024 slots and missed it four times in five): the walk's hash is linear in each
+ * return address. Multiplied by its own high half it is not, and spreads them as a random
+ * one would (as the high half folded down and multiplied by a constant did, with two
+ * instructions more: over strides of 1 to 65536 bytes and depths of 1 to 8, 200 stacks
+ * took 168 slots or more of 1024 either way, about 182 on average). A hash whose high half
+ * is 0 is 1: the frames' compare tells such stacks apart. */
 static uint64_t hash_done(uint64_t h)
 {
-    h = (h ^ (h >> 32)) * UINT64_C(0x9E3779B97F4A7C15);
+    h *= h >> 32;
     return h | 1; /* never 0: 0 marks an empty cache entry */
 }
 #define INDEX_START(hash, mask) ((size_t)((hash) >> 32) & (mask))
@@ -238,23 +242,26 @@ static MT_NOINLINE uint32_t intern_miss(uint64_t hash, void *const *pcs, unsigne
     return s->id;
 }
 
-/* This thread's cache entry for a walk of n > 0 frames pcs with this hash, when it holds
- * the walk's stack; NULL when it does not. */
-static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
+/* This thread's cache entry for a walk of frames pcs[0..] up to walked with this hash, when
+ * it holds the walk's stack; NULL when it does not (always for an empty walk: no stored
+ * stack is). */
+static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, void *const *walked)
 {
     cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
     /* The entry was made for a walk with this hash; its stack is that walk, or the walk's
      * beginning when the walk went on past the code (intern_slow): only the stack's frames
      * are left to compare, here (a call to memcmp would cost this path its registers). */
     const stored_t *s = e->stack;
-    if (MT_LIKELY(e->hash == hash) && s->n <= n) {
-        /* Counted down to 0, the loop's test the count's own: a stored stack has one frame
-         * at least (intern_slow stores none empty). */
-        unsigned i = s->n;
+    if (MT_LIKELY(e->hash == hash) && pcs + s->n <= walked) {
+        void *const *mine = pcs + s->n;
+        /* Counted up to 0 from the stack's end, the loop's test the count's own: a stored
+         * stack has one frame at least (intern_slow stores none empty). */
+        void *const *stored = s->pcs + s->n;
+        ptrdiff_t i = -(ptrdiff_t)s->n;
         do
-            if (MT_UNLIKELY(s->pcs[i - 1] != pcs[i - 1]))
+            if (MT_UNLIKELY(stored[i] != mine[i]))
                 return NULL;
-        while (--i != 0);
+        while (++i != 0);
         return e;
     }
     return NULL;
@@ -263,7 +270,7 @@ static inline cache_entry_t *cached(uint64_t hash, void *const *pcs, unsigned n)
 /* mt_stack_intern for n > 0 frames whose hash is known. */
 static inline uint32_t intern_hashed(uint64_t hash, void *const *pcs, unsigned n)
 {
-    const cache_entry_t *e = cached(hash, pcs, n);
+    const cache_entry_t *e = cached(hash, pcs, pcs + n);
     return MT_LIKELY(e != NULL) ? e->stack->id : intern_miss(hash, pcs, n);
 }
 
@@ -272,14 +279,25 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     return n != 0 ? intern_hashed(hash_of(pcs, n), pcs, n) : MT_STACK_NONE;
 }
 
+/* The frames option stack asks for, at most MT_STACK_MAX. */
+static unsigned depth_wanted(void)
+{
+    size_t depth = mt_opt.stack;
+    return depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
+}
+
 /* mt_stack_here's stack when the walk cannot be inline (base/unwind.h): out of line, so
  * that the inline walk's hash stays in a register. */
-static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs, unsigned max)
+static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs)
 {
     uint64_t h;
-    unsigned n = mt_unwind(frame, caller, pcs, max, &h);
+    unsigned n = mt_unwind(frame, caller, pcs, depth_wanted(), &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
+
+/* The inline walk's test of option stack: deeper than it takes goes to the walk out of line,
+ * which answers the same. (Option stack 0 walks inline: no frames, so no stack.) */
+#define DEPTH_INLINE(depth) ((size_t)(depth) <= MT_STACK_MAX)
 
 uint32_t mt_stack_here(void *frame, void *caller)
 {
@@ -287,12 +305,12 @@ uint32_t mt_stack_here(void *frame, void *caller)
     size_t depth = mt_opt.stack;
     if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return MT_STACK_NONE;
-    unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
     uintptr_t last;
-    if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
-        return stack_unwound(frame, caller, pcs, max);
+    if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
+                    !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
+        return stack_unwound(frame, caller, pcs);
     uint64_t h;
-    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
+    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
     return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
 }
 
@@ -305,10 +323,12 @@ static mt_stack_found_t found_none(uint32_t stack)
     return (mt_stack_found_t){(const mt_site_t **)&no_site_kept, stack};
 }
 
-/* mt_stack_found_here when this thread's cache does not hold the walk's stack: finds or
- * stores it, and answers the entry intern_miss keeps it in. */
+/* mt_stack_found_here when this thread's cache does not hold the walk's stack (or the walk
+ * found none: n is 0): finds or stores it, and answers the entry intern_miss keeps it in. */
 static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs, unsigned n)
 {
+    if (n == 0)
+        return found_none(MT_STACK_NONE);
     uint32_t stack = intern_miss(hash, pcs, n);
     cache_entry_t *e = &stack_cache[CACHE_SLOT(hash)];
     if (stack == MT_STACK_NONE || e->hash != hash || e->stack->id != stack)
@@ -317,15 +337,14 @@ static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs
 }
 
 /* mt_stack_found_here's stack when the walk cannot be inline (as stack_unwound). */
-static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, void **pcs,
-                                                  unsigned max)
+static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, void **pcs)
 {
     uint64_t h;
-    unsigned n = mt_unwind(frame, caller, pcs, max, &h);
+    unsigned n = mt_unwind(frame, caller, pcs, depth_wanted(), &h);
     if (n == 0)
         return found_none(MT_STACK_NONE);
     uint64_t hash = hash_done(h);
-    cache_entry_t *e = cached(hash, pcs, n);
+    cache_entry_t *e = cached(hash, pcs, pcs + n);
     return e != NULL ? (mt_stack_found_t){&e->site, e->stack->id} : found_missed(hash, pcs, n);
 }
 
@@ -336,19 +355,18 @@ mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
         return found_none(MT_STACK_NONE);
     /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
     size_t depth = mt_opt.stack;
-    unsigned max = depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
     uintptr_t last;
-    if (MT_UNLIKELY(!mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
-        return found_unwound(frame, caller, pcs, max);
+    if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
+                    !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
+        return found_unwound(frame, caller, pcs);
     uint64_t h;
-    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, max, &h);
-    if (MT_UNLIKELY(n == 0))
-        return found_none(MT_STACK_NONE);
+    void **walked = mt_walk_records_end((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
+    /* No test for an empty walk: no cached stack is empty (cached), so it misses. */
     uint64_t hash = hash_done(h);
-    cache_entry_t *e = cached(hash, pcs, n);
+    cache_entry_t *e = cached(hash, pcs, walked);
     if (MT_LIKELY(e != NULL))
         return (mt_stack_found_t){&e->site, e->stack->id};
-    return found_missed(hash, pcs, n);
+    return found_missed(hash, pcs, (unsigned)(walked - pcs));
 }
 
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,

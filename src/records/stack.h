@@ -3,6 +3,9 @@
 #ifndef MT_STACK_H
 #define MT_STACK_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "base/options.h"
 #include "base/platform.h"
 #include "records/site.h"
@@ -24,6 +27,24 @@ mt_stack_found_t mt_stack_found_here(void *frame, void *caller);
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
                        mt_kind_t kind);
 
+/* s->line == line && s->kind == kind, as one compare of the two neighbours (the kind is a
+ * constant and the line already widened in its register: one instruction on x86-64). */
+static inline bool mt_site_line_kind_is(const mt_site_t *s, int line, mt_kind_t kind)
+{
+    typedef struct line_kind {
+        int line;
+        mt_kind_t kind;
+    } line_kind_t;
+    if (sizeof(line_kind_t) != sizeof(uint64_t) ||
+        offsetof(mt_site_t, kind) != offsetof(mt_site_t, line) + sizeof(int))
+        return s->line == line && s->kind == kind;
+    line_kind_t want = {line, kind};
+    uint64_t a, b;
+    memcpy(&a, (const char *)s + offsetof(mt_site_t, line), sizeof a);
+    memcpy(&b, &want, sizeof b);
+    return a == b;
+}
+
 /* mt_site_stacked(file, line, func, kind, NULL, mt_stack_here(frame, caller)) with one
  * per-thread lookup: a stack is nearly always reached from one place (its first frame is the
  * call's return address), so the site last made at the stack is checked against this place
@@ -39,8 +60,8 @@ static inline uint32_t mt_site_here(const char *file, int line, const char *func
         return mt_site_at(file, line, func, kind);
     mt_stack_found_t found = mt_stack_found_here(frame, caller);
     const mt_site_t *s = *found.site;
-    if (MT_LIKELY(s->file_key == file && s->line == line && s->func_key == func &&
-                  s->kind == kind && s->stack == found.stack))
+    if (MT_LIKELY(s->file_key == file && mt_site_line_kind_is(s, line, kind) &&
+                  s->func_key == func && s->stack == found.stack))
         return s->id;
     return mt_site_learn(found, file, line, func, kind);
 #endif
