@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "records/stack.h"
 
@@ -98,7 +99,16 @@ Test(stack, code_loaded_later_is_code)
  * for the same place reached by another stack. */
 static const char here_file[] = "here.c", here_func[] = "here";
 
-static MT_NOINLINE uint32_t site_at(bool one_step, int line)
+/* The functions below keep frame pointers whatever the build's flags (the tests are built
+ * at -O1, which may use the frame register for data, and the sanitizer builds keep them):
+ * so the stacks they walk are the same at every step of a call, and differ by caller. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define WITH_FRAME_POINTER __attribute__((optimize("no-omit-frame-pointer")))
+#else
+#define WITH_FRAME_POINTER
+#endif
+
+static MT_NOINLINE WITH_FRAME_POINTER uint32_t site_at(bool one_step, int line)
 {
     void *frame = __builtin_frame_address(0), *caller = __builtin_return_address(0);
     return one_step ? mt_site_here(here_file, line, here_func, MT_KIND_MALLOC, frame, caller)
@@ -106,36 +116,57 @@ static MT_NOINLINE uint32_t site_at(bool one_step, int line)
                                       mt_stack_here(frame, caller));
 }
 
-/* Two callers of site_at, so two stacks (volatile: no tail call, whose stack is the caller's). */
-static MT_NOINLINE uint32_t site_from_a(bool one_step, int line)
+/* The steps a caller of site_at takes, all through one call instruction (a loop whose count
+ * the compiler cannot know, so it is not unrolled into several calls): each step at the same
+ * stack, whatever the build keeps of frame pointers above it. */
+static const struct {
+    bool one_step;
+    int line;
+} steps[] = {{true, 10}, {false, 10}, {true, 11}, {false, 11}, {true, 10}};
+#define STEPS (sizeof steps / sizeof steps[0])
+
+static MT_NOINLINE WITH_FRAME_POINTER void sites_from_a(uint32_t *ids)
 {
-    volatile uint32_t id = site_at(one_step, line);
-    return id;
+    volatile size_t n = STEPS;
+    for (size_t k = 0; k < n; k++)
+        ids[k] = site_at(steps[k].one_step, steps[k].line);
 }
 
-static MT_NOINLINE uint32_t site_from_b(bool one_step, int line)
+/* A second caller of site_at, so another stack for the same place. */
+static MT_NOINLINE WITH_FRAME_POINTER void sites_from_b(uint32_t *ids)
 {
-    volatile uint32_t id = site_at(one_step, line);
-    return id + 0;
+    volatile size_t n = STEPS;
+    for (size_t k = 0; k < n; k++)
+        ids[k] = site_at(steps[k].one_step, steps[k].line) + 0;
+}
+
+static MT_NOINLINE WITH_FRAME_POINTER void check_sites_here(void)
+{
+    uint32_t first[STEPS] = {0};
+    for (int round = 0; round < 3; round++) { /* the first finds, the others are cached */
+        uint32_t a[STEPS], b[STEPS];
+        sites_from_a(a);
+        sites_from_b(b);
+        cr_assert_eq(a[0], a[1], "round %d", round); /* one step and two, at line 10 */
+        cr_assert_eq(b[0], b[1], "round %d", round);
+        cr_assert_neq(mt_site_get(a[0])->stack, MT_STACK_NONE);
+        cr_expect_neq(a[0], b[0]); /* the same place, another stack */
+        cr_expect_eq(mt_site_place(a[0]), mt_site_place(b[0]));
+        /* Another line at the same stack: its own site, and the first line's again after. */
+        cr_expect_neq(a[2], a[0]);
+        cr_expect_eq(a[2], a[3]);
+        cr_expect_eq(a[4], a[0]);
+        if (round == 0)
+            memcpy(first, a, sizeof first);
+        cr_expect_eq(a[0], first[0], "round %d", round); /* (the same call each round) */
+    }
 }
 
 Test(stack, the_site_here_is_the_site_of_its_place_and_stack)
 {
     if (mt_opt.stack == 0)
         cr_skip_test("stacks are off");
-    for (int round = 0; round < 3; round++) { /* the first finds, the others are cached */
-        uint32_t a = site_from_a(true, 10), b = site_from_b(true, 10);
-        cr_assert_eq(a, site_from_a(false, 10), "round %d", round);
-        cr_assert_eq(b, site_from_b(false, 10), "round %d", round);
-        cr_assert_neq(mt_site_get(a)->stack, MT_STACK_NONE);
-        cr_expect_neq(a, b); /* the same place, another stack */
-        cr_expect_eq(mt_site_place(a), mt_site_place(b));
-        /* Another line at the same stack: its own site, and the first line's again after. */
-        uint32_t other = site_from_a(true, 11);
-        cr_expect_neq(other, a);
-        cr_expect_eq(other, site_from_a(false, 11));
-        cr_expect_eq(site_from_a(true, 10), a);
-    }
+    check_sites_here();
 }
 
 /* Walks of frame records made here, on this stack (as the walk wants them: each above the one
