@@ -54,6 +54,9 @@
 uintptr_t mt_pg_start;
 size_t mt_pg_size;
 MT_TLS size_t mt_pg_countdown;
+/* The sampling countdown while sites or all are chosen: mt_pg_countdown then stays 1, so
+ * that every allocation asks mt_page_guard_choose. */
+static MT_TLS size_t sample_countdown;
 bool mt_pg_every_call;
 bool mt_page_guard_start;
 
@@ -203,10 +206,11 @@ static bool site_chosen(uint32_t site)
 
 bool mt_page_guard_choose(uint32_t site)
 {
-    size_t rate = MT_HAVE_PAGE_GUARDS ? mt_opt.page_guard_rate : 0, n = mt_pg_countdown;
+    size_t rate = MT_HAVE_PAGE_GUARDS ? mt_opt.page_guard_rate : 0;
+    size_t n = mt_pg_every_call ? sample_countdown : mt_pg_countdown;
     bool sample = false;
     if (rate == 0) {
-        mt_pg_countdown = SIZE_MAX; /* never again: the rate is fixed with the layout */
+        n = SIZE_MAX; /* never again: the rate is fixed with the layout */
     } else {
         if (n == 0 || n == SIZE_MAX)
             n = next_gap(rate, true);
@@ -214,9 +218,15 @@ bool mt_page_guard_choose(uint32_t site)
             sample = true;
             n = next_gap(rate, false) + 1;
         }
-        mt_pg_countdown = n - 1;
+        n--;
     }
-    return sample || (mt_pg_every_call && site_chosen(site));
+    if (!mt_pg_every_call) {
+        mt_pg_countdown = n;
+        return sample;
+    }
+    sample_countdown = n;
+    mt_pg_countdown = 1;
+    return sample || site_chosen(site);
 }
 
 /* ---- the region -------------------------------------------------------------------------- */

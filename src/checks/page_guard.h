@@ -27,20 +27,21 @@ static inline bool mt_page_guarded(uintptr_t addr)
 /* page_guard_side=start: the page is before the block (frozen with the layout). */
 extern bool mt_page_guard_start;
 
-/* Allocations this thread makes before the next sample, this one included (0: not armed).
- * Set by mt_page_guard_choose only, which an allocation calls after the layout is frozen:
- * while a thread's countdown runs, the layout is frozen. */
+/* Allocations this thread makes before the next sample, this one included (0: not armed;
+ * 1 always while sites or all are chosen, so that every allocation asks). Set by
+ * mt_page_guard_choose only, which an allocation calls after the layout is frozen: while a
+ * thread's countdown runs, the layout is frozen. */
 extern MT_TLS size_t mt_pg_countdown;
 /* Sites or all are chosen: every allocation asks mt_page_guard_choose. */
 extern MT_HIDDEN bool mt_pg_every_call;
 /* Whether the allocation about to be made at site is to be page-guarded. */
 bool mt_page_guard_choose(uint32_t site);
-/* The hot path's answer, from this thread's countdown as read: while it runs and neither
- * sites nor all are chosen, no allocation is page-guarded and the caller stores countdown - 1
- * (one thread-local decrement); otherwise it asks mt_page_guard_choose. */
+/* The hot path's answer, from this thread's countdown as read: while it runs, no allocation
+ * is page-guarded and the caller stores countdown - 1 (one thread-local decrement);
+ * otherwise it asks mt_page_guard_choose. */
 static inline bool mt_page_guard_counting(size_t countdown)
 {
-    return MT_LIKELY(countdown > 1 && !mt_pg_every_call);
+    return MT_LIKELY(countdown > 1);
 }
 
 /* Reads the options (at the first block, with the layout). */
