@@ -364,7 +364,8 @@ static inline __attribute__((always_inline)) int append_locked(void *live, mt_bl
     unsigned hashv;
     HASH_FUNCTION(r->hh.key, sizeof(uintptr_t), hashv);
     r->hh.hashv = hashv;
-    r->hh.keylen = sizeof(uintptr_t);
+    /* (keylen left as it is: only uthash's HASH_SELECT reads it, which this file does not use,
+     * and HASH_FIND_IN_BKT above compares the key alone) */
     r->hh.tbl = tbl;
     r->hh.next = NULL; /* HASH_APPEND_LIST */
     r->hh.prev = ELMT_FROM_HH(tbl, tbl->tail);
