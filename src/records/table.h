@@ -86,7 +86,9 @@ typedef struct mt_shard {
     size_t quarantine_bytes; /* what the FIFO's blocks hold (mt_quarantine_cost of each); not
                                 next to fifo_count, which gcc would add to in one vector */
     mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
-} __attribute__((aligned(64))) mt_shard_t; /* shards do not share cache lines */
+} __attribute__((aligned(MT_SMALL(256, 64)))) mt_shard_t;
+/* (shards do not share cache lines; hosted, a shard is 256 bytes, a power of two, so that
+ * mt_shard_of finds its address by one shift of its index) */
 
 extern MT_HIDDEN mt_shard_t mt_shards[MT_SHARD_COUNT];
 
