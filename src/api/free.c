@@ -28,6 +28,13 @@ static void copy_freed(const mt_block_t *b, mt_block_t *out)
     out->free_site = b->free_site;
 }
 
+/* A copy of a live record: what the checks and reports read, as copy_freed's (the table's
+ * links stay behind). */
+static inline void copy_live(const mt_block_t *b, mt_block_t *out)
+{
+    memcpy(&out->link.key, &b->link.key, sizeof *b - offsetof(mt_block_t, link.key));
+}
+
 /* Copies the record of a live or freed tracked block without changing anything. */
 mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
 {
@@ -127,7 +134,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
     }
     site = site_of(where);
     b->free_site = site;
-    copy = *b;
+    copy_live(b, &copy);
     if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
         /* a page-guarded block: its pages hold it, not the quarantine */
         mt_page_guard_retire_locked(b);
