@@ -133,10 +133,10 @@ static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, 
 
 /* mt_alloc's body: inline in memtrack_malloc_at too, where malloc's alignment and no
  * zeroing are constants and the alignment's branches fold away. */
-static inline __attribute__((always_inline)) void *alloc_block(size_t size, size_t align,
-                                                               uint32_t site, bool zero)
+static inline __attribute__((always_inline)) void *
+alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
 {
-    if (MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
+    if (!idle && MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
         return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
                : zero               ? mt_libc_calloc(1, size)
                                     : mt_libc_malloc(size);
@@ -206,7 +206,7 @@ static inline __attribute__((always_inline)) void *alloc_block(size_t size, size
 
 void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 {
-    return alloc_block(size, align, site, zero);
+    return alloc_block_idle(size, align, site, zero, false);
 }
 
 /* ---- entry points for code built with the header --------------------------------------- */
@@ -215,11 +215,18 @@ void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 #define SITE(kind)                                                                                 \
     mt_site_here(file, line, func, MT_KIND_##kind, __builtin_frame_address(0),                     \
                  __builtin_return_address(0))
+/* SITE for a caller that found mt_busy 0 */
+#define SITE_IDLE(kind)                                                                            \
+    mt_site_here_idle(file, line, func, MT_KIND_##kind, __builtin_frame_address(0),                \
+                      __builtin_return_address(0), true)
 
 MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, const char *func)
 {
     MT_ENTRY();
-    return alloc_block(size, 0, SITE(MALLOC), false);
+    /* mt_busy tested once: a nested call takes mt_alloc's way, its site made as before */
+    if (MT_UNLIKELY(mt_busy))
+        return mt_alloc(size, 0, SITE(MALLOC), false);
+    return alloc_block_idle(size, 0, SITE_IDLE(MALLOC), false, true);
 }
 
 MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,

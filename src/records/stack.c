@@ -350,9 +350,14 @@ static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, voi
 
 mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
 {
-    void *pcs[MT_STACK_MAX];
     if (MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
         return found_none(MT_STACK_NONE);
+    return mt_stack_found_idle(frame, caller);
+}
+
+mt_stack_found_t mt_stack_found_idle(void *frame, void *caller)
+{
+    void *pcs[MT_STACK_MAX];
     /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
     size_t depth = mt_opt.stack;
     uintptr_t last;

@@ -23,6 +23,8 @@ typedef struct mt_stack_found {
     uint32_t stack;
 } mt_stack_found_t;
 mt_stack_found_t mt_stack_found_here(void *frame, void *caller);
+/* mt_stack_found_here for a caller that found mt_busy 0 (not tested again). */
+mt_stack_found_t mt_stack_found_idle(void *frame, void *caller);
 /* The site of a place and a found stack (mt_site_stacked), kept for the next call. */
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
                        mt_kind_t kind);
@@ -49,22 +51,28 @@ static inline bool mt_site_line_kind_is(const mt_site_t *s, int line, mt_kind_t 
  * per-thread lookup: a stack is nearly always reached from one place (its first frame is the
  * call's return address), so the site last made at the stack is checked against this place
  * (by the pointers it was looked up by) and this stack. Inline in the entry points, where
- * the place is still in registers after the walk. */
-static inline uint32_t mt_site_here(const char *file, int line, const char *func, mt_kind_t kind,
-                                    void *frame, void *caller)
+ * the place is still in registers after the walk. idle: the caller found mt_busy 0. */
+static inline uint32_t mt_site_here_idle(const char *file, int line, const char *func,
+                                         mt_kind_t kind, void *frame, void *caller, bool idle)
 {
 #ifdef MT_BARE_METAL /* sites without what the check needs (the tracker's memory is scarce) */
     return mt_site_stacked(file, line, func, kind, NULL, mt_stack_here(frame, caller));
 #else
     if (mt_opt.stack == 0)
         return mt_site_at(file, line, func, kind);
-    mt_stack_found_t found = mt_stack_found_here(frame, caller);
+    mt_stack_found_t found =
+        idle ? mt_stack_found_idle(frame, caller) : mt_stack_found_here(frame, caller);
     const mt_site_t *s = *found.site;
     if (MT_LIKELY(s->file_key == file && mt_site_line_kind_is(s, line, kind) &&
                   s->func_key == func && s->stack == found.stack))
         return s->id;
     return mt_site_learn(found, file, line, func, kind);
 #endif
+}
+static inline uint32_t mt_site_here(const char *file, int line, const char *func, mt_kind_t kind,
+                                    void *frame, void *caller)
+{
+    return mt_site_here_idle(file, line, func, kind, frame, caller, false);
 }
 
 /* The id of the stack pcs[0..n) (interned when new); 0 for an empty stack. */
