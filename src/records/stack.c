@@ -385,14 +385,7 @@ uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const
 
 uint32_t mt_stack_of_operation(void)
 {
-    void *frame = mt_op_frame, *caller = mt_op_caller;
-    if (frame == NULL)
-        return MT_STACK_NONE;
-    if ((uintptr_t)frame & 1) { /* MT_OPERATION_BEGIN's: the return address is in the frame */
-        frame = (char *)frame - 1;
-        caller = ((void *const *)frame)[1];
-    }
-    return mt_stack_here(frame, caller);
+    return mt_op_frame != NULL ? mt_stack_here(mt_op_frame, mt_op_caller) : MT_STACK_NONE;
 }
 
 unsigned mt_stack_get(uint32_t id, void *const **pcs)

@@ -87,15 +87,8 @@ void mt_stacks_unlock_all(void);
  * call, so the error can name the stack of the call that found it (mt_stack_of_operation). */
 extern MT_TLS void *mt_op_frame, *mt_op_caller;
 #define MT_OPERATION_AT(frame, caller) (mt_op_frame = (frame), mt_op_caller = (caller))
-#if defined(__x86_64__)
-/* An x86-64 frame made for __builtin_frame_address holds the return address next to the saved
- * frame pointer: the frame alone is stored, its low bit set (frames are aligned), and
- * mt_stack_of_operation reads the caller there (one thread-local store, not two). */
-#define MT_OPERATION_BEGIN() (mt_op_frame = (char *)__builtin_frame_address(0) + 1)
-#else
 #define MT_OPERATION_BEGIN()                                                                       \
     MT_OPERATION_AT(__builtin_frame_address(0), __builtin_return_address(0))
-#endif
 #define MT_OPERATION_END() (mt_op_frame = NULL)
 /* The stack of the operation running in this thread (see above), or 0. */
 uint32_t mt_stack_of_operation(void);
