@@ -199,22 +199,17 @@ void mt_stats_alloc_more(mt_stat_slot_t *s, bool shared)
     } else {
         publish(s);
     }
-    uint64_t total_blocks = atomic_load_explicit(&s->total_blocks, memory_order_relaxed);
-    if (s->crowded)
-        mt_stat_sample_crowded(&s->total_blocks);
-    else if (total_blocks == s->alloc_sample_at)
-        mt_stats_sample(total_blocks, &s->alloc_sample_at);
+    mt_stat_sample_due(s->crowded, &s->total_blocks,
+                       atomic_load_explicit(&s->total_blocks, memory_order_relaxed),
+                       &s->alloc_sample_at);
 }
 
 /* The same for a free: a publish, then the timeline's sample when due. */
 void mt_stats_free_more(mt_stat_slot_t *s)
 {
     publish(s);
-    uint64_t frees = atomic_load_explicit(&s->frees, memory_order_relaxed);
-    if (s->crowded)
-        mt_stat_sample_crowded(&s->frees);
-    else if (frees == s->free_sample_at)
-        mt_stats_sample(frees, &s->free_sample_at);
+    mt_stat_sample_due(s->crowded, &s->frees, atomic_load_explicit(&s->frees, memory_order_relaxed),
+                       &s->free_sample_at);
 }
 
 /* A count of an owned slot reached *sample_at: a sample if it is due, and the next count that

@@ -91,6 +91,17 @@ static inline void mt_stat_sample_crowded(_Atomic uint64_t *count)
         mt_timeline_sample();
 }
 
+/* The timeline's sample, when the event that took *counter to count makes one due: the crowded
+ * slot's count is tested against the mask itself, an owned slot's compared with *sample_at. */
+static inline __attribute__((always_inline)) void
+mt_stat_sample_due(bool crowded, _Atomic uint64_t *counter, uint64_t count, uint64_t *sample_at)
+{
+    if (crowded)
+        mt_stat_sample_crowded(counter);
+    else if (MT_UNLIKELY(count == *sample_at))
+        mt_stats_sample(count, sample_at);
+}
+
 /* Whether a shared event publishes: every MT_PUBLISH_EVERY events, and at once for a block of
  * MT_PUBLISH_BYTES or more. (The big block's test comes first and shortens the countdown, so
  * that the compiler keeps the countdown's decrement in memory with its test.) */
@@ -128,10 +139,8 @@ static inline __attribute__((always_inline)) void mt_stat_alloc_event(mt_stat_sl
     }
     if (MT_UNLIKELY(more))
         mt_stats_alloc_more(s, shared);
-    else if (crowded)
-        mt_stat_sample_crowded(&s->total_blocks);
-    else if (MT_UNLIKELY(total_blocks == s->alloc_sample_at))
-        mt_stats_sample(total_blocks, &s->alloc_sample_at);
+    else
+        mt_stat_sample_due(crowded, &s->total_blocks, total_blocks, &s->alloc_sample_at);
 }
 
 static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slot_t *s, size_t size,
@@ -146,10 +155,8 @@ static inline __attribute__((always_inline)) void mt_stat_free_event(mt_stat_slo
     }
     if (MT_UNLIKELY(shared) && mt_stat_publish_due(s, size))
         mt_stats_free_more(s);
-    else if (crowded)
-        mt_stat_sample_crowded(&s->frees);
-    else if (MT_UNLIKELY(frees == s->free_sample_at))
-        mt_stats_sample(frees, &s->free_sample_at);
+    else
+        mt_stat_sample_due(crowded, &s->frees, frees, &s->free_sample_at);
 }
 
 /* Counts a block made, in the slot mt_next_seq_for gave (or the thread's own). The thread's own
