@@ -286,33 +286,9 @@ static unsigned depth_wanted(void)
     return depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
 }
 
-/* mt_stack_here's stack when the walk cannot be inline (base/unwind.h): out of line, so
- * that the inline walk's hash stays in a register. */
-static MT_NOINLINE uint32_t stack_unwound(void *frame, void *caller, void **pcs)
-{
-    uint64_t h;
-    unsigned n = mt_unwind(frame, caller, pcs, depth_wanted(), &h);
-    return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
-}
-
 /* The inline walk's test of option stack: deeper than it takes goes to the walk out of line,
  * which answers the same. (Option stack 0 walks inline: no frames, so no stack.) */
 #define DEPTH_INLINE(depth) ((size_t)(depth) <= MT_STACK_MAX)
-
-uint32_t mt_stack_here(void *frame, void *caller)
-{
-    void *pcs[MT_STACK_MAX];
-    size_t depth = mt_opt.stack;
-    if (depth == 0 || MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
-        return MT_STACK_NONE;
-    uintptr_t last;
-    if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
-                    !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
-        return stack_unwound(frame, caller, pcs);
-    uint64_t h;
-    unsigned n = mt_walk_records((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
-    return n != 0 ? intern_hashed(hash_done(h), pcs, n) : MT_STACK_NONE;
-}
 
 /* What mt_stack_found_here answers when this thread's cache has no entry for the stack (no
  * stack, or no cache): a site pointer that is never written (mt_site_learn). */
@@ -336,7 +312,8 @@ static MT_NOINLINE mt_stack_found_t found_missed(uint64_t hash, void *const *pcs
     return (mt_stack_found_t){&e->site, stack};
 }
 
-/* mt_stack_found_here's stack when the walk cannot be inline (as stack_unwound). */
+/* mt_stack_found_here's stack when the walk cannot be inline (base/unwind.h): out of line,
+ * so that the inline walk's hash stays in a register. */
 static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, void **pcs)
 {
     uint64_t h;
@@ -372,6 +349,14 @@ mt_stack_found_t mt_stack_found_idle(void *frame, void *caller)
     if (MT_LIKELY(e != NULL))
         return (mt_stack_found_t){&e->site, e->stack->id};
     return found_missed(hash, pcs, (unsigned)(walked - pcs));
+}
+
+/* The stack alone: the same walk and cache as an allocation's (mt_stack_found_here). */
+uint32_t mt_stack_here(void *frame, void *caller)
+{
+    if (mt_opt.stack == 0)
+        return MT_STACK_NONE;
+    return mt_stack_found_here(frame, caller).stack;
 }
 
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
