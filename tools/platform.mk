@@ -81,9 +81,9 @@ $(B)/include/uthash.h:
 endif
 
 # Windows (mingw-w64): the POSIX names the sources use come from src/base/win32 over Win32
-# and from src/base/shim (win32/posix.h says how); -fPIC means nothing for PE.
+# and from src/base/shim (win32/posix.h says how); -fPIC and -fno-plt mean nothing for PE.
 ifeq ($(PLATFORM),windows)
-LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -Isrc/base/win32 -Isrc/base/shim \
+LIB_CFLAGS := $(filter-out -fPIC -fno-plt -pthread,$(LIB_CFLAGS)) -Isrc/base/win32 -Isrc/base/shim \
 	-include base/win32/posix.h
 endif
 
@@ -91,7 +91,7 @@ endif
 # POSIX names come from src/base/bare and src/base/shim (bare/posix.h says how).
 ifeq ($(PLATFORM),cortexm)
 CC = $(CROSS)gcc -mcpu=cortex-m3 -mthumb
-LIB_CFLAGS := $(filter-out -fPIC -pthread,$(LIB_CFLAGS)) -DMT_BARE_METAL \
+LIB_CFLAGS := $(filter-out -fPIC -fno-plt -pthread,$(LIB_CFLAGS)) -DMT_BARE_METAL \
 	-Isrc/base/bare -Isrc/base/shim -include base/bare/posix.h
 endif
 
