@@ -62,6 +62,14 @@ static uint32_t site_of(mt_free_site_t *f)
 
 /* ---- releasing -------------------------------------------------------------------------- */
 
+/* The reports of blocks the quarantine shed, written after free. Out of line: a loop the
+ * free keeps no counter for. */
+static MT_NOINLINE void report_late(const mt_error_t *late, size_t nlate)
+{
+    for (size_t i = 0; i < nlate; i++)
+        mt_error_report(&late[i]);
+}
+
 /* A live block's release, its lock released: the checks of the free (the size a sized delete
  * gives, the family, the guards), then its memory given back (or, held in the quarantine,
  * filled and published), the count, and the reports of blocks the quarantine shed. Inline
@@ -100,8 +108,8 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
             mt_libc_free((unsigned char *)mt_block_addr(copy) - front);
     }
     mt_stats_free(copy->size);
-    for (size_t i = 0; i < nlate; i++)
-        mt_error_report(&late[i]);
+    if (MT_UNLIKELY(nlate != 0))
+        report_late(late, nlate);
     MT_AFTER_OPERATION(site);
 }
 
@@ -159,7 +167,9 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, b, false, late, nlate);
     } else {
-        mt_gone_drop_locked(s, b); /* given back at once: remembered for a second free */
+        /* given back at once: remembered for a second free (calling nothing, so that the
+         * free saves no registers for it) */
+        mt_gone_drop_inline_locked(s, b, &copy);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, NULL, false, NULL, 0);
     }

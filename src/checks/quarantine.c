@@ -70,34 +70,9 @@ static inline bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site
 
 /* ---- blocks given back to the C library: the notes (a second free finds them below) ---- */
 
-typedef struct gone_entry {
-    uintptr_t addr; /* 0: not used yet (no block starts at 0) */
-    size_t size;
-    uint64_t meta; /* as the record had it: its flags are cleared when it is found */
-    uint32_t site, free_site;
-} gone_entry_t;
-
-_Static_assert((MT_GONE_MAX & (MT_GONE_MAX - 1)) == 0, "the ring's index wraps by a mask");
-
-struct mt_gone {
-    gone_entry_t ring[MT_GONE_MAX]; /* zeroed when made */
-    unsigned next;                  /* where the next one goes */
-};
-
 static MT_NOINLINE struct mt_gone *gone_make(mt_shard_t *s)
 {
     return s->gone = mt_mem_calloc(1, sizeof *s->gone);
-}
-
-static inline __attribute__((always_inline)) void gone_put(struct mt_gone *g, const mt_block_t *b)
-{
-    gone_entry_t *e = &g->ring[g->next];
-    e->addr = mt_block_addr(b);
-    e->size = b->size;
-    e->meta = b->meta;
-    e->site = b->site;
-    e->free_site = b->free_site;
-    g->next = (g->next + 1) & (MT_GONE_MAX - 1);
 }
 
 /* The shard's first note: the ring is made. Out of line, so that the notes after it save
@@ -106,7 +81,7 @@ static MT_NOINLINE void gone_first_locked(mt_shard_t *s, const mt_block_t *b)
 {
     struct mt_gone *g = gone_make(s);
     if (g != NULL) /* (out of the tracker's memory: the block is just not remembered) */
-        gone_put(g, b);
+        mt_gone_put(g, b);
 }
 
 /* Inline in the eviction loop, which calls it for every block it releases. */
@@ -116,7 +91,7 @@ static inline __attribute__((always_inline)) void gone_note_locked(mt_shard_t *s
     MT_ASSERT(mt_lock_held(&s->lock));
     struct mt_gone *g = s->gone;
     if (MT_LIKELY(g != NULL))
-        gone_put(g, b);
+        mt_gone_put(g, b);
     else
         gone_first_locked(s, b);
 }
@@ -256,7 +231,7 @@ bool mt_gone_find(const void *ptr, mt_block_t *out)
     mt_lock(&s->lock);
     const struct mt_gone *g = s->gone;
     for (unsigned k = 1; g != NULL && k <= MT_GONE_MAX && !found; k++) { /* newest first */
-        const gone_entry_t *e = &g->ring[(g->next - k) & (MT_GONE_MAX - 1)];
+        const mt_gone_entry_t *e = &g->ring[(g->next - k) & (MT_GONE_MAX - 1)];
         if (e->addr == 0 || e->addr != (uintptr_t)ptr)
             continue;
         memset(out, 0, sizeof *out);

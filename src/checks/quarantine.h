@@ -45,11 +45,52 @@ void mt_error_double_free(const mt_block_t *copy, uint32_t site);
  * address, size and sites, in a ring that holds no user memory. A pointer freed again that
  * the C library does not lend out any more is then named a double free with both sites. */
 #define MT_GONE_MAX MT_SMALL(256u, 16u) /* (bare metal: 16, 512 bytes a shard) */
+typedef struct mt_gone_entry {
+    uintptr_t addr; /* 0: not used yet (no block starts at 0) */
+    size_t size;
+    uint64_t meta; /* as the record had it: its flags are cleared when it is found */
+    uint32_t site, free_site;
+} mt_gone_entry_t;
+
+_Static_assert((MT_GONE_MAX & (MT_GONE_MAX - 1)) == 0, "the ring's index wraps by a mask");
+
+struct mt_gone {
+    mt_gone_entry_t ring[MT_GONE_MAX]; /* zeroed when made */
+    unsigned next;                     /* where the next one goes */
+};
+
+/* Notes b, a record or a copy of one, in the shard's ring g. */
+static inline __attribute__((always_inline)) void mt_gone_put(struct mt_gone *g,
+                                                              const mt_block_t *b)
+{
+    mt_gone_entry_t *e = &g->ring[g->next];
+    e->addr = mt_block_addr(b);
+    e->size = b->size;
+    e->meta = b->meta;
+    e->site = b->site;
+    e->free_site = b->free_site;
+    g->next = (g->next + 1) & (MT_GONE_MAX - 1);
+}
 /* Remembers b (its free_site set), which is being given back. Caller holds s's lock. */
 void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b);
 /* mt_gone_note_locked, then mt_table_drop_locked: a free that gives b back at once, in one
  * call. */
 void mt_gone_drop_locked(mt_shard_t *s, mt_block_t *b);
+/* The same inline, for a free that calls nothing while it holds the lock: the note taken
+ * from copy, b's copy (its free_site set); the shard's first note (the ring made) goes out
+ * of line. */
+static inline __attribute__((always_inline)) void
+mt_gone_drop_inline_locked(mt_shard_t *s, mt_block_t *b, const mt_block_t *copy)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    struct mt_gone *g = s->gone;
+    if (MT_UNLIKELY(g == NULL)) {
+        mt_gone_drop_locked(s, b);
+        return;
+    }
+    mt_gone_put(g, copy);
+    mt_table_drop_inline_locked(s, b);
+}
 /* Copies the newest remembered block that started at ptr; false when none did. */
 bool mt_gone_find(const void *ptr, mt_block_t *out);
 
