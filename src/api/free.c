@@ -113,6 +113,15 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
     MT_AFTER_OPERATION(site);
 }
 
+/* s, as a pointer the compiler keeps: otherwise gcc takes &mt_shards[i] apart and works out
+ * each field's address from the index again (a shift and an add each time). An empty asm:
+ * no instruction, the compiler only forgets where s came from. */
+static inline __attribute__((always_inline)) mt_shard_t *shard_kept(mt_shard_t *s)
+{
+    __asm__("" : "+r"(s));
+    return s;
+}
+
 /* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
  * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
  * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
@@ -121,7 +130,7 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
 static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
                                                                 size_t delete_size)
 {
-    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    mt_shard_t *s = shard_kept(mt_shard_of((uintptr_t)ptr));
     mt_block_t copy;
     size_t budget = mt_opt.quarantine;
     uint32_t site;
