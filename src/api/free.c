@@ -134,13 +134,16 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
     mt_block_t copy;
     size_t budget = mt_opt.quarantine;
     uint32_t site;
+    mt_error_t late[MT_EVICT_REPORTS]; /* blocks the quarantine shed, written after free */
+    size_t nlate;
 
     /* The guards are checked next, and the C library reads the chunk's header: start
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
     /* live or freed: one lookup (ptr is not NULL: never the anchor) */
-    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr);
+    mt_table_view_bucket_t *bucket;
+    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr, &bucket);
     if (MT_UNLIKELY(b == NULL)) {
         mt_unlock(&s->lock);
         return MT_FOUND_NONE;
@@ -169,16 +172,15 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         mt_table_drop_locked(s, b);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, NULL, true, NULL, 0);
-    } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
+    } else if (budget != 0 &&
+               (nlate = mt_quarantine_hold_locked(s, b, budget, site, late)) != MT_NOT_HELD) {
         /* it stays in the table, flagged freed */
-        mt_error_t late[MT_EVICT_REPORTS];
-        size_t nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, b, false, late, nlate);
     } else {
         /* given back at once: remembered for a second free (calling nothing, so that the
          * free saves no registers for it) */
-        mt_gone_drop_inline_locked(s, b, &copy);
+        mt_gone_drop_inline_locked(s, b, bucket, &copy);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, NULL, false, NULL, 0);
     }

@@ -30,7 +30,8 @@
 #include "checks/quarantine.h"
 #include "checks/unwritten.h"
 
-bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
+/* The hold's first step: false when b does not fit (mt_quarantine_hold_locked). */
+static inline bool put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
 {
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
     if (cost > budget)
@@ -110,7 +111,7 @@ void mt_gone_drop_locked(mt_shard_t *s, mt_block_t *b)
 /* The one eviction loop: releases the oldest non-pending blocks while the shard holds more
  * than `budget`, describing blocks written after free in errs; stops when errs is full.
  * *released adds the bytes given back. Returns how many errors it found. Inline in
- * mt_quarantine_evict_locked, which every free into the quarantine calls. */
+ * mt_quarantine_hold_locked, which every free into the quarantine calls. */
 static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, size_t budget,
                                                                  uint32_t site, mt_error_t *errs,
                                                                  size_t max, size_t *released)
@@ -137,11 +138,13 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
     return found;
 }
 
-size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error_t *errs,
-                                  size_t max)
+size_t mt_quarantine_hold_locked(mt_shard_t *s, mt_block_t *b, size_t budget, uint32_t site,
+                                 mt_error_t *errs)
 {
+    if (!put_locked(s, b, budget))
+        return MT_NOT_HELD;
     size_t released = 0;
-    return evict_locked(s, budget, site, errs, max, &released);
+    return evict_locked(s, budget, site, errs, MT_EVICT_REPORTS, &released);
 }
 
 void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)

@@ -503,7 +503,9 @@ static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(b != &s->anchor && rec(b)->hh.prev != NULL && s->live == &s->anchor);
     (void)s;
-    mt_table_unlink_after_anchor_locked(b);
+    UT_hash_table *tbl = rec(b)->hh.tbl;
+    mt_table_unlink_after_anchor_locked(
+        b, (mt_table_view_bucket_t *)&tbl->buckets[table_bucket(rec(b)->hh.hashv, tbl)]);
 }
 
 /* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
