@@ -47,17 +47,19 @@ void mt_error_double_free(const mt_block_t *copy, uint32_t site);
  * the C library does not lend out any more is then named a double free with both sites. */
 #define MT_GONE_MAX MT_SMALL(256u, 16u) /* (bare metal: 16, 512 bytes a shard) */
 typedef struct mt_gone_entry {
-    uintptr_t addr; /* 0: not used yet (no block starts at 0) */
+    /* (size to free_site as a record lays them out: the note copies them in one go) */
     size_t size;
     uint64_t meta; /* as the record had it: its flags are cleared when it is found */
     uint32_t site, free_site;
+    uintptr_t addr; /* 0: not used yet (no block starts at 0) */
 } mt_gone_entry_t;
 
-_Static_assert((MT_GONE_MAX & (MT_GONE_MAX - 1)) == 0, "the ring's index wraps by a mask");
+_Static_assert((MT_GONE_MAX & (MT_GONE_MAX - 1)) == 0 && MT_GONE_MAX <= 256,
+               "the ring's index, a byte, wraps by a mask");
 
 struct mt_gone {
     mt_gone_entry_t ring[MT_GONE_MAX]; /* zeroed when made */
-    unsigned next;                     /* where the next one goes */
+    unsigned char next; /* where the next one goes (a byte: 256 wrap by themselves) */
 };
 
 /* Notes b, a record or a copy of one, in the shard's ring g. */
@@ -70,7 +72,7 @@ static inline __attribute__((always_inline)) void mt_gone_put(struct mt_gone *g,
     e->meta = b->meta;
     e->site = b->site;
     e->free_site = b->free_site;
-    g->next = (g->next + 1) & (MT_GONE_MAX - 1);
+    g->next = (unsigned char)((g->next + 1) & (MT_GONE_MAX - 1));
 }
 /* Remembers b (its free_site set), which is being given back. Caller holds s's lock. */
 void mt_gone_note_locked(mt_shard_t *s, const mt_block_t *b);
