@@ -643,15 +643,6 @@ static MT_NOINLINE mt_block_t *segment_done_locked(mt_shard_t *s, mt_block_t *b)
     return b;
 }
 
-/* The same, b's record first leaving the hash and recycled, for a record with none before
- * it in uthash's list (mt_table_drop_locked's rare case). */
-static MT_NOINLINE mt_block_t *take_rest_slow_locked(mt_shard_t *s, mt_block_t *b)
-{
-    remove_locked(s, b);
-    mt_record_recycle_locked(s, b);
-    return s->fifo_head == FIFO_ENTRIES ? segment_done_locked(s, b) : b;
-}
-
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
@@ -666,9 +657,8 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
         MT_ASSERT(s->fifo_first == s->fifo_last);
         s->fifo_head = s->fifo_tail = 0;
     }
-    /* (the calls below are the function's last act: the common case saves no registers) */
-    if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
-        return take_rest_slow_locked(s, b);
+    /* (the call below is the function's last act: the common case saves no registers; a
+     * quarantined record is never the anchor, which is in no FIFO: it has one before it) */
     unlink_after_anchor_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked: only the link changes */
     s->free_records = b;

@@ -186,17 +186,13 @@ mt_table_unlink_after_anchor_locked(mt_block_t *b, mt_table_view_bucket_t *bucke
         chain_next->table_private[3] = chain_prev;
     tbl->num_items--;
 }
-/* mt_table_drop_locked inline, for b found in bucket (mt_table_lookup_nonzero_locked): a
- * record after the anchor is unlinked and recycled calling nothing; the rare rest goes out
- * of line. */
+/* mt_table_drop_locked inline, for b found in bucket by mt_table_lookup_nonzero_locked: never
+ * the anchor (key 0, first in uthash's list for good), so a record with one before it, which
+ * is unlinked and recycled calling nothing. */
 static inline __attribute__((always_inline)) void
 mt_table_drop_inline_locked(mt_shard_t *s, mt_block_t *b, mt_table_view_bucket_t *bucket)
 {
-    MT_ASSERT(mt_lock_held(&s->lock) && b != &s->anchor);
-    if (MT_UNLIKELY(b->link.table_private[1] == NULL)) {
-        mt_table_drop_locked(s, b);
-        return;
-    }
+    MT_ASSERT(mt_lock_held(&s->lock) && b != &s->anchor && b->link.table_private[1] != NULL);
     mt_table_unlink_after_anchor_locked(b, bucket);
     b->link.table_private[2] = s->free_records; /* mt_record_recycle_locked */
     s->free_records = b;
