@@ -171,11 +171,12 @@ mt_table_unlink_after_anchor_locked(mt_block_t *b, mt_table_view_bucket_t *bucke
     mt_table_link_t *hh = &b->link;
     mt_table_view_unlink_t *tbl = hh->table_private[0];
     mt_table_link_t *prev = hh->table_private[1], *next = hh->table_private[2];
-    if (tbl->tail == hh)
+    MT_ASSERT((tbl->tail == hh) == (next == NULL));
+    if (tbl->tail == hh) /* (the tail, and only the tail, has no next) */
         tbl->tail = prev;
-    prev->table_private[2] = next;
-    if (next != NULL)
+    else
         next->table_private[1] = prev;
+    prev->table_private[2] = next;
     mt_table_link_t *chain_prev = hh->table_private[3], *chain_next = hh->table_private[4];
     bucket->count--;
     if (chain_prev == NULL)
