@@ -18,12 +18,13 @@
 
 /* ---- finding a pointer ---------------------------------------------------------------- */
 
-/* A copy of a quarantined record; its meta may change under us (the pending flag). */
-static void copy_freed(const mt_block_t *b, mt_block_t *out)
+/* A copy of a quarantined record, its meta as loaded once (mt_meta_load: it may change under
+ * us, the pending flag). */
+static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
 {
     out->link.key = b->link.key;
     out->size = b->size;
-    out->meta = mt_meta_load(b) & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
+    out->meta = meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
     out->site = b->site;
     out->free_site = b->free_site;
 }
@@ -46,7 +47,7 @@ mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
         *out = *b;
         found = MT_FOUND_LIVE;
     } else if (b != NULL) {
-        copy_freed(b, out);
+        copy_freed(b, mt_meta_load(b), out);
         found = MT_FOUND_FREED;
     }
     mt_unlock(&s->lock);
@@ -153,7 +154,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
     if (MT_UNLIKELY(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
         site = site_of(where);
         if (meta & MT_META_FLAG_FREED) {
-            copy_freed(b, &copy);
+            copy_freed(b, meta, &copy);
             mt_unlock(&s->lock);
             mt_error_double_free(&copy, site);
             return MT_FOUND_FREED;
