@@ -40,16 +40,18 @@ static inline bool put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
 }
 
 /* Describes the writes after free in a quarantined block whose fill changed, in e. */
-static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint64_t meta, uint32_t site,
-                                       mt_error_t *e)
+static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint32_t site, mt_error_t *e)
 {
+    /* (its sequence number and thread: a freed record's flags may change under us, these
+     * never do) */
+    uint64_t meta = mt_meta_load(b);
     size_t first = 0, last = 0;
     const unsigned char *user = (const unsigned char *)mt_block_addr(b);
     size_t changed = mt_pattern_scan(user, b->size, MT_FREE_FILL_BYTE, &first, &last);
     mt_error_init(e, MT_ERROR_WRITE_AFTER_FREE, NULL, site);
     e->addr = mt_block_addr(b);
     e->size = b->size;
-    e->seq = MT_META_SEQ(meta); /* meta as loaded once: b's may change under us */
+    e->seq = MT_META_SEQ(meta);
     e->thread = MT_META_THREAD(meta);
     e->alloc_site = b->site;
     e->free_site = b->free_site;
@@ -61,12 +63,12 @@ static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint64_t meta, uint3
 
 /* Looks for writes after free in a quarantined block; fills e when there are some. The
  * common case, an intact fill, is one quick pass over the block. */
-static inline bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_error_t *e)
+static inline bool check_freed(const mt_block_t *b, uint32_t site, mt_error_t *e)
 {
     if (MT_LIKELY(
             mt_pattern_intact((const unsigned char *)mt_block_addr(b), b->size, MT_FREE_FILL_BYTE)))
         return false;
-    return describe_freed(b, meta, site, e);
+    return describe_freed(b, site, e);
 }
 
 /* ---- blocks given back to the C library: the notes (a second free finds them below) ---- */
@@ -129,8 +131,7 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
         MT_ASSERT(s->quarantine_bytes >= cost); /* the byte count never goes negative */
         s->quarantine_bytes -= cost;
         *released += b->size;
-        if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
-            check_freed(b, meta, site, &errs[found]))
+        if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) && check_freed(b, site, &errs[found]))
             found++;
         gone_note_locked(s, b);
         mt_libc_free((unsigned char *)mt_block_addr(b) - front); /* (b is recycled already) */
@@ -189,7 +190,7 @@ static void check_one(mt_shard_t *s, mt_block_t *b, void *ctx)
         c->damaged++; /* still damaged; reported once */
         return;
     }
-    if (check_freed(b, meta, c->site, &e)) {
+    if (check_freed(b, c->site, &e)) {
         __atomic_fetch_or(&b->meta, MT_META_FLAG_REPORTED, __ATOMIC_RELAXED);
         c->damaged++;
         mt_error_report(&e);
