@@ -18,12 +18,13 @@
 
 /* ---- finding a pointer ---------------------------------------------------------------- */
 
-/* A copy of a quarantined record; its meta may change under us (the pending flag). */
-static void copy_freed(const mt_block_t *b, mt_block_t *out)
+/* A copy of a quarantined record, its meta as loaded once (mt_meta_load: it may change under
+ * us, the pending flag). */
+static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
 {
     out->link.key = b->link.key;
     out->size = b->size;
-    out->meta = mt_meta_load(b) & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
+    out->meta = meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
     out->site = b->site;
     out->free_site = b->free_site;
 }
@@ -46,7 +47,7 @@ mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
         *out = *b;
         found = MT_FOUND_LIVE;
     } else if (b != NULL) {
-        copy_freed(b, out);
+        copy_freed(b, mt_meta_load(b), out);
         found = MT_FOUND_FREED;
     }
     mt_unlock(&s->lock);
@@ -62,6 +63,14 @@ static uint32_t site_of(mt_free_site_t *f)
 
 /* ---- releasing -------------------------------------------------------------------------- */
 
+/* The reports of blocks the quarantine shed, written after free. Out of line: a loop the
+ * free keeps no counter for. */
+static MT_NOINLINE void report_late(const mt_error_t *late, size_t nlate)
+{
+    for (size_t i = 0; i < nlate; i++)
+        mt_error_report(&late[i]);
+}
+
 /* A live block's release, its lock released: the checks of the free (the size a sized delete
  * gives, the family, the guards), then its memory given back (or, held in the quarantine,
  * filled and published), the count, and the reports of blocks the quarantine shed. Inline
@@ -74,9 +83,20 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
     if (MT_UNLIKELY(delete_size != 0))
         mt_check_delete_size(copy, site, delete_size);
     mt_check_release(copy, site); /* the right family: free for malloc, delete for new */
-    /* Live, so no registrar's: unless page-guarded, intact guards need no call. */
-    size_t front = mt_block_front_of(copy);
-    if (MT_UNLIKELY(paged) || MT_UNLIKELY(!mt_guards_intact(copy, front)))
+    /* Live, so no registrar's: unless page-guarded, intact guards need no call. A block of
+     * malloc's alignment with 16 bytes of guard has a front of 16 too (alloc.c's
+     * mt_guard_fill_plain): one test tells the default guards. */
+    const unsigned char *user = (const unsigned char *)mt_block_addr(copy);
+    size_t front;
+    bool intact;
+    if (MT_LIKELY(MT_META_ALIGN_SHIFT(copy->meta) <= MT_MIN_ALIGN_SHIFT && mt_guard_bytes == 16)) {
+        front = 16;
+        intact = mt_guard_intact(user - 16, 16) && mt_guard_intact(user + copy->size, 16);
+    } else {
+        front = mt_block_front_of(copy);
+        intact = mt_guards_intact(copy, front);
+    }
+    if (MT_UNLIKELY(paged) || MT_UNLIKELY(!intact))
         (void)mt_check_block(copy, site);
     if (held != NULL) {
         mt_quarantine_fill_and_publish(held, copy);
@@ -89,9 +109,18 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
             mt_libc_free((unsigned char *)mt_block_addr(copy) - front);
     }
     mt_stats_free(copy->size);
-    for (size_t i = 0; i < nlate; i++)
-        mt_error_report(&late[i]);
+    if (MT_UNLIKELY(nlate != 0))
+        report_late(late, nlate);
     MT_AFTER_OPERATION(site);
+}
+
+/* s, as a pointer the compiler keeps: otherwise gcc takes &mt_shards[i] apart and works out
+ * each field's address from the index again (a shift and an add each time). An empty asm:
+ * no instruction, the compiler only forgets where s came from. */
+static inline __attribute__((always_inline)) mt_shard_t *shard_kept(mt_shard_t *s)
+{
+    __asm__("" : "+r"(s));
+    return s;
 }
 
 /* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
@@ -102,17 +131,20 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
 static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
                                                                 size_t delete_size)
 {
-    mt_shard_t *s = mt_shard_of((uintptr_t)ptr);
+    mt_shard_t *s = shard_kept(mt_shard_of((uintptr_t)ptr));
     mt_block_t copy;
     size_t budget = mt_opt.quarantine;
     uint32_t site;
+    mt_error_t late[MT_EVICT_REPORTS]; /* blocks the quarantine shed, written after free */
+    size_t nlate;
 
     /* The guards are checked next, and the C library reads the chunk's header: start
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
     /* live or freed: one lookup (ptr is not NULL: never the anchor) */
-    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr);
+    mt_table_view_bucket_t *bucket;
+    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr, &bucket);
     if (MT_UNLIKELY(b == NULL)) {
         mt_unlock(&s->lock);
         return MT_FOUND_NONE;
@@ -122,7 +154,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
     if (MT_UNLIKELY(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
         site = site_of(where);
         if (meta & MT_META_FLAG_FREED) {
-            copy_freed(b, &copy);
+            copy_freed(b, meta, &copy);
             mt_unlock(&s->lock);
             mt_error_double_free(&copy, site);
             return MT_FOUND_FREED;
@@ -141,14 +173,15 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         mt_table_drop_locked(s, b);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, NULL, true, NULL, 0);
-    } else if (budget != 0 && mt_quarantine_put_locked(s, b, budget)) {
+    } else if (budget != 0 &&
+               (nlate = mt_quarantine_hold_locked(s, b, budget, site, late)) != MT_NOT_HELD) {
         /* it stays in the table, flagged freed */
-        mt_error_t late[MT_EVICT_REPORTS];
-        size_t nlate = mt_quarantine_evict_locked(s, budget, site, late, MT_EVICT_REPORTS);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, b, false, late, nlate);
     } else {
-        mt_gone_drop_locked(s, b); /* given back at once: remembered for a second free */
+        /* given back at once: remembered for a second free (calling nothing, so that the
+         * free saves no registers for it) */
+        mt_gone_drop_inline_locked(s, b, bucket, &copy);
         mt_unlock(&s->lock);
         release_checked(&copy, site, delete_size, NULL, false, NULL, 0);
     }

@@ -30,7 +30,8 @@
 #include "checks/quarantine.h"
 #include "checks/unwritten.h"
 
-bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
+/* The hold's first step: false when b does not fit (mt_quarantine_hold_locked). */
+static inline bool put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
 {
     size_t cost = mt_quarantine_cost(b->size, MT_META_ALIGN_SHIFT(b->meta));
     if (cost > budget)
@@ -39,16 +40,18 @@ bool mt_quarantine_put_locked(mt_shard_t *s, mt_block_t *b, size_t budget)
 }
 
 /* Describes the writes after free in a quarantined block whose fill changed, in e. */
-static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint64_t meta, uint32_t site,
-                                       mt_error_t *e)
+static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint32_t site, mt_error_t *e)
 {
+    /* (its sequence number and thread: a freed record's flags may change under us, these
+     * never do) */
+    uint64_t meta = mt_meta_load(b);
     size_t first = 0, last = 0;
     const unsigned char *user = (const unsigned char *)mt_block_addr(b);
     size_t changed = mt_pattern_scan(user, b->size, MT_FREE_FILL_BYTE, &first, &last);
     mt_error_init(e, MT_ERROR_WRITE_AFTER_FREE, NULL, site);
     e->addr = mt_block_addr(b);
     e->size = b->size;
-    e->seq = MT_META_SEQ(meta); /* meta as loaded once: b's may change under us */
+    e->seq = MT_META_SEQ(meta);
     e->thread = MT_META_THREAD(meta);
     e->alloc_site = b->site;
     e->free_site = b->free_site;
@@ -60,44 +63,19 @@ static MT_NOINLINE bool describe_freed(const mt_block_t *b, uint64_t meta, uint3
 
 /* Looks for writes after free in a quarantined block; fills e when there are some. The
  * common case, an intact fill, is one quick pass over the block. */
-static inline bool check_freed(const mt_block_t *b, uint64_t meta, uint32_t site, mt_error_t *e)
+static inline bool check_freed(const mt_block_t *b, uint32_t site, mt_error_t *e)
 {
     if (MT_LIKELY(
             mt_pattern_intact((const unsigned char *)mt_block_addr(b), b->size, MT_FREE_FILL_BYTE)))
         return false;
-    return describe_freed(b, meta, site, e);
+    return describe_freed(b, site, e);
 }
 
 /* ---- blocks given back to the C library: the notes (a second free finds them below) ---- */
 
-typedef struct gone_entry {
-    uintptr_t addr; /* 0: not used yet (no block starts at 0) */
-    size_t size;
-    uint64_t meta; /* as the record had it: its flags are cleared when it is found */
-    uint32_t site, free_site;
-} gone_entry_t;
-
-_Static_assert((MT_GONE_MAX & (MT_GONE_MAX - 1)) == 0, "the ring's index wraps by a mask");
-
-struct mt_gone {
-    gone_entry_t ring[MT_GONE_MAX]; /* zeroed when made */
-    unsigned next;                  /* where the next one goes */
-};
-
 static MT_NOINLINE struct mt_gone *gone_make(mt_shard_t *s)
 {
     return s->gone = mt_mem_calloc(1, sizeof *s->gone);
-}
-
-static inline __attribute__((always_inline)) void gone_put(struct mt_gone *g, const mt_block_t *b)
-{
-    gone_entry_t *e = &g->ring[g->next];
-    e->addr = mt_block_addr(b);
-    e->size = b->size;
-    e->meta = b->meta;
-    e->site = b->site;
-    e->free_site = b->free_site;
-    g->next = (g->next + 1) & (MT_GONE_MAX - 1);
 }
 
 /* The shard's first note: the ring is made. Out of line, so that the notes after it save
@@ -106,7 +84,7 @@ static MT_NOINLINE void gone_first_locked(mt_shard_t *s, const mt_block_t *b)
 {
     struct mt_gone *g = gone_make(s);
     if (g != NULL) /* (out of the tracker's memory: the block is just not remembered) */
-        gone_put(g, b);
+        mt_gone_put(g, b);
 }
 
 /* Inline in the eviction loop, which calls it for every block it releases. */
@@ -116,7 +94,7 @@ static inline __attribute__((always_inline)) void gone_note_locked(mt_shard_t *s
     MT_ASSERT(mt_lock_held(&s->lock));
     struct mt_gone *g = s->gone;
     if (MT_LIKELY(g != NULL))
-        gone_put(g, b);
+        mt_gone_put(g, b);
     else
         gone_first_locked(s, b);
 }
@@ -135,7 +113,7 @@ void mt_gone_drop_locked(mt_shard_t *s, mt_block_t *b)
 /* The one eviction loop: releases the oldest non-pending blocks while the shard holds more
  * than `budget`, describing blocks written after free in errs; stops when errs is full.
  * *released adds the bytes given back. Returns how many errors it found. Inline in
- * mt_quarantine_evict_locked, which every free into the quarantine calls. */
+ * mt_quarantine_hold_locked, which every free into the quarantine calls. */
 static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, size_t budget,
                                                                  uint32_t site, mt_error_t *errs,
                                                                  size_t max, size_t *released)
@@ -153,8 +131,7 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
         MT_ASSERT(s->quarantine_bytes >= cost); /* the byte count never goes negative */
         s->quarantine_bytes -= cost;
         *released += b->size;
-        if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) &&
-            check_freed(b, meta, site, &errs[found]))
+        if (mt_fill_freed && !(meta & MT_META_FLAG_REPORTED) && check_freed(b, site, &errs[found]))
             found++;
         gone_note_locked(s, b);
         mt_libc_free((unsigned char *)mt_block_addr(b) - front); /* (b is recycled already) */
@@ -162,11 +139,13 @@ static inline __attribute__((always_inline)) size_t evict_locked(mt_shard_t *s, 
     return found;
 }
 
-size_t mt_quarantine_evict_locked(mt_shard_t *s, size_t budget, uint32_t site, mt_error_t *errs,
-                                  size_t max)
+size_t mt_quarantine_hold_locked(mt_shard_t *s, mt_block_t *b, size_t budget, uint32_t site,
+                                 mt_error_t *errs)
 {
+    if (!put_locked(s, b, budget))
+        return MT_NOT_HELD;
     size_t released = 0;
-    return evict_locked(s, budget, site, errs, max, &released);
+    return evict_locked(s, budget, site, errs, MT_EVICT_REPORTS, &released);
 }
 
 void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
@@ -211,7 +190,7 @@ static void check_one(mt_shard_t *s, mt_block_t *b, void *ctx)
         c->damaged++; /* still damaged; reported once */
         return;
     }
-    if (check_freed(b, meta, c->site, &e)) {
+    if (check_freed(b, c->site, &e)) {
         __atomic_fetch_or(&b->meta, MT_META_FLAG_REPORTED, __ATOMIC_RELAXED);
         c->damaged++;
         mt_error_report(&e);
@@ -256,7 +235,7 @@ bool mt_gone_find(const void *ptr, mt_block_t *out)
     mt_lock(&s->lock);
     const struct mt_gone *g = s->gone;
     for (unsigned k = 1; g != NULL && k <= MT_GONE_MAX && !found; k++) { /* newest first */
-        const gone_entry_t *e = &g->ring[(g->next - k) & (MT_GONE_MAX - 1)];
+        const mt_gone_entry_t *e = &g->ring[(g->next - k) & (MT_GONE_MAX - 1)];
         if (e->addr == 0 || e->addr != (uintptr_t)ptr)
             continue;
         memset(out, 0, sizeof *out);

@@ -479,37 +479,33 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
-/* remove_locked for a record with one before it in uthash's insertion-order list (every
- * record but the anchor, which is first for good): uthash's HASH_DELETE, the same steps
- * and the same result, with the table in a register (the record's own tbl, the head's)
- * where uthash reloads it from the head after every store, and without the tests that
- * record's place answers (it is neither the head nor the only record; it heads its bucket's
- * chain exactly when nothing comes before it there). Calls nothing, so that its callers
- * save no registers for it. */
+/* table.h's unlink, for a record with one before it in uthash's insertion-order list (every
+ * record but the anchor): it reads uthash's table and handle through its view, laid out as
+ * they are. */
+_Static_assert(offsetof(UT_hash_table, num_items) == offsetof(mt_table_view_unlink_t, num_items) &&
+                   offsetof(UT_hash_table, tail) == offsetof(mt_table_view_unlink_t, tail) &&
+                   offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_unlink_t, buckets) &&
+                   offsetof(UT_hash_table, num_buckets) ==
+                       offsetof(mt_table_view_unlink_t, num_buckets) &&
+                   offsetof(UT_hash_table, log2_num_buckets) ==
+                       offsetof(mt_table_view_unlink_t, log2_num_buckets) &&
+                   offsetof(UT_hash_handle, prev) == offsetof(mt_table_link_t, table_private[1]) &&
+                   offsetof(UT_hash_handle, next) == offsetof(mt_table_link_t, table_private[2]) &&
+                   offsetof(UT_hash_handle, hh_prev) ==
+                       offsetof(mt_table_link_t, table_private[3]) &&
+                   offsetof(UT_hash_handle, hashv) == offsetof(mt_table_link_t, table_hashv) &&
+                   offsetof(UT_hash_bucket, count) == offsetof(mt_table_view_bucket_t, count),
+               "table.h's unlink reads uthash's table and handle as they are");
+
 static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_shard_t *s,
                                                                              mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(b != &s->anchor && rec(b)->hh.prev != NULL && s->live == &s->anchor);
     (void)s;
-    UT_hash_handle *hh = &rec(b)->hh;
-    UT_hash_table *tbl = hh->tbl;
-    record_t *prev = hh->prev, *next = hh->next;
-    if (tbl->tail == hh)
-        tbl->tail = &prev->hh;
-    prev->hh.next = next;
-    if (next != NULL)
-        next->hh.prev = prev;
-    UT_hash_bucket *bucket = &tbl->buckets[table_bucket(hh->hashv, tbl)];
-    UT_hash_handle *chain_prev = hh->hh_prev, *chain_next = hh->hh_next;
-    bucket->count--;
-    if (chain_prev == NULL)
-        bucket->hh_head = chain_next;
-    else
-        chain_prev->hh_next = chain_next;
-    if (chain_next != NULL)
-        chain_next->hh_prev = chain_prev;
-    tbl->num_items--;
+    UT_hash_table *tbl = rec(b)->hh.tbl;
+    mt_table_unlink_after_anchor_locked(
+        b, (mt_table_view_bucket_t *)&tbl->buckets[table_bucket(rec(b)->hh.hashv, tbl)]);
 }
 
 /* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
@@ -647,15 +643,6 @@ static MT_NOINLINE mt_block_t *segment_done_locked(mt_shard_t *s, mt_block_t *b)
     return b;
 }
 
-/* The same, b's record first leaving the hash and recycled, for a record with none before
- * it in uthash's list (mt_table_drop_locked's rare case). */
-static MT_NOINLINE mt_block_t *take_rest_slow_locked(mt_shard_t *s, mt_block_t *b)
-{
-    remove_locked(s, b);
-    mt_record_recycle_locked(s, b);
-    return s->fifo_head == FIFO_ENTRIES ? segment_done_locked(s, b) : b;
-}
-
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
@@ -670,9 +657,8 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
         MT_ASSERT(s->fifo_first == s->fifo_last);
         s->fifo_head = s->fifo_tail = 0;
     }
-    /* (the calls below are the function's last act: the common case saves no registers) */
-    if (MT_UNLIKELY(rec(b)->hh.prev == NULL))
-        return take_rest_slow_locked(s, b);
+    /* (the call below is the function's last act: the common case saves no registers; a
+     * quarantined record is never the anchor, which is in no FIFO: it has one before it) */
     unlink_after_anchor_locked(s, b);
     rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked: only the link changes */
     s->free_records = b;

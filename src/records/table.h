@@ -126,8 +126,10 @@ typedef struct MT_MAY_ALIAS mt_table_view {
     unsigned num_buckets, log2_num_buckets;
 } mt_table_view_t;
 /* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's): the same bucket
- * (table.c's table_bucket) and the same walk of its chain. */
-static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr)
+ * (table.c's table_bucket) and the same walk of its chain. A record found, *bucket is its
+ * bucket, for an unlink that follows under the same lock (mt_table_drop_inline_locked). */
+static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr,
+                                                         mt_table_view_bucket_t **bucket)
 {
     const mt_block_t *head = s->live;
     if (MT_UNLIKELY(head == NULL))
@@ -138,7 +140,8 @@ static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_
         bkt = hashv & (tbl->num_buckets - 1);
     else
         bkt = (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
-    mt_table_link_t *h = tbl->buckets[bkt].head;
+    *bucket = &tbl->buckets[bkt];
+    mt_table_link_t *h = (*bucket)->head;
     while (h != NULL && (uintptr_t)h->key != addr)
         h = h->table_private[4]; /* the chain's next */
     return (mt_block_t *)(void *)h;
@@ -146,6 +149,55 @@ static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
+/* uthash's table as an unlink reads it: the view's fields, then its count of records and the
+ * tail of its insertion-order list (table.c checks). */
+typedef struct MT_MAY_ALIAS mt_table_view_unlink {
+    mt_table_view_bucket_t *buckets;
+    unsigned num_buckets, log2_num_buckets;
+    unsigned num_items;
+    mt_table_link_t *tail;
+} mt_table_view_unlink_t;
+/* Takes b, found in bucket, out of the hash, for a record with one before it in uthash's
+ * insertion-order list (every record but the anchor, which is first for good): uthash's
+ * HASH_DELETE, the same steps and the same result, with the table in a register (the record's own
+ * tbl, the head's) where uthash reloads it from the head after every store, and without the tests
+ * that record's place answers (it is neither the head nor the only record; it heads its bucket's
+ * chain exactly when nothing comes before it there). Calls nothing, so that its callers save
+ * no registers for it. The handle's private fields: tbl, prev, next, hh_prev, hh_next (a
+ * record starts with its handle, so a record and its handle are one address). */
+static inline __attribute__((always_inline)) void
+mt_table_unlink_after_anchor_locked(mt_block_t *b, mt_table_view_bucket_t *bucket)
+{
+    mt_table_link_t *hh = &b->link;
+    mt_table_view_unlink_t *tbl = hh->table_private[0];
+    mt_table_link_t *prev = hh->table_private[1], *next = hh->table_private[2];
+    MT_ASSERT((tbl->tail == hh) == (next == NULL));
+    if (tbl->tail == hh) /* (the tail, and only the tail, has no next) */
+        tbl->tail = prev;
+    else
+        next->table_private[1] = prev;
+    prev->table_private[2] = next;
+    mt_table_link_t *chain_prev = hh->table_private[3], *chain_next = hh->table_private[4];
+    bucket->count--;
+    if (chain_prev == NULL)
+        bucket->head = chain_next;
+    else
+        chain_prev->table_private[4] = chain_next;
+    if (chain_next != NULL)
+        chain_next->table_private[3] = chain_prev;
+    tbl->num_items--;
+}
+/* mt_table_drop_locked inline, for b found in bucket by mt_table_lookup_nonzero_locked: never
+ * the anchor (key 0, first in uthash's list for good), so a record with one before it, which
+ * is unlinked and recycled calling nothing. */
+static inline __attribute__((always_inline)) void
+mt_table_drop_inline_locked(mt_shard_t *s, mt_block_t *b, mt_table_view_bucket_t *bucket)
+{
+    MT_ASSERT(mt_lock_held(&s->lock) && b != &s->anchor && b->link.table_private[1] != NULL);
+    mt_table_unlink_after_anchor_locked(b, bucket);
+    b->link.table_private[2] = s->free_records; /* mt_record_recycle_locked */
+    s->free_records = b;
+}
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
  * freed and pending (damage reported while it was live says nothing about writes after
  * free: that flag is cleared), leaves it in the hash, queues it and counts its cost in
