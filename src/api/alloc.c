@@ -187,7 +187,7 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
     uint64_t thread_meta;
     uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
     uint64_t meta = MT_META_MAKE(seq, 0, log2_of(align)) | thread_meta;
-    if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
+    if (MT_UNLIKELY(!mt_table_track_inline((uintptr_t)user, size, meta, site))) {
         mt_libc_free(raw);
 #ifdef MT_BARE_METAL
         /* A firmware must go on: its block, untracked, counted for the report. */
