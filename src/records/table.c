@@ -234,6 +234,7 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(s->live != NULL); /* (mt_table_track_inline takes a recycled record's table) */
     rec(b)->hh.next = s->free_records;
     s->free_records = b;
 }
@@ -400,8 +401,14 @@ MT_NOINLINE bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user,
     int added = insert_deferred_locked(s, b);
     if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
         return mt_table_track_expand(s, b);
-    if (MT_UNLIKELY(added == ADD_FAILED))
-        mt_record_recycle_locked(s, b);
+    if (MT_UNLIKELY(added == ADD_FAILED)) {
+        /* No table could be made: b, the slab's newest (no record was recycled into a shard
+         * without its table), goes back to the slab, so that the recycled records stay those
+         * of a shard whose table is made, which the inline track assumes. */
+        MT_ASSERT(s->live == NULL && b + 1 == s->slab_next);
+        s->slab_next--;
+        s->slab_left++;
+    }
     mt_unlock(&s->lock);
     return added == ADD_DONE;
 }

@@ -106,6 +106,7 @@ static inline mt_shard_t *mt_shard_of(uintptr_t addr)
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s);
+/* Only into a shard whose table is made (mt_table_track_inline takes the table as there). */
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
 /* Returns false (and recycles nothing) when the table could not be made. */
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
@@ -197,7 +198,7 @@ typedef struct MT_MAY_ALIAS mt_table_view_append {
 #define MT_TABLE_CHAIN_EXPAND 10u
 
 /* mt_table_track_inline's rare ways (table.c): the lock taken by another thread (locked
- * false), no recycled record or no table yet (locked true), each the whole track; and the
+ * false), no recycled record (locked true; so no table yet either), each the whole track; and the
  * doubling due after b's append (false when it could not be made: b is then taken out). */
 bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size, uint64_t meta,
                          uint32_t site);
@@ -213,11 +214,11 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     mt_shard_t *s = mt_shard_of(user);
     if (MT_UNLIKELY(!mt_lock_unless_taken(&s->lock)))
         return mt_table_track_slow(s, false, user, size, meta, site);
-    /* (the head read once, before the record's stores: the table is there, and its making
-     * stays out of line) */
-    const mt_block_t *live = s->live;
+    /* (a record is recycled only into a shard whose table is made: no test of the table;
+     * its head read before the record's stores) */
     mt_block_t *b = s->free_records;
-    if (MT_UNLIKELY(b == NULL || live == NULL))
+    const mt_block_t *live = s->live;
+    if (MT_UNLIKELY(b == NULL))
         return mt_table_track_slow(s, true, user, size, meta, site);
     s->free_records = b->link.table_private[2]; /* the free list's next */
     mt_block_set_addr(b, user);
