@@ -79,6 +79,17 @@ static unsigned char *libc_block(size_t total, size_t align, bool zero)
     return mt_libc_malloc(total);
 }
 
+/* Out of memory: what the quarantine holds goes back to the C library first, and the block
+ * of the layout's size is asked for again; NULL when there is still none. */
+static MT_NOINLINE unsigned char *libc_block_drained(size_t size, size_t align, bool zero,
+                                                     uint32_t site)
+{
+    if (mt_quarantine_drain(site) == 0)
+        return NULL;
+    size_t front = align == MT_MIN_ALIGN ? mt_guard_front : mt_front_size(mt_guard_bytes, align);
+    return libc_block(front + size + mt_guard_bytes, align, zero);
+}
+
 #ifdef MT_BARE_METAL
 /* Blocks handed out untracked because the static buffer had no room for their records:
  * the report says how many and how much memory the tracker wants instead. */
@@ -165,13 +176,14 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
             return guarded;
     }
     unsigned char *raw = libc_block(total, align, zero);
-    /* Out of memory: what the quarantine holds goes back to the C library first. */
-    if (MT_UNLIKELY(raw == NULL) && mt_quarantine_drain(site) != 0)
-        raw = libc_block(total, align, zero);
-    if (MT_UNLIKELY(raw == NULL))
-        return mt_fail(ENOMEM);
-    unsigned char *user = raw + front;
-    /* (the guard's size read again, not kept across the C library's call in a saved register) */
+    if (MT_UNLIKELY(raw == NULL)) {
+        raw = libc_block_drained(size, align, zero, site);
+        if (raw == NULL)
+            return mt_fail(ENOMEM);
+    }
+    /* (the front and the guard's size read again, as the retry makes the total again: none
+     * is kept across the C library's call in a saved register) */
+    unsigned char *user = raw + (align == MT_MIN_ALIGN ? mt_guard_front : front);
     if (align == MT_MIN_ALIGN)
         mt_guard_fill_plain(user, size, mt_guard_bytes);
     else
