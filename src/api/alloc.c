@@ -221,11 +221,16 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
     }
     /* (the front and the guard's size read again, as the retry makes the size again: none is
      * kept across the C library's call in a saved register) */
-    unsigned char *user = raw + (align == MT_MIN_ALIGN ? mt_guard_front : front);
-    if (align == MT_MIN_ALIGN)
-        mt_guard_fill_plain(user, size, mt_guard_bytes);
-    else
+    unsigned char *user;
+    if (align == MT_MIN_ALIGN) {
+        size_t back = mt_guard_bytes;
+        /* (a back guard of 16 bytes makes the front 16 too: mt_guard_fill_plain) */
+        user = raw + (MT_LIKELY(back == 16) ? 16 : mt_guard_front);
+        mt_guard_fill_plain(user, size, back);
+    } else {
+        user = raw + front;
         mt_guard_fill(user, size, front, mt_guard_bytes);
+    }
     if (zero) {
         if (align > MT_MIN_ALIGN)
             memset(user, 0, size);
