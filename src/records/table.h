@@ -197,9 +197,10 @@ typedef struct MT_MAY_ALIAS mt_table_view_append {
 /* A chain this long may call for a doubling (uthash's HASH_BKT_CAPACITY_THRESH). */
 #define MT_TABLE_CHAIN_EXPAND 10u
 
-/* mt_table_track_inline's rare ways (table.c): the lock taken by another thread (locked
- * false), no recycled record (locked true; so no table yet either), each the whole track; and the
- * doubling due after b's append (false when it could not be made: b is then taken out). */
+/* mt_table_track_inline's rare ways (table.c): the whole track when the lock is taken by
+ * another thread (locked false) or when no record is recycled (locked true: a shard without
+ * its table has none); and the doubling due after b's append (false when it could not be
+ * made: b is then taken out). Both unlock. */
 bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size, uint64_t meta,
                          uint32_t site);
 bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b);
@@ -238,7 +239,7 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     tbl->tail->table_private[2] = b;
     tbl->tail = &b->link;
     tbl->num_items++;
-    /* the bucket: table.c's bucket_index */
+    /* the bucket: table.c's table_bucket */
     unsigned bkt;
     if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
         bkt = hashv & (tbl->num_buckets - 1);
