@@ -79,6 +79,17 @@ static unsigned char *libc_block(size_t total, size_t align, bool zero)
     return mt_libc_malloc(total);
 }
 
+/* Out of memory: what the quarantine holds goes back to the C library first, and the block
+ * of the layout's size is asked for again; NULL when there is still none. */
+static MT_NOINLINE unsigned char *libc_block_drained(size_t size, size_t align, bool zero,
+                                                     uint32_t site)
+{
+    if (mt_quarantine_drain(site) == 0)
+        return NULL;
+    size_t front = align == MT_MIN_ALIGN ? mt_guard_front : mt_front_size(mt_guard_bytes, align);
+    return libc_block(front + size + mt_guard_bytes, align, zero);
+}
+
 #ifdef MT_BARE_METAL
 /* Blocks handed out untracked because the static buffer had no room for their records:
  * the report says how many and how much memory the tracker wants instead. */
@@ -131,6 +142,45 @@ static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, 
     return user;
 }
 
+/* The C library's block, from the address the user sees. */
+static unsigned char *raw_of(unsigned char *user, size_t align)
+{
+    return user - (align == MT_MIN_ALIGN ? mt_guard_front : mt_front_size(mt_guard_bytes, align));
+}
+
+/* A block made whose record could not be stored: given back to the C library. */
+static MT_NOINLINE void *block_untracked(unsigned char *user, size_t size, size_t align, bool zero)
+{
+    mt_libc_free(raw_of(user, align));
+#ifdef MT_BARE_METAL
+    /* A firmware must go on: its block, untracked, counted for the report. */
+    return untracked_block(size, align, zero);
+#else
+    /* No room for the record: fail cleanly rather than hand out an untracked block. */
+    return mt_fail(ENOMEM);
+#endif
+}
+
+/* An allocation's end once its block is made and filled: its sequence number, its record,
+ * its counts, break_on. Out of line for alloc_block_idle when the thread's batch of sequence
+ * numbers is used up (or it has none yet), or when break_on names the next one, so that the
+ * inline end keeps neither the slot's seq_next test nor its number across its calls. */
+static MT_NOINLINE void *block_tracked(unsigned char *user, size_t size, size_t align,
+                                       uint32_t site, bool zero)
+{
+    mt_stat_slot_t *counter;
+    uint64_t thread_meta;
+    uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
+    uint64_t meta = MT_META_MAKE(seq, 0, log2_of(align)) | thread_meta;
+    if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site)))
+        return block_untracked(user, size, align, zero);
+    mt_stats_alloc_in(counter, size);
+    if (MT_UNLIKELY(mt_opt.break_on == seq))
+        mt_break_now(seq, size, site);
+    MT_AFTER_OPERATION(site);
+    return user;
+}
+
 /* mt_alloc's body: inline in memtrack_malloc_at too, where malloc's alignment and no
  * zeroing are constants and the alignment's branches fold away. */
 static inline __attribute__((always_inline)) void *
@@ -156,7 +206,6 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
         align == MT_MIN_ALIGN ? mt_guard_size_max : SIZE_MAX / 2 - front - mt_guard_bytes;
     if (MT_UNLIKELY(size > size_max))
         return mt_fail(ENOMEM);
-    size_t total = front + size + mt_guard_bytes;
     if (MT_LIKELY(counting)) {
         mt_pg_countdown = countdown - 1;
     } else if (mt_page_guard_choose(site)) {
@@ -164,18 +213,24 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
         if (guarded != NULL)
             return guarded;
     }
-    unsigned char *raw = libc_block(total, align, zero);
-    /* Out of memory: what the quarantine holds goes back to the C library first. */
-    if (MT_UNLIKELY(raw == NULL) && mt_quarantine_drain(site) != 0)
-        raw = libc_block(total, align, zero);
-    if (MT_UNLIKELY(raw == NULL))
-        return mt_fail(ENOMEM);
-    unsigned char *user = raw + front;
-    /* (the guard's size read again, not kept across the C library's call in a saved register) */
-    if (align == MT_MIN_ALIGN)
-        mt_guard_fill_plain(user, size, mt_guard_bytes);
-    else
+    unsigned char *raw = libc_block(front + size + mt_guard_bytes, align, zero);
+    if (MT_UNLIKELY(raw == NULL)) {
+        raw = libc_block_drained(size, align, zero, site);
+        if (raw == NULL)
+            return mt_fail(ENOMEM);
+    }
+    /* (the front and the guard's size read again, as the retry makes the size again: none is
+     * kept across the C library's call in a saved register) */
+    unsigned char *user;
+    if (align == MT_MIN_ALIGN) {
+        size_t back = mt_guard_bytes;
+        /* (a back guard of 16 bytes makes the front 16 too: mt_guard_fill_plain) */
+        user = raw + (MT_LIKELY(back == 16) ? 16 : mt_guard_front);
+        mt_guard_fill_plain(user, size, back);
+    } else {
+        user = raw + front;
         mt_guard_fill(user, size, front, mt_guard_bytes);
+    }
     if (zero) {
         if (align > MT_MIN_ALIGN)
             memset(user, 0, size);
@@ -183,23 +238,18 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
         memset(user, MT_ALLOC_FILL_BYTE, size);
     }
 
-    mt_stat_slot_t *counter;
+    /* The sequence number from the thread's batch, unless break_on names it; otherwise the
+     * rest out of line. */
+    mt_stat_slot_t *counter = mt_stat_mine;
+    if (MT_UNLIKELY(!mt_seq_ready(counter) || counter->seq_next == mt_opt.break_on))
+        return block_tracked(user, size, align, site, zero);
     uint64_t thread_meta;
-    uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
+    uint64_t seq = mt_seq_take(counter, &thread_meta);
     uint64_t meta = MT_META_MAKE(seq, 0, log2_of(align)) | thread_meta;
-    if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site))) {
-        mt_libc_free(raw);
-#ifdef MT_BARE_METAL
-        /* A firmware must go on: its block, untracked, counted for the report. */
-        return untracked_block(size, align, zero);
-#else
-        /* No room for the record: fail cleanly rather than hand out an untracked block. */
-        return mt_fail(ENOMEM);
-#endif
-    }
-    mt_stats_alloc_in(counter, size);
-    if (MT_UNLIKELY(mt_opt.break_on == seq))
-        mt_break_now(seq, size, site);
+    if (MT_UNLIKELY(!mt_table_track_inline((uintptr_t)user, size, meta, site)))
+        return block_untracked(user, size, align, zero);
+    /* (a slot with a batch is its thread's own, never the crowded one) */
+    mt_stat_alloc_event(counter, size, false);
     MT_AFTER_OPERATION(site);
     return user;
 }

@@ -185,6 +185,22 @@ static inline __attribute__((always_inline)) void mt_stats_free(size_t size)
         mt_stats_free_slow(size);
 }
 
+/* Whether s's batch has a sequence number left that no checkpoint has retired (never
+ * mt_stat_unowned's: its batch is empty); mt_seq_take then takes it, and gives the thread's
+ * part of the block's meta. */
+static inline __attribute__((always_inline)) bool mt_seq_ready(const mt_stat_slot_t *s)
+{
+    return s->seq_next != s->seq_end &&
+           s->seq_epoch == atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed);
+}
+
+static inline __attribute__((always_inline)) uint64_t mt_seq_take(mt_stat_slot_t *s,
+                                                                  uint64_t *thread_meta)
+{
+    *thread_meta = s->seq_thread_meta;
+    return s->seq_next++;
+}
+
 /* The next block's sequence number: the thread's batch, while it lasts and no checkpoint has
  * retired it. *counter gets the thread's slot as read here, for mt_stats_alloc_in once the
  * block is tracked: the allocation reads its thread's slot once. *thread_meta gets the
@@ -195,12 +211,8 @@ static inline __attribute__((always_inline)) uint64_t mt_next_seq_for(mt_stat_sl
 {
     mt_stat_slot_t *s = mt_stat_mine;
     *counter = s;
-    if (MT_LIKELY(s->seq_next != s->seq_end &&
-                  s->seq_epoch ==
-                      atomic_load_explicit(&mt_stat_flags.seq_epoch, memory_order_relaxed))) {
-        *thread_meta = s->seq_thread_meta;
-        return s->seq_next++;
-    }
+    if (MT_LIKELY(mt_seq_ready(s)))
+        return mt_seq_take(s, thread_meta);
     *thread_meta = mt_stat_thread_meta();
     return mt_next_seq_slow();
 }

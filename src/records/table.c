@@ -170,8 +170,8 @@ static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
 
 /* bucket_index for a table as it is: past the paper's buckets by the log2 of their count,
  * which uthash keeps with it, so that no zeros are counted (and the shift's 32 - log2 is
- * -log2, as x86 shifts mod 32): two instructions less in a lookup and an unlink. (The append
- * keeps bucket_index: there gcc's allocation made it one more with the paper's buckets.) */
+ * -log2, as x86 shifts mod 32): two instructions less in a lookup and an unlink. (table.h's
+ * inline append reads the log2 too: 2 fewer a pair with the defaults than counting zeros.) */
 static inline unsigned table_bucket(unsigned hashv, const UT_hash_table *tbl)
 {
     if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
@@ -214,7 +214,7 @@ static MT_NOINLINE mt_block_t *record_from_slab_locked(mt_shard_t *s)
     return s->slab_next++;
 }
 
-/* A recycled record first (the common case, inline in mt_table_track). */
+/* A recycled record first (the common case). */
 static inline __attribute__((always_inline)) mt_block_t *record_new_locked(mt_shard_t *s)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
@@ -234,6 +234,7 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(s->live != NULL); /* (mt_table_track_inline takes a recycled record's table) */
     rec(b)->hh.next = s->free_records;
     s->free_records = b;
 }
@@ -321,7 +322,6 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
         }                                                                                          \
     } while (0)
 
-/* Inline in mt_table_track, which every allocation calls. */
 /* A shard's first block: the anchor goes first (once per shard, out of line). */
 static MT_NOINLINE bool first_insert_locked(mt_shard_t *s, mt_block_t *b)
 {
@@ -333,7 +333,7 @@ static MT_NOINLINE bool first_insert_locked(mt_shard_t *s, mt_block_t *b)
 }
 
 /* Inserts b, but leaves a doubling that falls due to the caller (ADD_EXPAND_DUE: see
- * hash_add_deferred); inline in mt_table_track, which every allocation calls. */
+ * hash_add_deferred). */
 static inline __attribute__((always_inline)) int insert_deferred_locked(mt_shard_t *s,
                                                                         mt_block_t *b)
 {
@@ -353,45 +353,28 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return added == ADD_DONE;
 }
 
-/* hash_add_deferred into a table that exists (the anchor heads it, and stays the head):
- * HASH_ADD_KEYPTR's steps, the same result, with the table in a register where uthash
- * reloads it from the head after every store to the record. b's key is set. Never fails
- * (only the table's making or a doubling can): ADD_DONE or ADD_EXPAND_DUE. */
-static inline __attribute__((always_inline)) int append_locked(void *live, mt_block_t *b)
-{
-    record_t *r = rec(b);
-    UT_hash_table *tbl = ((record_t *)live)->hh.tbl;
-    unsigned hashv;
-    HASH_FUNCTION(r->hh.key, sizeof(uintptr_t), hashv);
-    r->hh.hashv = hashv;
-    /* (keylen left as it is: only uthash's HASH_SELECT reads it, which this file does not use,
-     * and HASH_FIND_IN_BKT above compares the key alone) */
-    r->hh.tbl = tbl;
-    r->hh.next = NULL; /* HASH_APPEND_LIST */
-    r->hh.prev = ELMT_FROM_HH(tbl, tbl->tail);
-    tbl->tail->next = r;
-    tbl->tail = &r->hh;
-    tbl->num_items++; /* HASH_ADD_TO_TABLE, HASH_ADD_TO_BKT */
-    UT_hash_bucket *bucket = &tbl->buckets[bucket_index(hashv, tbl->num_buckets)];
-    UT_hash_handle *chain = bucket->hh_head;
-    bucket->count++;
-    r->hh.hh_next = chain;
-    r->hh.hh_prev = NULL;
-    if (chain != NULL)
-        chain->hh_prev = &r->hh;
-    bucket->hh_head = &r->hh;
-    /* (a chain under HASH_BKT_CAPACITY_THRESH never calls for a doubling: tested first) */
-    if (MT_UNLIKELY(bucket->count >= HASH_BKT_CAPACITY_THRESH) &&
-        bucket->count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH && !tbl->noexpand)
-        return ADD_EXPAND_DUE;
-    return ADD_DONE;
-}
+/* table.h's inline append reads uthash's table and handle as they are. */
+_Static_assert(
+    offsetof(UT_hash_table, num_items) == offsetof(mt_table_view_append_t, num_items) &&
+        offsetof(UT_hash_table, tail) == offsetof(mt_table_view_append_t, tail) &&
+        offsetof(UT_hash_table, noexpand) == offsetof(mt_table_view_append_t, noexpand) &&
+        offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_append_t, buckets) &&
+        offsetof(UT_hash_table, num_buckets) == offsetof(mt_table_view_append_t, num_buckets) &&
+        offsetof(UT_hash_table, log2_num_buckets) ==
+            offsetof(mt_table_view_append_t, log2_num_buckets) &&
+        offsetof(UT_hash_bucket, expand_mult) == offsetof(mt_table_view_bucket_t, expand_mult) &&
+        offsetof(UT_hash_bucket, count) == offsetof(mt_table_view_bucket_t, count) &&
+        offsetof(UT_hash_handle, prev) == offsetof(mt_table_link_t, table_private[1]) &&
+        offsetof(UT_hash_handle, next) == offsetof(mt_table_link_t, table_private[2]) &&
+        offsetof(UT_hash_handle, hh_prev) == offsetof(mt_table_link_t, table_private[3]) &&
+        offsetof(UT_hash_handle, hashv) == offsetof(mt_table_link_t, table_hashv) &&
+        MT_TABLE_CHAIN_EXPAND == HASH_BKT_CAPACITY_THRESH,
+    "table.h's inline append writes uthash's table as it is");
 
-/* mt_table_track's end when its insert did not simply succeed: the doubling due, or the
- * record given back; then the unlock. */
-static MT_NOINLINE bool track_finish(mt_shard_t *s, mt_block_t *b, int added)
+/* The doubling the inline append left due; then the unlock. */
+MT_NOINLINE bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b)
 {
-    bool ok = added == ADD_EXPAND_DUE && expand_after_add(&s->live, b);
+    bool ok = expand_after_add(&s->live, b);
     if (!ok)
         mt_record_recycle_locked(s, b);
     mt_unlock(&s->lock);
@@ -400,8 +383,8 @@ static MT_NOINLINE bool track_finish(mt_shard_t *s, mt_block_t *b, int added)
 
 /* mt_table_track's body in full, with the lock held or (locked false) waited for: for the
  * rare cases kept out of the inline one (a lock taken, no recycled record, no table yet). */
-static MT_NOINLINE bool track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size,
-                                   uint64_t meta, uint32_t site)
+MT_NOINLINE bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size,
+                                     uint64_t meta, uint32_t site)
 {
     if (!locked)
         mt_lock(&s->lock);
@@ -416,36 +399,23 @@ static MT_NOINLINE bool track_slow(mt_shard_t *s, bool locked, uintptr_t user, s
     b->site = site;
     b->free_site = MT_SITE_NONE;
     int added = insert_deferred_locked(s, b);
-    if (MT_UNLIKELY(added != ADD_DONE))
-        return track_finish(s, b, added);
+    if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
+        return mt_table_track_expand(s, b);
+    if (MT_UNLIKELY(added == ADD_FAILED)) {
+        /* No table could be made: b, the slab's newest (no record was recycled into a shard
+         * without its table), goes back to the slab, so that the recycled records stay those
+         * of a shard whose table is made, which the inline track assumes. */
+        MT_ASSERT(s->live == NULL && b + 1 == s->slab_next);
+        s->slab_next--;
+        s->slab_left++;
+    }
     mt_unlock(&s->lock);
-    return true;
+    return added == ADD_DONE;
 }
 
-/* The common case calls nothing before its unlock, so it saves no registers. */
 bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 {
-    mt_shard_t *s = mt_shard_of(user);
-    if (MT_UNLIKELY(!mt_lock_unless_taken(&s->lock)))
-        return track_slow(s, false, user, size, meta, site);
-    /* (the head read once, before the record's stores: the add then knows the table is
-     * there, and keeps its making out of this function) */
-    void *live = s->live;
-    mt_block_t *b = s->free_records;
-    if (MT_UNLIKELY(b == NULL || live == NULL))
-        return track_slow(s, true, user, size, meta, site);
-    s->free_records = (mt_block_t *)rec(b)->hh.next; /* record_new_locked */
-    mt_block_set_addr(b, user);
-    b->size = size;
-    b->meta = meta;
-    b->site = site;
-    b->free_site = MT_SITE_NONE;
-    MT_ASSERT(hash_find(live, user) == NULL); /* as insert_deferred_locked */
-    int added = append_locked(live, b);
-    if (MT_UNLIKELY(added != ADD_DONE))
-        return track_finish(s, b, added);
-    mt_unlock(&s->lock);
-    return true;
+    return mt_table_track_inline(user, size, meta, site);
 }
 
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)

@@ -5,6 +5,7 @@
 
 #include "base/lock.h"
 #include "base/platform.h"
+#include "records/site.h"
 
 /* A record's link fields in the table: uthash's handle, laid out exactly as uthash lays
  * it out (table.c checks), so that no file but table.c needs uthash.h. Above the table
@@ -105,6 +106,7 @@ static inline mt_shard_t *mt_shard_of(uintptr_t addr)
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s);
+/* Only into a shard whose table is made (mt_table_track_inline takes the table as there). */
 void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
 /* Returns false (and recycles nothing) when the table could not be made. */
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
@@ -231,5 +233,84 @@ typedef struct mt_table_shape {
 void mt_table_shape(mt_table_shape_t *out);
 /* Where a shard's hash keeps its table and buckets (NULL when empty), for tests. */
 void mt_table_storage(const mt_shard_t *s, const void **table, const void **buckets);
+
+/* ---- an allocation's record, inline ---------------------------------------------------- */
+
+/* uthash's table as the append reads and writes it: mt_table_view_t's fields and those after
+ * (table.c checks them against uthash's). */
+typedef struct MT_MAY_ALIAS mt_table_view_append {
+    mt_table_view_bucket_t *buckets;
+    unsigned num_buckets, log2_num_buckets;
+    unsigned num_items;
+    mt_table_link_t *tail; /* the newest record's link */
+    ptrdiff_t hho;
+    unsigned ideal_chain_maxlen, nonideal_items, ineff_expands, noexpand;
+} mt_table_view_append_t;
+/* A chain this long may call for a doubling (uthash's HASH_BKT_CAPACITY_THRESH). */
+#define MT_TABLE_CHAIN_EXPAND 10u
+
+/* mt_table_track_inline's rare ways (table.c): the whole track when the lock is taken by
+ * another thread (locked false) or when no record is recycled (locked true: a shard without
+ * its table has none); and the doubling due after b's append (false when it could not be
+ * made: b is then taken out). Both unlock. */
+bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size, uint64_t meta,
+                         uint32_t site);
+bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b);
+
+/* mt_table_track, inline in the allocation's entry point: its common case calls nothing
+ * before the unlock (a recycled record appended to its shard's table, uthash's
+ * HASH_ADD_KEYPTR's steps with the table in a register, its doubling left to
+ * mt_table_track_expand), so the allocation saves no registers for a second call. */
+static inline __attribute__((always_inline)) bool
+mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
+{
+    mt_shard_t *s = mt_shard_of(user);
+    if (MT_UNLIKELY(!mt_lock_unless_taken(&s->lock)))
+        return mt_table_track_slow(s, false, user, size, meta, site);
+    /* (a record is recycled only into a shard whose table is made: no test of the table;
+     * its head read before the record's stores) */
+    mt_block_t *b = s->free_records;
+    const mt_block_t *live = s->live;
+    if (MT_UNLIKELY(b == NULL))
+        return mt_table_track_slow(s, true, user, size, meta, site);
+    s->free_records = b->link.table_private[2]; /* the free list's next */
+    mt_block_set_addr(b, user);
+    b->size = size;
+    b->meta = meta;
+    b->site = site;
+    b->free_site = MT_SITE_NONE;
+    /* one record per address (as insert_deferred_locked) */
+    MT_ASSERT(mt_table_lookup_nonzero_locked(s, user) == NULL);
+    mt_table_view_append_t *tbl = live->link.table_private[0];
+    /* the hash (table.c's HASH_FUNCTION); keylen left as it is: no lookup reads it */
+    unsigned hashv = (unsigned)(user >> 4);
+    b->link.table_hashv = hashv;
+    b->link.table_private[0] = tbl;
+    b->link.table_private[2] = NULL;      /* the insertion order's next */
+    b->link.table_private[1] = tbl->tail; /* and its prev (the link starts the record) */
+    tbl->tail->table_private[2] = b;
+    tbl->tail = &b->link;
+    tbl->num_items++;
+    /* the bucket: table.c's table_bucket */
+    unsigned bkt;
+    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
+        bkt = hashv & (tbl->num_buckets - 1);
+    else
+        bkt = (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
+    mt_table_view_bucket_t *bucket = &tbl->buckets[bkt];
+    mt_table_link_t *chain = bucket->head;
+    bucket->count++;
+    b->link.table_private[4] = chain; /* the chain's next */
+    b->link.table_private[3] = NULL;  /* and its prev */
+    if (chain != NULL)
+        chain->table_private[3] = &b->link;
+    bucket->head = &b->link;
+    /* (a chain under MT_TABLE_CHAIN_EXPAND never calls for a doubling: tested first) */
+    if (MT_UNLIKELY(bucket->count >= MT_TABLE_CHAIN_EXPAND) &&
+        bucket->count >= (bucket->expand_mult + 1u) * MT_TABLE_CHAIN_EXPAND && !tbl->noexpand)
+        return mt_table_track_expand(s, b);
+    mt_unlock(&s->lock);
+    return true;
+}
 
 #endif /* MT_TABLE_H */

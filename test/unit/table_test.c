@@ -100,3 +100,23 @@ Test(table, records_live_outside_user_memory)
     cr_expect_eq(st.current_blocks, 0);
     cr_expect_eq(st.errors, 1);
 }
+
+/* A shard whose table cannot be made fails the allocation and gives its record back to the
+ * slab: a recycled record is only ever one of a shard whose table is made, which the inline
+ * track (mt_table_track_inline) takes as there, testing for a recycled record alone. */
+Test(table, a_shard_without_its_table_recycles_no_record)
+{
+    static mt_shard_t s = {.lock = MT_LOCK_INIT};
+    static mt_block_t slab[4];
+    s.slab_next = slab; /* records without storage; the table's making fails */
+    s.slab_left = s.records_made = 4;
+    cr_assert_eq(memtrack_set_option("test_fail_storage", "1"), 0);
+    cr_expect_not(mt_table_track_slow(&s, false, 0x1000, 8, 0, MT_SITE_NONE));
+    cr_expect_null(s.live);
+    cr_expect_null(s.free_records, "no record recycled into a shard without its table");
+    cr_expect_eq(s.slab_next, slab);
+    cr_expect_eq(s.slab_left, 4);
+    cr_expect_not(mt_lock_held(&s.lock));
+    cr_expect_not(mt_table_track_slow(&s, false, 0x2000, 8, 0, MT_SITE_NONE), "and again");
+    cr_expect_null(s.free_records);
+}
