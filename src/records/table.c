@@ -111,16 +111,31 @@ _Static_assert(offsetof(record_t, hh) == 0, "the handle starts the record");
         DECLTYPE_ASSIGN(out, ELMT_FROM_HH(tbl, hh_));                                              \
     } while (0)
 
-_Static_assert(offsetof(UT_hash_handle, tbl) == offsetof(mt_table_link_t, table_private[0]) &&
-                   offsetof(UT_hash_handle, hh_next) ==
-                       offsetof(mt_table_link_t, table_private[4]) &&
-                   offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_t, buckets) &&
+/* table.h's inline lookup, unlink and append read and write uthash's table, bucket and
+ * handle through views laid out as they are. */
+_Static_assert(offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_t, buckets) &&
                    offsetof(UT_hash_table, num_buckets) == offsetof(mt_table_view_t, num_buckets) &&
                    offsetof(UT_hash_table, log2_num_buckets) ==
                        offsetof(mt_table_view_t, log2_num_buckets) &&
-                   sizeof(UT_hash_bucket) == sizeof(mt_table_view_bucket_t) &&
-                   offsetof(UT_hash_bucket, hh_head) == offsetof(mt_table_view_bucket_t, head),
-               "table.h's inline lookup reads uthash's table as it is");
+                   offsetof(UT_hash_table, num_items) == offsetof(mt_table_view_t, num_items) &&
+                   offsetof(UT_hash_table, tail) == offsetof(mt_table_view_t, tail) &&
+                   offsetof(UT_hash_table, noexpand) == offsetof(mt_table_view_t, noexpand),
+               "table.h's view of uthash's table");
+_Static_assert(sizeof(UT_hash_bucket) == sizeof(mt_table_view_bucket_t) &&
+                   offsetof(UT_hash_bucket, hh_head) == offsetof(mt_table_view_bucket_t, head) &&
+                   offsetof(UT_hash_bucket, count) == offsetof(mt_table_view_bucket_t, count) &&
+                   offsetof(UT_hash_bucket, expand_mult) ==
+                       offsetof(mt_table_view_bucket_t, expand_mult),
+               "table.h's view of uthash's bucket");
+_Static_assert(offsetof(UT_hash_handle, tbl) == offsetof(mt_table_link_t, table_private[0]) &&
+                   offsetof(UT_hash_handle, prev) == offsetof(mt_table_link_t, table_private[1]) &&
+                   offsetof(UT_hash_handle, next) == offsetof(mt_table_link_t, table_private[2]) &&
+                   offsetof(UT_hash_handle, hh_prev) ==
+                       offsetof(mt_table_link_t, table_private[3]) &&
+                   offsetof(UT_hash_handle, hh_next) ==
+                       offsetof(mt_table_link_t, table_private[4]) &&
+                   offsetof(UT_hash_handle, hashv) == offsetof(mt_table_link_t, table_hashv),
+               "table.h's view of uthash's handle");
 _Static_assert(offsetof(record_t, size) == offsetof(mt_block_t, size) &&
                    offsetof(record_t, free_site) == offsetof(mt_block_t, free_site),
                "the fields after the link lie alike");
@@ -170,13 +185,11 @@ static inline unsigned bucket_index(unsigned hashv, unsigned buckets)
 
 /* bucket_index for a table as it is: past the paper's buckets by the log2 of their count,
  * which uthash keeps with it, so that no zeros are counted (and the shift's 32 - log2 is
- * -log2, as x86 shifts mod 32): two instructions less in a lookup and an unlink. (table.h's
- * inline append reads the log2 too: 2 fewer a pair with the defaults than counting zeros.) */
+ * -log2, as x86 shifts mod 32): two instructions less in a lookup and an unlink, 2 fewer a
+ * pair in the inline append. One definition, table.h's, for the inline paths too. */
 static inline unsigned table_bucket(unsigned hashv, const UT_hash_table *tbl)
 {
-    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
-        return hashv & (tbl->num_buckets - 1); /* the original design's index */
-    return (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
+    return mt_table_view_bucket((const mt_table_view_t *)(const void *)tbl, hashv);
 }
 
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
@@ -353,23 +366,8 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return added == ADD_DONE;
 }
 
-/* table.h's inline append reads uthash's table and handle as they are. */
-_Static_assert(
-    offsetof(UT_hash_table, num_items) == offsetof(mt_table_view_append_t, num_items) &&
-        offsetof(UT_hash_table, tail) == offsetof(mt_table_view_append_t, tail) &&
-        offsetof(UT_hash_table, noexpand) == offsetof(mt_table_view_append_t, noexpand) &&
-        offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_append_t, buckets) &&
-        offsetof(UT_hash_table, num_buckets) == offsetof(mt_table_view_append_t, num_buckets) &&
-        offsetof(UT_hash_table, log2_num_buckets) ==
-            offsetof(mt_table_view_append_t, log2_num_buckets) &&
-        offsetof(UT_hash_bucket, expand_mult) == offsetof(mt_table_view_bucket_t, expand_mult) &&
-        offsetof(UT_hash_bucket, count) == offsetof(mt_table_view_bucket_t, count) &&
-        offsetof(UT_hash_handle, prev) == offsetof(mt_table_link_t, table_private[1]) &&
-        offsetof(UT_hash_handle, next) == offsetof(mt_table_link_t, table_private[2]) &&
-        offsetof(UT_hash_handle, hh_prev) == offsetof(mt_table_link_t, table_private[3]) &&
-        offsetof(UT_hash_handle, hashv) == offsetof(mt_table_link_t, table_hashv) &&
-        MT_TABLE_CHAIN_EXPAND == HASH_BKT_CAPACITY_THRESH,
-    "table.h's inline append writes uthash's table as it is");
+/* (table.h's inline append tests the chain's length as uthash does) */
+_Static_assert(MT_TABLE_CHAIN_EXPAND == HASH_BKT_CAPACITY_THRESH, "uthash's chain threshold");
 
 /* The doubling the inline append left due; then the unlock. */
 MT_NOINLINE bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b)
@@ -448,24 +446,6 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
 {
     remove_locked(s, b);
 }
-
-/* table.h's unlink, for a record with one before it in uthash's insertion-order list (every
- * record but the anchor): it reads uthash's table and handle through its view, laid out as
- * they are. */
-_Static_assert(offsetof(UT_hash_table, num_items) == offsetof(mt_table_view_unlink_t, num_items) &&
-                   offsetof(UT_hash_table, tail) == offsetof(mt_table_view_unlink_t, tail) &&
-                   offsetof(UT_hash_table, buckets) == offsetof(mt_table_view_unlink_t, buckets) &&
-                   offsetof(UT_hash_table, num_buckets) ==
-                       offsetof(mt_table_view_unlink_t, num_buckets) &&
-                   offsetof(UT_hash_table, log2_num_buckets) ==
-                       offsetof(mt_table_view_unlink_t, log2_num_buckets) &&
-                   offsetof(UT_hash_handle, prev) == offsetof(mt_table_link_t, table_private[1]) &&
-                   offsetof(UT_hash_handle, next) == offsetof(mt_table_link_t, table_private[2]) &&
-                   offsetof(UT_hash_handle, hh_prev) ==
-                       offsetof(mt_table_link_t, table_private[3]) &&
-                   offsetof(UT_hash_handle, hashv) == offsetof(mt_table_link_t, table_hashv) &&
-                   offsetof(UT_hash_bucket, count) == offsetof(mt_table_view_bucket_t, count),
-               "table.h's unlink reads uthash's table and handle as they are");
 
 static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_shard_t *s,
                                                                              mt_block_t *b)

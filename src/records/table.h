@@ -117,8 +117,9 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 /* The block that starts at addr, live or in quarantine (MT_META_FLAG_FREED), or NULL: one
  * lookup for a free, which a second free finds the same way. */
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
-/* The first fields of uthash's table and bucket, as table.c lays them out (it checks), so that
- * the lookup of every free can be inline here without uthash.h. */
+/* uthash's table and bucket as table.c lays them out (it checks every field named here), so
+ * that the lookup of every free, the unlink of a block given back and the append of every
+ * allocation can be inline here without uthash.h. */
 typedef struct MT_MAY_ALIAS mt_table_view_bucket {
     mt_table_link_t *head;
     unsigned count, expand_mult;
@@ -126,7 +127,19 @@ typedef struct MT_MAY_ALIAS mt_table_view_bucket {
 typedef struct MT_MAY_ALIAS mt_table_view {
     mt_table_view_bucket_t *buckets;
     unsigned num_buckets, log2_num_buckets;
+    unsigned num_items;
+    mt_table_link_t *tail; /* the newest record's link */
+    ptrdiff_t hho;
+    unsigned ideal_chain_maxlen, nonideal_items, ineff_expands, noexpand;
 } mt_table_view_t;
+/* The bucket of a hash: table.c's table_bucket (the paper's index up to its bucket count, then
+ * mixed; the log2 uthash keeps, so that no zeros are counted). */
+static inline unsigned mt_table_view_bucket(const mt_table_view_t *tbl, unsigned hashv)
+{
+    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
+        return hashv & (tbl->num_buckets - 1); /* the original design's index */
+    return (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
+}
 /* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's): the same bucket
  * (table.c's table_bucket) and the same walk of its chain. A record found, *bucket is its
  * bucket, for an unlink that follows under the same lock (mt_table_drop_inline_locked). */
@@ -137,12 +150,7 @@ static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_
     if (MT_UNLIKELY(head == NULL))
         return NULL;
     const mt_table_view_t *tbl = head->link.table_private[0];
-    unsigned hashv = (unsigned)(addr >> 4), bkt;
-    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
-        bkt = hashv & (tbl->num_buckets - 1);
-    else
-        bkt = (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
-    *bucket = &tbl->buckets[bkt];
+    *bucket = &tbl->buckets[mt_table_view_bucket(tbl, (unsigned)(addr >> 4))];
     mt_table_link_t *h = (*bucket)->head;
     while (h != NULL && (uintptr_t)h->key != addr)
         h = h->table_private[4]; /* the chain's next */
@@ -151,14 +159,6 @@ static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
-/* uthash's table as an unlink reads it: the view's fields, then its count of records and the
- * tail of its insertion-order list (table.c checks). */
-typedef struct MT_MAY_ALIAS mt_table_view_unlink {
-    mt_table_view_bucket_t *buckets;
-    unsigned num_buckets, log2_num_buckets;
-    unsigned num_items;
-    mt_table_link_t *tail;
-} mt_table_view_unlink_t;
 /* Takes b, found in bucket, out of the hash, for a record with one before it in uthash's
  * insertion-order list (every record but the anchor, which is first for good): uthash's
  * HASH_DELETE, the same steps and the same result, with the table in a register (the record's own
@@ -171,7 +171,7 @@ static inline __attribute__((always_inline)) void
 mt_table_unlink_after_anchor_locked(mt_block_t *b, mt_table_view_bucket_t *bucket)
 {
     mt_table_link_t *hh = &b->link;
-    mt_table_view_unlink_t *tbl = hh->table_private[0];
+    mt_table_view_t *tbl = hh->table_private[0];
     mt_table_link_t *prev = hh->table_private[1], *next = hh->table_private[2];
     MT_ASSERT((tbl->tail == hh) == (next == NULL));
     if (tbl->tail == hh) /* (the tail, and only the tail, has no next) */
@@ -236,16 +236,6 @@ void mt_table_storage(const mt_shard_t *s, const void **table, const void **buck
 
 /* ---- an allocation's record, inline ---------------------------------------------------- */
 
-/* uthash's table as the append reads and writes it: mt_table_view_t's fields and those after
- * (table.c checks them against uthash's). */
-typedef struct MT_MAY_ALIAS mt_table_view_append {
-    mt_table_view_bucket_t *buckets;
-    unsigned num_buckets, log2_num_buckets;
-    unsigned num_items;
-    mt_table_link_t *tail; /* the newest record's link */
-    ptrdiff_t hho;
-    unsigned ideal_chain_maxlen, nonideal_items, ineff_expands, noexpand;
-} mt_table_view_append_t;
 /* A chain this long may call for a doubling (uthash's HASH_BKT_CAPACITY_THRESH). */
 #define MT_TABLE_CHAIN_EXPAND 10u
 
@@ -281,7 +271,7 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     b->free_site = MT_SITE_NONE;
     /* one record per address (as insert_deferred_locked) */
     MT_ASSERT(mt_table_lookup_nonzero_locked(s, user) == NULL);
-    mt_table_view_append_t *tbl = live->link.table_private[0];
+    mt_table_view_t *tbl = live->link.table_private[0];
     /* the hash (table.c's HASH_FUNCTION); keylen left as it is: no lookup reads it */
     unsigned hashv = (unsigned)(user >> 4);
     b->link.table_hashv = hashv;
@@ -291,13 +281,7 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     tbl->tail->table_private[2] = b;
     tbl->tail = &b->link;
     tbl->num_items++;
-    /* the bucket: table.c's table_bucket */
-    unsigned bkt;
-    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
-        bkt = hashv & (tbl->num_buckets - 1);
-    else
-        bkt = (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
-    mt_table_view_bucket_t *bucket = &tbl->buckets[bkt];
+    mt_table_view_bucket_t *bucket = &tbl->buckets[mt_table_view_bucket(tbl, hashv)];
     mt_table_link_t *chain = bucket->head;
     bucket->count++;
     b->link.table_private[4] = chain; /* the chain's next */
