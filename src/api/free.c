@@ -85,19 +85,25 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
     mt_check_release(copy, site); /* the right family: free for malloc, delete for new */
     /* Live, so no registrar's: unless page-guarded, intact guards need no call. A block of
      * malloc's alignment with 16 bytes of guard has a front of 16 too (alloc.c's
-     * mt_guard_fill_plain): one test tells the default guards. */
-    const unsigned char *user = (const unsigned char *)mt_block_addr(copy);
-    size_t front;
-    bool intact;
-    if (MT_LIKELY(MT_META_ALIGN_SHIFT(copy->meta) <= MT_MIN_ALIGN_SHIFT && mt_guard_bytes == 16)) {
-        front = 16;
-        intact = mt_guard_intact(user - 16, 16) && mt_guard_intact(user + copy->size, 16);
-    } else {
-        front = mt_block_front_of(copy);
-        intact = mt_guards_intact(copy, front);
-    }
-    if (MT_UNLIKELY(paged) || MT_UNLIKELY(!intact))
+     * mt_guard_fill_plain): one test tells the default guards. A page-guarded block's guards
+     * are not read here: its front may be the guard page itself (page_guard_side=start). */
+    size_t front = 0; /* (unused for a page-guarded block: its memory is its slot's) */
+    if (MT_UNLIKELY(paged)) {
         (void)mt_check_block(copy, site);
+    } else {
+        const unsigned char *user = (const unsigned char *)mt_block_addr(copy);
+        bool intact;
+        if (MT_LIKELY(MT_META_ALIGN_SHIFT(copy->meta) <= MT_MIN_ALIGN_SHIFT &&
+                      mt_guard_bytes == 16)) {
+            front = 16;
+            intact = mt_guard_intact(user - 16, 16) && mt_guard_intact(user + copy->size, 16);
+        } else {
+            front = mt_block_front_of(copy);
+            intact = mt_guards_intact(copy, front);
+        }
+        if (MT_UNLIKELY(!intact))
+            (void)mt_check_block(copy, site);
+    }
     if (held != NULL) {
         mt_quarantine_fill_and_publish(held, copy);
     } else {

@@ -270,7 +270,7 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     b->site = site;
     b->free_site = MT_SITE_NONE;
     /* one record per address (as insert_deferred_locked) */
-    MT_ASSERT(mt_table_lookup_nonzero_locked(s, user) == NULL);
+    MT_ASSERT(mt_table_lookup_locked(s, user) == NULL);
     mt_table_view_t *tbl = live->link.table_private[0];
     /* the hash (table.c's HASH_FUNCTION); keylen left as it is: no lookup reads it */
     unsigned hashv = (unsigned)(user >> 4);
