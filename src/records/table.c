@@ -244,14 +244,6 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
     return record_new_locked(s);
 }
 
-void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b)
-{
-    MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(s->live != NULL); /* (mt_table_track_inline takes a recycled record's table) */
-    rec(b)->hh.next = s->free_records;
-    s->free_records = b;
-}
-
 /* ---- the table ----------------------------------------------------------------------- */
 
 /* The hashes of a shard, as uthash's heads.
@@ -305,16 +297,11 @@ static inline __attribute__((always_inline)) bool hash_add(void **head, mt_block
     return added == ADD_DONE;
 }
 
-/* HASH_FIND in a hash that exists, its bucket by table_bucket. */
+/* HASH_FIND in a hash that exists: table.h's walk, the one every lookup makes. */
 static inline __attribute__((always_inline)) mt_block_t *hash_find(void *head, uintptr_t addr)
 {
-    UT_hash_table *tbl = ((record_t *)head)->hh.tbl;
-    record_t *r = NULL;
-    unsigned hashv;
-    HASH_FUNCTION(addr, sizeof(uintptr_t), hashv);
-    HASH_FIND_IN_BKT(tbl, hh, tbl->buckets[table_bucket(hashv, tbl)], (const void *)addr,
-                     sizeof(uintptr_t), hashv, r);
-    return (mt_block_t *)(void *)r;
+    mt_table_view_bucket_t *bucket;
+    return mt_table_view_find(head, addr, &bucket);
 }
 
 static inline __attribute__((always_inline)) void hash_delete(void **head, mt_block_t *b)
@@ -391,11 +378,7 @@ MT_NOINLINE bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user,
         mt_unlock(&s->lock);
         return false;
     }
-    mt_block_set_addr(b, user);
-    b->size = size;
-    b->meta = meta;
-    b->site = site;
-    b->free_site = MT_SITE_NONE;
+    mt_block_start(b, user, size, meta, site);
     int added = insert_deferred_locked(s, b);
     if (MT_UNLIKELY(added == ADD_EXPAND_DUE))
         return mt_table_track_expand(s, b);
@@ -447,15 +430,15 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
     remove_locked(s, b);
 }
 
-static inline __attribute__((always_inline)) void unlink_after_anchor_locked(mt_shard_t *s,
-                                                                             mt_block_t *b)
+/* table.h's inline drop for a record with one before it in uthash's list, its bucket found
+ * from its hash (the free's drop has it from its lookup). */
+static inline __attribute__((always_inline)) void drop_after_anchor_locked(mt_shard_t *s,
+                                                                           mt_block_t *b)
 {
-    MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(b != &s->anchor && rec(b)->hh.prev != NULL && s->live == &s->anchor);
-    (void)s;
+    MT_ASSERT(s->live == &s->anchor);
     UT_hash_table *tbl = rec(b)->hh.tbl;
-    mt_table_unlink_after_anchor_locked(
-        b, (mt_table_view_bucket_t *)&tbl->buckets[table_bucket(rec(b)->hh.hashv, tbl)]);
+    mt_table_drop_inline_locked(
+        s, b, (mt_table_view_bucket_t *)&tbl->buckets[table_bucket(rec(b)->hh.hashv, tbl)]);
 }
 
 /* mt_table_drop_locked's rare case, out of line: remove_locked, then the recycling. */
@@ -474,9 +457,7 @@ void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
         drop_slow_locked(s, b);
         return;
     }
-    unlink_after_anchor_locked(s, b);
-    rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked */
-    s->free_records = b;
+    drop_after_anchor_locked(s, b);
 }
 
 atomic_uint mt_shards_skipped;
@@ -609,9 +590,7 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
     }
     /* (the call below is the function's last act: the common case saves no registers; a
      * quarantined record is never the anchor, which is in no FIFO: it has one before it) */
-    unlink_after_anchor_locked(s, b);
-    rec(b)->hh.next = s->free_records; /* mt_record_recycle_locked: only the link changes */
-    s->free_records = b;
+    drop_after_anchor_locked(s, b);                /* (recycled: only the link changes) */
     if (MT_UNLIKELY(s->fifo_head == FIFO_ENTRIES)) /* the oldest segment is used up */
         return segment_done_locked(s, b);
     return b;

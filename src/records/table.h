@@ -38,6 +38,17 @@ static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
     b->link.key = (const void *)addr;
 }
 
+/* A new live block's record, before it joins the table. */
+static inline void mt_block_start(mt_block_t *b, uintptr_t addr, size_t size, uint64_t meta,
+                                  uint32_t site)
+{
+    mt_block_set_addr(b, addr);
+    b->size = size;
+    b->meta = meta;
+    b->site = site;
+    b->free_site = MT_SITE_NONE;
+}
+
 #define MT_SEQ_BITS 39
 #define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
 #define MT_META_THREAD(m) ((unsigned)(((m) >> 40) & 0xffffu))
@@ -106,8 +117,17 @@ static inline mt_shard_t *mt_shard_of(uintptr_t addr)
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s);
-/* Only into a shard whose table is made (mt_table_track_inline takes the table as there). */
-void mt_record_recycle_locked(mt_shard_t *s, mt_block_t *b);
+/* A record given back to its shard's list of recycled ones (linked through the handle's
+ * next, table_private[2]). Only into a shard whose table is made (mt_table_track_inline
+ * takes the table as there). Inline: the free's and the quarantine's drops call nothing. */
+static inline __attribute__((always_inline)) void mt_record_recycle_locked(mt_shard_t *s,
+                                                                           mt_block_t *b)
+{
+    MT_ASSERT(mt_lock_held(&s->lock));
+    MT_ASSERT(s->live != NULL);
+    b->link.table_private[2] = s->free_records;
+    s->free_records = b;
+}
 /* Returns false (and recycles nothing) when the table could not be made. */
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
 /* Records a new live block (takes its shard's lock); false when there is no room. */
@@ -140,21 +160,29 @@ static inline unsigned mt_table_view_bucket(const mt_table_view_t *tbl, unsigned
         return hashv & (tbl->num_buckets - 1); /* the original design's index */
     return (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
 }
-/* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's): the same bucket
- * (table.c's table_bucket) and the same walk of its chain. A record found, *bucket is its
- * bucket, for an unlink that follows under the same lock (mt_table_drop_inline_locked). */
-static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr,
-                                                         mt_table_view_bucket_t **bucket)
+/* The record keyed addr in the hash whose head is `head` (not NULL), or NULL: its bucket
+ * (table.c's hash function, the address >> 4, and table_bucket) in *bucket, and the walk of
+ * that bucket's chain. Every lookup of the table is this one. */
+static inline mt_block_t *mt_table_view_find(const mt_block_t *head, uintptr_t addr,
+                                             mt_table_view_bucket_t **bucket)
 {
-    const mt_block_t *head = s->live;
-    if (MT_UNLIKELY(head == NULL))
-        return NULL;
     const mt_table_view_t *tbl = head->link.table_private[0];
     *bucket = &tbl->buckets[mt_table_view_bucket(tbl, (unsigned)(addr >> 4))];
     mt_table_link_t *h = (*bucket)->head;
     while (h != NULL && (uintptr_t)h->key != addr)
         h = h->table_private[4]; /* the chain's next */
     return (mt_block_t *)(void *)h;
+}
+/* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's). A record
+ * found, *bucket is its bucket, for an unlink that follows under the same lock
+ * (mt_table_drop_inline_locked). */
+static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr,
+                                                         mt_table_view_bucket_t **bucket)
+{
+    const mt_block_t *head = s->live;
+    if (MT_UNLIKELY(head == NULL))
+        return NULL;
+    return mt_table_view_find(head, addr, bucket);
 }
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
@@ -197,8 +225,7 @@ mt_table_drop_inline_locked(mt_shard_t *s, mt_block_t *b, mt_table_view_bucket_t
 {
     MT_ASSERT(mt_lock_held(&s->lock) && b != &s->anchor && b->link.table_private[1] != NULL);
     mt_table_unlink_after_anchor_locked(b, bucket);
-    b->link.table_private[2] = s->free_records; /* mt_record_recycle_locked */
-    s->free_records = b;
+    mt_record_recycle_locked(s, b);
 }
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
  * freed and pending (damage reported while it was live says nothing about writes after
@@ -264,11 +291,7 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     if (MT_UNLIKELY(b == NULL))
         return mt_table_track_slow(s, true, user, size, meta, site);
     s->free_records = b->link.table_private[2]; /* the free list's next */
-    mt_block_set_addr(b, user);
-    b->size = size;
-    b->meta = meta;
-    b->site = site;
-    b->free_site = MT_SITE_NONE;
+    mt_block_start(b, user, size, meta, site);
     /* one record per address (as insert_deferred_locked) */
     MT_ASSERT(mt_table_lookup_locked(s, user) == NULL);
     mt_table_view_t *tbl = live->link.table_private[0];
