@@ -9,6 +9,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 CXX ?= c++
@@ -42,7 +43,8 @@ include tools/platform.mk
 
 # The report tool reads a JSON report back into the library's model and renders it with
 # the library's own renderers.
-TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c src/base/buf.c \
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c \
+	tools/options_man.c src/base/buf.c \
 	src/base/options.c src/errors/format.c src/records/kinds.c src/report/model.c \
 	$(wildcard src/report/render_*.c)
 
@@ -77,7 +79,7 @@ help:
 
 all: $(B)/libmemtrack.a $(if $(PLATFORM),,$(B)/libmemtrack.so $(B)/memtrack-report \
 	$(B)/pkgconfig/memtrack.pc $(B)/cmake/memtrackConfig.cmake \
-	$(B)/cmake/memtrackConfigVersion.cmake)
+	$(B)/cmake/memtrackConfigVersion.cmake $(B)/man/memtrack.1 $(B)/man/memtrack.3)
 
 deps:
 	@tools/deps.sh build
@@ -135,6 +137,32 @@ $(B)/cmake/%.cmake: tools/%.cmake.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The manual pages: memtrack(1), the command and every option, and memtrack(3), the C API.
+# memtrack(1)'s OPTIONS list is written by the report tool from the one options table, in
+# place of the @OPTIONS@ line, so a new option is documented with no edit to the page. The
+# date is the last commit's (SOURCE_DATE_EPOCH when set), so a build is reproducible.
+# make_man IN OUT: the page with this build's directories (make install makes it again with
+# the installed ones).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+MAN_DATE := $(shell LC_ALL=C date -u -d @$(SOURCE_DATE_EPOCH) '+%B %-d, %Y')
+define make_man
+	@mkdir -p $(dir $(2))
+	$(B)/memtrack-report --options-man >$(2).options
+	sed -e 's|@DATE@|$(MAN_DATE)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|' -e '/^@OPTIONS@$$/{r $(2).options' -e 'd;}' \
+	    $(1) >$(2).tmp
+	rm -f $(2).options
+	mv $(2).tmp $(2)
+endef
+# memtrack(3)'s NAME section names every function; make install links NAME.3 to the page
+# for each, so that `man 3 memtrack_report` finds it.
+MAN3_LINKS = $(shell sed -n '/^\.Sh NAME/,/^\.Sh /s/^\.Nm \([a-z0-9_]*\).*/\1/p' \
+	tools/man/memtrack.3.in)
+
+$(B)/man/%: tools/man/%.in $(B)/memtrack-report Makefile
+	$(call make_man,$<,$@)
 
 -include $(LIB_OBJ:.o=.d)
 
@@ -277,6 +305,11 @@ install: all
 	    -e 's|^MEMTRACK_LIBEXECDIR=.*|MEMTRACK_LIBEXECDIR="$(LIBEXECDIR)/memtrack"|' \
 	    memtrack > $(DESTDIR)$(BINDIR)/memtrack
 	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(call make_man,tools/man/memtrack.1.in,$(DESTDIR)$(MANDIR)/man1/memtrack.1)
+	$(call make_man,tools/man/memtrack.3.in,$(DESTDIR)$(MANDIR)/man3/memtrack.3)
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/memtrack.1 $(DESTDIR)$(MANDIR)/man3/memtrack.3
+	for n in $(MAN3_LINKS); do ln -sf memtrack.3 $(DESTDIR)$(MANDIR)/man3/$$n.3 || exit 1; done
 
 install-command: install
 
@@ -284,7 +317,9 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
 	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
 	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report \
-	      $(addprefix $(DESTDIR)$(LIBDIR)/cmake/memtrack/,$(CMAKE_FILES))
+	      $(addprefix $(DESTDIR)$(LIBDIR)/cmake/memtrack/,$(CMAKE_FILES)) \
+	      $(DESTDIR)$(MANDIR)/man1/memtrack.1 $(DESTDIR)$(MANDIR)/man3/memtrack.3 \
+	      $(patsubst %,$(DESTDIR)$(MANDIR)/man3/%.3,$(MAN3_LINKS))
 
 # ---- bench --------------------------------------------------------------------------------
 # make bench (several minutes; up to 10 million live blocks), make bench QUICK=1 (under a
