@@ -53,7 +53,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
+	install-command uninstall deb test-package bench bench-core bench-pools bench-startup sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -62,11 +62,13 @@ help:
 	@echo 'make test         every test suite (what CI runs), about four minutes'
 	@echo 'make test-quick   the everyday loop: unit, e2e programs, fault, model, stress, command'
 	@echo '                  and report scripts; not the compiler matrices (header group,'
-	@echo '                  cxx_matrix), the format check or the browser'
+	@echo '                  cxx_matrix), the format check, the browser or the package'
 	@echo 'make unit | unit-debug | e2e | fault | model | stress | browser | test-command |'
-	@echo '     test-header | test-report | test-hostile | test-platforms  one suite (test/README.md)'
+	@echo '     test-header | test-report | test-hostile | test-platforms | test-package'
+	@echo '                  one suite (test/README.md)'
 	@echo 'make format       clang-format the sources; make format-check: only check'
 	@echo 'make install      PREFIX=/usr/local DESTDIR= (make uninstall takes it back)'
+	@echo 'make deb          a Debian package in build/deb (dpkg -i it; man memtrack)'
 	@echo 'make bench        the benchmark tables of tools/bench/README.md (QUICK=1: under a minute)'
 	@echo 'make sanitize     the tests under ASan+UBSan, ThreadSanitizer and UBSan'
 	@echo 'make model-long   the model test for STEPS steps; make fuzz: libFuzzer (clang)'
@@ -182,6 +184,9 @@ demo: all
 FORMAT_CHECK ?= 1
 test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) unit unit-debug e2e fault model stress \
 	test-command test-header test-report test-hostile browser test-platforms
+	@# Last and alone, even under -j: it installs the package into /usr, where the other
+	@# suites' builds must not find it.
+	$(MAKE) test-package
 test-quick: unit e2e-quick fault model stress test-command test-report test-hostile
 
 $(B)/.deps-test:
@@ -210,6 +215,10 @@ fault: all $(B)/.deps-test
 
 test-command test-header test-report test-hostile: all $(B)/.deps-test
 	test/lib/scripts.sh $(@:test-%=%)
+
+# The Debian package of make deb: installed with dpkg, used, removed (as root; else skipped).
+test-package: all $(B)/.deps-test
+	test/lib/scripts.sh package
 
 # The library and test/platforms' programs for every target of tools/platform.mk (musl,
 # i686, aarch64, s390x), run natively or under qemu-user; native x86-64 glibc first.
@@ -312,6 +321,20 @@ install: all
 	for n in $(MAN3_LINKS); do ln -sf memtrack.3 $(DESTDIR)$(MANDIR)/man3/$$n.3 || exit 1; done
 
 install-command: install
+
+# ---- deb ----------------------------------------------------------------------------------
+# make deb: build/deb/memtrack_VERSION_ARCH.deb, from `make install` staged under /usr (the
+# libraries in the multiarch directory), by tools/deb/build.sh with dpkg-deb: no debian/
+# folder in the tree. DEB_MAINTAINER names who builds it.
+DEB_MAINTAINER ?= memtrack developers <memtrack@localhost>
+DEB_ROOT = $(B)/deb/pkg/debian/memtrack
+
+deb: all
+	@tools/deps.sh deb
+	rm -rf $(B)/deb
+	$(MAKE) -s install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr \
+	    LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	tools/deb/build.sh $(DEB_ROOT) $(B)/deb $(VERSION) '$(DEB_MAINTAINER)'
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
