@@ -23,7 +23,7 @@ directive() {
 
 pass=0
 fail=0
-skip=0
+skipped_count=0
 failed_names=""
 
 passed() {
@@ -41,13 +41,13 @@ failed() {
 }
 
 skipped() {
-    skip=$((skip + 1))
+    skipped_count=$((skipped_count + 1))
     echo "skip $1: $2"
 }
 
 summary() {
     local skips=""
-    [ "$skip" = 0 ] || skips=", $skip skipped"
+    [ "$skipped_count" = 0 ] || skips=", $skipped_count skipped"
     echo "$1: $pass passed, $fail failed$skips${failed_names:+:$failed_names}"
     [ "$fail" = 0 ]
 }
