@@ -9,6 +9,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 CXX ?= c++
@@ -42,7 +43,8 @@ include tools/platform.mk
 
 # The report tool reads a JSON report back into the library's model and renders it with
 # the library's own renderers.
-TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c src/base/buf.c \
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c \
+	tools/options_man.c src/base/buf.c \
 	src/base/options.c src/errors/format.c src/records/kinds.c src/report/model.c \
 	$(wildcard src/report/render_*.c)
 
@@ -51,7 +53,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
+	install-command uninstall deb test-package bench bench-core bench-pools bench-startup sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -60,11 +62,13 @@ help:
 	@echo 'make test         every test suite (what CI runs), about four minutes'
 	@echo 'make test-quick   the everyday loop: unit, e2e programs, fault, model, stress, command'
 	@echo '                  and report scripts; not the compiler matrices (header group,'
-	@echo '                  cxx_matrix), the format check or the browser'
+	@echo '                  cxx_matrix), the format check, the browser or the package'
 	@echo 'make unit | unit-debug | e2e | fault | model | stress | browser | test-command |'
-	@echo '     test-header | test-report | test-hostile | test-platforms  one suite (test/README.md)'
+	@echo '     test-header | test-report | test-hostile | test-platforms | test-package'
+	@echo '                  one suite (test/README.md)'
 	@echo 'make format       clang-format the sources; make format-check: only check'
 	@echo 'make install      PREFIX=/usr/local DESTDIR= (make uninstall takes it back)'
+	@echo 'make deb          a Debian package in build/deb (dpkg -i it; man memtrack)'
 	@echo 'make bench        the benchmark tables of tools/bench/README.md (QUICK=1: under a minute)'
 	@echo 'make sanitize     the tests under ASan+UBSan, ThreadSanitizer and UBSan'
 	@echo 'make model-long   the model test for STEPS steps; make fuzz: libFuzzer (clang)'
@@ -77,7 +81,7 @@ help:
 
 all: $(B)/libmemtrack.a $(if $(PLATFORM),,$(B)/libmemtrack.so $(B)/memtrack-report \
 	$(B)/pkgconfig/memtrack.pc $(B)/cmake/memtrackConfig.cmake \
-	$(B)/cmake/memtrackConfigVersion.cmake)
+	$(B)/cmake/memtrackConfigVersion.cmake $(B)/man/memtrack.1 $(B)/man/memtrack.3)
 
 deps:
 	@tools/deps.sh build
@@ -136,6 +140,32 @@ $(B)/cmake/%.cmake: tools/%.cmake.in Makefile
 	sed -e 's|@LIBDIR@|$(CURDIR)/$(B)|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# The manual pages: memtrack(1), the command and every option, and memtrack(3), the C API.
+# memtrack(1)'s OPTIONS list is written by the report tool from the one options table, in
+# place of the @OPTIONS@ line, so a new option is documented with no edit to the page. The
+# date is the last commit's (SOURCE_DATE_EPOCH when set), so a build is reproducible.
+# make_man IN OUT: the page with this build's directories (make install makes it again with
+# the installed ones).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+MAN_DATE := $(shell LC_ALL=C date -u -d @$(SOURCE_DATE_EPOCH) '+%B %-d, %Y')
+define make_man
+	@mkdir -p $(dir $(2))
+	$(B)/memtrack-report --options-man >$(2).options
+	sed -e 's|@DATE@|$(MAN_DATE)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|' -e '/^@OPTIONS@$$/{r $(2).options' -e 'd;}' \
+	    $(1) >$(2).tmp
+	rm -f $(2).options
+	mv $(2).tmp $(2)
+endef
+# memtrack(3)'s NAME section names every function; make install links NAME.3 to the page
+# for each, so that `man 3 memtrack_report` finds it.
+MAN3_LINKS = $(shell sed -n '/^\.Sh NAME/,/^\.Sh /s/^\.Nm \([a-z0-9_]*\).*/\1/p' \
+	tools/man/memtrack.3.in)
+
+$(B)/man/%: tools/man/%.in $(B)/memtrack-report Makefile
+	$(call make_man,$<,$@)
+
 -include $(LIB_OBJ:.o=.d)
 
 # ---- demo ---------------------------------------------------------------------------------
@@ -154,6 +184,9 @@ demo: all
 FORMAT_CHECK ?= 1
 test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) unit unit-debug e2e fault model stress \
 	test-command test-header test-report test-hostile browser test-platforms
+	@# Last and alone, even under -j: it installs the package into /usr, where the other
+	@# suites' builds must not find it.
+	$(MAKE) test-package
 test-quick: unit e2e-quick fault model stress test-command test-report test-hostile
 
 $(B)/.deps-test:
@@ -182,6 +215,10 @@ fault: all $(B)/.deps-test
 
 test-command test-header test-report test-hostile: all $(B)/.deps-test
 	test/lib/scripts.sh $(@:test-%=%)
+
+# The Debian package of make deb: installed with dpkg, used, removed (as root; else skipped).
+test-package: all $(B)/.deps-test
+	test/lib/scripts.sh package
 
 # The library and test/platforms' programs for every target of tools/platform.mk (musl,
 # i686, aarch64, s390x), run natively or under qemu-user; native x86-64 glibc first.
@@ -277,14 +314,35 @@ install: all
 	    -e 's|^MEMTRACK_LIBEXECDIR=.*|MEMTRACK_LIBEXECDIR="$(LIBEXECDIR)/memtrack"|' \
 	    memtrack > $(DESTDIR)$(BINDIR)/memtrack
 	chmod 755 $(DESTDIR)$(BINDIR)/memtrack
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(call make_man,tools/man/memtrack.1.in,$(DESTDIR)$(MANDIR)/man1/memtrack.1)
+	$(call make_man,tools/man/memtrack.3.in,$(DESTDIR)$(MANDIR)/man3/memtrack.3)
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/memtrack.1 $(DESTDIR)$(MANDIR)/man3/memtrack.3
+	for n in $(MAN3_LINKS); do ln -sf memtrack.3 $(DESTDIR)$(MANDIR)/man3/$$n.3 || exit 1; done
 
 install-command: install
+
+# ---- deb ----------------------------------------------------------------------------------
+# make deb: build/deb/memtrack_VERSION_ARCH.deb, from `make install` staged under /usr (the
+# libraries in the multiarch directory), by tools/deb/build.sh with dpkg-deb: no debian/
+# folder in the tree. DEB_MAINTAINER names who builds it.
+DEB_MAINTAINER ?= memtrack developers <memtrack@localhost>
+DEB_ROOT = $(B)/deb/pkg/debian/memtrack
+
+deb: all
+	@tools/deps.sh deb
+	rm -rf $(B)/deb
+	$(MAKE) -s install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr \
+	    LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	tools/deb/build.sh $(DEB_ROOT) $(B)/deb $(VERSION) '$(DEB_MAINTAINER)'
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/memtrack.h $(DESTDIR)$(LIBDIR)/libmemtrack.a \
 	      $(DESTDIR)$(LIBDIR)/libmemtrack.so $(DESTDIR)$(LIBDIR)/pkgconfig/memtrack.pc \
 	      $(DESTDIR)$(BINDIR)/memtrack $(DESTDIR)$(LIBEXECDIR)/memtrack/memtrack-report \
-	      $(addprefix $(DESTDIR)$(LIBDIR)/cmake/memtrack/,$(CMAKE_FILES))
+	      $(addprefix $(DESTDIR)$(LIBDIR)/cmake/memtrack/,$(CMAKE_FILES)) \
+	      $(DESTDIR)$(MANDIR)/man1/memtrack.1 $(DESTDIR)$(MANDIR)/man3/memtrack.3 \
+	      $(patsubst %,$(DESTDIR)$(MANDIR)/man3/%.3,$(MAN3_LINKS))
 
 # ---- bench --------------------------------------------------------------------------------
 # make bench (several minutes; up to 10 million live blocks), make bench QUICK=1 (under a

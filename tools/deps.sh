@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages a make target needs are installed.
 #
-#   tools/deps.sh build|test|bench|browser|platforms
+#   tools/deps.sh build|test|bench|browser|platforms|deb
 #
 # Missing packages are installed with apt-get when we are root (CI, containers);
 # otherwise we stop with the exact command to run.
@@ -9,7 +9,9 @@ set -eu
 
 need_build="uthash-dev pkg-config g++ libdw-dev"
 need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema \
-    cmake autoconf meson ninja-build"
+    cmake autoconf meson ninja-build mandoc man-db dpkg-dev"
+# make deb: dpkg-shlibdeps computes the package's dependencies.
+need_deb="dpkg-dev"
 need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma electric-fence"
 # The other targets (make test-platforms, tools/platform.mk): compilers and emulators. The
 # i686 compiler is Debian's cross one, not gcc-multilib, which conflicts with the others.
@@ -27,7 +29,8 @@ test) want=$need_test ;;
 bench) want=$need_bench ;;
 browser) want=$need_browser ;;
 platforms) want=$need_platforms ;;
-*) echo "usage: tools/deps.sh build|test|bench|browser|platforms" >&2; exit 2 ;;
+deb) want=$need_deb ;;
+*) echo "usage: tools/deps.sh build|test|bench|browser|platforms|deb" >&2; exit 2 ;;
 esac
 
 missing=""

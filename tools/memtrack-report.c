@@ -5,6 +5,7 @@
  *   memtrack-report --diff OLD.json NEW.json
  *   memtrack-report --found FILE.json...
  *   memtrack-report --options
+ *   memtrack-report --options-man     (the OPTIONS list of memtrack(1), as mdoc lines)
  *
  * The report is read into the library's report model and rendered by the library's own
  * renderers (compiled in from src/), so what it writes is what the program would have
@@ -26,6 +27,7 @@
 #include "errors/format.h"
 #include "run.h"
 #include "json.h"
+#include "options_man.h"
 #include "report_read.h"
 
 static const char *prog = "memtrack report";
@@ -460,6 +462,8 @@ int main(int argc, char **argv)
         prog = getenv("MEMTRACK_REPORT_PROG");
     if (argc >= 2 && strcmp(argv[1], "--options") == 0)
         return print_options();
+    if (argc >= 2 && strcmp(argv[1], "--options-man") == 0)
+        return mt_options_write_man(stdout);
     if (argc >= 2 && strcmp(argv[1], "--run") == 0)
         return tool_run(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--found") == 0)

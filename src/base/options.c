@@ -355,14 +355,19 @@ static void table_row(mt_buf_t *b, bool prefixed, const char *name, const char *
     mt_buf_char(b, '\n');
 }
 
+const char *mt_option_type_word(mt_option_type_t type)
+{
+    static const char *const type_words[] = {"0|1", "number", "bytes", "count", "text"};
+    return (size_t)type < sizeof type_words / sizeof type_words[0] ? type_words[type] : "text";
+}
+
 void mt_options_write_table(mt_buf_t *b, bool prefixed)
 {
-    static const char *const type_names[] = {"0|1", "number", "bytes", "count", "text"};
     table_row(b, prefixed, "OPTION", "TYPE", "DEFAULT", "MEANING");
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const option_desc_t *o = &options[i];
-        table_row(b, prefixed, o->name, type_names[o->type], o->def[0] != '\0' ? o->def : "-",
-                  o->help);
+        table_row(b, prefixed, o->name, mt_option_type_word(o->type),
+                  o->def[0] != '\0' ? o->def : "-", o->help);
     }
 }
 
@@ -416,6 +421,21 @@ const char *mt_option_name(size_t i)
 mt_option_type_t mt_option_type(size_t i)
 {
     return i < OPTION_COUNT ? options[i].type : MT_OPT_STRING;
+}
+
+const char *mt_option_default(size_t i)
+{
+    return i < OPTION_COUNT ? options[i].def : NULL;
+}
+
+const char *mt_option_help(size_t i)
+{
+    return i < OPTION_COUNT ? options[i].help : NULL;
+}
+
+bool mt_option_fixed_at_first_block(size_t i)
+{
+    return i < OPTION_COUNT && option_is_frozen_kind(&options[i]);
 }
 
 void mt_buf_option_value(mt_buf_t *b, size_t i)

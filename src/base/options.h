@@ -110,6 +110,13 @@ size_t mt_option_count(void);
 const char *mt_option_name(size_t i);
 mt_option_type_t mt_option_type(size_t i);
 void mt_buf_option_value(mt_buf_t *b, size_t i);
+/* The rest of option i's row, for the manual page (tools/options_man.c): its default as
+ * MEMTRACK_OPTIONS spells it ("" for none), its meaning, whether it is fixed once the first
+ * block exists; and the word for a type ("bytes", "0|1"...), as `memtrack --options` has it. */
+const char *mt_option_default(size_t i);
+const char *mt_option_help(size_t i);
+bool mt_option_fixed_at_first_block(size_t i);
+const char *mt_option_type_word(mt_option_type_t type);
 /* Set once the first block is made: options that shape blocks can no longer change. */
 extern atomic_bool mt_options_frozen;
 /* Raised each time option report or quiet changes: the output opens its stream anew. */

@@ -2,8 +2,9 @@
 #   TOP, CC, CXX, M   the repository, the compilers, the memtrack command
 #   normalize DIR     stdin to stdout with addresses, pids, offsets and DIR/ made stable
 #   directive P N F   the value of "P-N: value" in the first lines of file F, or nothing
-#   passed NAME, failed NAME [FILE...], summary SUITE   the count and its closing line,
-#                     "SUITE: N passed, N failed" (then the failed names)
+#   passed NAME, failed NAME [FILE...], skipped NAME WHY, summary SUITE   the count and its
+#                     closing line, "SUITE: N passed, N failed" (then the failed names;
+#                     ", N skipped" when a test could not run here, which is not a failure)
 #   workdir NAME      a fresh $OUT/NAME, made the current directory
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 CC=${CC:-cc}
@@ -22,6 +23,7 @@ directive() {
 
 pass=0
 fail=0
+skipped_count=0
 failed_names=""
 
 passed() {
@@ -38,8 +40,15 @@ failed() {
     [ $# -eq 0 ] || cat "$@"
 }
 
+skipped() {
+    skipped_count=$((skipped_count + 1))
+    echo "skip $1: $2"
+}
+
 summary() {
-    echo "$1: $pass passed, $fail failed${failed_names:+:$failed_names}"
+    local skips=""
+    [ "$skipped_count" = 0 ] || skips=", $skipped_count skipped"
+    echo "$1: $pass passed, $fail failed$skips${failed_names:+:$failed_names}"
     [ "$fail" = 0 ]
 }
 
