@@ -422,15 +422,22 @@ size_t memtrack_static_memory_peak(void);
 } /* extern "C" */
 #endif
 
-#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL) &&           \
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL) &&                                   \
     (defined(__GNUC__) || defined(__clang__))
-/* A C++ program may never call new itself (the standard library's compiled code does it
- * for std::string, iostreams, locales): this reference keeps libmemtrack linked under
- * --as-needed, so its operator new and delete serve the whole process. */
+/* Every unit built with the flag refers to libmemtrack, so the linker keeps it whatever
+ * --as-needed says (and pulls it out of libmemtrack.a): a main that only calls a library,
+ * whose blocks the process's malloc (libmemtrack's) makes, or a C++ program that never
+ * calls new itself (the standard library's compiled code does, for std::string, iostreams,
+ * locales), is still tracked. One pointer per unit; nothing at all without the flag. */
+#ifdef __cplusplus
 namespace memtrack_link_
 {
 static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrack_stats;
 } /* namespace memtrack_link_ */
+#else
+static void (*const memtrack_link_anchor_)(memtrack_stats_t *)
+    __attribute__((used)) = &memtrack_stats;
+#endif
 #endif
 
 /* -------------------------------------------------------------------------------------
