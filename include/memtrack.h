@@ -60,8 +60,10 @@
 
 /* -------------------------------------------------------------------------------------
  * Caller sites (MEMTRACK_CALLER_SITES, set by `memtrack cc` for a C source that declares
- * malloc, free... itself, as configure probes and old code do). The function-like macros
- * would turn such a declaration into a call, so they are off; instead the allocation
+ * malloc, free... itself, as configure probes and old code do, or that calls through struct
+ * members named like them, `mem->calloc(1, n)`; in header mode, define it on that file's
+ * command line or before its first #include). The function-like macros would turn such a
+ * declaration into a call, and expand the member's name, so they are off; instead the allocation
  * functions are declared here, before any system header, under the names of tracked entry
  * points that site each block by the caller's return address (file and line from the debug
  * information). The source's own declarations then agree with these, and `free` taken as a
@@ -443,8 +445,15 @@ static void (*const memtrack_link_anchor_)(memtrack_stats_t *)
 /* -------------------------------------------------------------------------------------
  * The drop-in macros. Function-like only, so a variable or struct member named `free` or
  * `malloc` still compiles, and `free` passed as a value (list_destroy(l, free)) is the real
- * function, which libmemtrack also provides. A call through a member, `hooks->free(p)`,
- * would expand: write `(hooks->free)(p)` there.
+ * function, which libmemtrack also provides. A call through a member, `hooks->free(p)` (an
+ * allocator table {calloc, realloc, free}), would expand: build such a file with
+ * -DMEMTRACK_CALLER_SITES (above; `memtrack cc` does it by itself and says so), or write
+ * `(hooks->free)(p)`. The macros cannot let the member call through: the preprocessor does
+ * not see the `->` before the name, and a `free(p)` that expanded to `free(...)` again with
+ * the site passed aside (a thread-local note for the process's free to read) would cost
+ * every untracked allocation a test, name the wrong line when the member is not the C
+ * library's function, and fail where libmemtrack is not the process's allocator (Windows,
+ * Cortex-M).
  * ------------------------------------------------------------------------------------- */
 #if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
 
