@@ -10,7 +10,11 @@
  * bisection, and a walk down the scopes of one function only (its lexical blocks and the
  * copies inlined into it that hold the address), as libdw's walk does there.
  *
- * The index lives in the tracker's own memory for the life of the process, as libdw's
+ * The unit that holds an address is found the same way: libdw asks .debug_aranges, which
+ * clang does not write; then each module's units are listed once, sorted by address, where
+ * every unit's ranges were asked in turn for every address.
+ *
+ * The indexes live in the tracker's own memory for the life of the process, as libdw's
  * units do.
  */
 #include "base/dwarf_scopes.h"
@@ -216,6 +220,121 @@ static bool holds_code(int tag)
     default: return false;
     }
 }
+
+/* ---- the units of a module ------------------------------------------------------------ */
+
+typedef struct unit_range {
+    Dwarf_Addr low, high; /* [low, high), the module's addresses */
+    Dwarf_Die *cu;        /* libdwfl's, alive as long as the module */
+} unit_range_t;
+
+typedef struct module_units {
+    Dwfl_Module *mod; /* NULL: empty */
+    Dwarf_Addr bias;
+    unit_range_t *units; /* sorted by low; NULL when they could not be listed */
+    size_t n;
+} module_units_t;
+
+#define MODULES_MAX 256u /* modules whose units were listed; more are searched as before */
+
+static module_units_t modules[MODULES_MAX];
+
+static void unit_sift_down(unit_range_t *a, size_t root, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && a[child].low < a[child + 1].low)
+            child++;
+        if (a[root].low >= a[child].low)
+            return;
+        unit_range_t t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+/* The units of mod, listed the first time; NULL when there is no room. */
+static const module_units_t *units_of(Dwfl_Module *mod)
+{
+    size_t k = 0;
+    while (k < MODULES_MAX && modules[k].mod != NULL && modules[k].mod != mod)
+        k++;
+    if (k == MODULES_MAX)
+        return NULL;
+    if (modules[k].mod == mod)
+        return &modules[k];
+    module_units_t *m = &modules[k];
+    size_t room = 0;
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr bias = 0;
+    while ((cu = mt_dw.dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+        Dwarf_Addr base = 0, start = 0, end = 0;
+        ptrdiff_t at = 0;
+        while ((at = mt_dw.dwarf_ranges(cu, at, &base, &start, &end)) > 0) {
+            if (end <= start)
+                continue;
+            if (m->n == room) {
+                room = room != 0 ? 2 * room : 64;
+                unit_range_t *more = mt_mem_alloc(room * sizeof *more);
+                if (more == NULL) {
+                    mt_mem_free(m->units);
+                    *m = (module_units_t){mod, bias, NULL, 0};
+                    return m;
+                }
+                if (m->n > 0)
+                    memcpy(more, m->units, m->n * sizeof *more);
+                mt_mem_free(m->units);
+                m->units = more;
+            }
+            m->units[m->n++] = (unit_range_t){start, end, cu};
+        }
+        m->bias = bias;
+    }
+    m->mod = mod;
+    for (size_t i = m->n / 2; i-- > 0;)
+        unit_sift_down(m->units, i, m->n);
+    for (size_t end = m->n; end-- > 1;) {
+        unit_range_t t = m->units[0];
+        m->units[0] = m->units[end];
+        m->units[end] = t;
+        unit_sift_down(m->units, 0, end);
+    }
+    return m;
+}
+
+Dwarf_Die *mt_dwarf_unit_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = mt_dw.dwfl_module_addrdie(mod, addr, bias);
+    if (cu != NULL && mt_dw.dwarf_haspc(cu, addr - *bias) > 0)
+        return cu;
+    const module_units_t *m = units_of(mod);
+    if (m == NULL || m->units == NULL) { /* every unit asked in turn, as libdw would */
+        cu = NULL;
+        while ((cu = mt_dw.dwfl_module_nextcu(mod, cu, bias)) != NULL)
+            if (mt_dw.dwarf_haspc(cu, addr - *bias) > 0)
+                return cu;
+        return NULL;
+    }
+    *bias = m->bias;
+    Dwarf_Addr at = addr - m->bias;
+    size_t lo = 0, hi = m->n; /* the first unit whose low is above at: hi */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->units[mid].low <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = 0; k < 8 && hi > k; k++)
+        if (at < m->units[hi - 1 - k].high)
+            return m->units[hi - 1 - k].cu;
+    return NULL;
+}
+
+/* ---- the functions of a unit ---------------------------------------------------------- */
 
 int mt_dwarf_functions(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max)
 {

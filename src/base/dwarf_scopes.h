@@ -18,6 +18,13 @@
  * bisection and a walk of one function's scopes, not of the whole unit. Callers serialize
  * (the symbols' lock). */
 int mt_dwarf_functions(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max);
+
+/* The compilation unit of mod whose code holds addr (an address of the process), and the
+ * bias of its addresses; NULL when none does. libdw finds it through .debug_aranges, which
+ * clang does not write (and in a program that mixes compilers, libdw may then answer with
+ * a neighbouring unit): unless the unit it finds really holds addr, the module's units'
+ * ranges, listed once, are searched. Callers serialize (the symbols' lock). */
+Dwarf_Die *mt_dwarf_unit_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias);
 #endif
 
 #endif /* MT_DWARF_SCOPES_H */

@@ -23,6 +23,9 @@
     X(dwfl_module_addrdie)                                                                         \
     X(dwfl_module_nextcu)                                                                          \
     X(dwfl_module_addrinfo)                                                                        \
+    X(dwfl_module_getsymtab)                                                                       \
+    X(dwfl_module_getsymtab_first_global)                                                          \
+    X(dwfl_module_getsym_info)                                                                     \
     X(dwarf_haspc)                                                                                 \
     X(dwarf_hasattr)                                                                               \
     X(dwarf_getsrc_die)                                                                            \

@@ -27,6 +27,7 @@
 #include "base/symbolize.h"
 
 #include "base/dwarf_scopes.h"
+#include "base/elf_symbols.h"
 #include "base/libdw.h"
 
 /* The C++ runtime's demangler, when the program has one (weak: C programs do not). A PE
@@ -174,22 +175,6 @@ static const char *base_name(const char *path)
 /* ---- resolving one address ------------------------------------------------------------- */
 
 #ifdef MT_HAVE_LIBDW
-/* The compilation unit whose code holds addr, and the bias of its addresses. libdw finds
- * it through .debug_aranges, which clang does not write (and in a program that mixes
- * compilers, libdw may then answer with a neighbouring unit): unless the unit found
- * really holds addr, every unit's ranges are asked in turn. */
-static Dwarf_Die *unit_of_locked(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
-{
-    Dwarf_Die *cu = mt_dw.dwfl_module_addrdie(mod, addr, bias);
-    if (cu != NULL && mt_dw.dwarf_haspc(cu, addr - *bias) > 0)
-        return cu;
-    cu = NULL;
-    while ((cu = mt_dw.dwfl_module_nextcu(mod, cu, bias)) != NULL)
-        if (mt_dw.dwarf_haspc(cu, addr - *bias) > 0)
-            return cu;
-    return NULL;
-}
-
 /* A source path as the compiler was given it (what __FILE__ says): relative to the unit's
  * compilation directory when inside it, else absolute (a system header). Kept. */
 static const char *keep_source_path(Dwarf_Die *cu, const char *file)
@@ -334,7 +319,7 @@ static void resolve_symbol_locked(uintptr_t pc, bool found, const Dl_info *where
     if (mod != NULL) {
         GElf_Off off = 0;
         GElf_Sym sym;
-        symbol = mt_dw.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+        symbol = mt_module_symbol(mod, addr, &off, &sym);
         out->offset = (uintptr_t)off + 1; /* from the return address, as dladdr's */
         out->size = symbol != NULL ? (size_t)sym.st_size : 0;
     }
@@ -366,7 +351,7 @@ static void resolve_lines_locked(uintptr_t pc, mt_symbol_t *out)
 #ifdef MT_HAVE_LIBDW
     Dwarf_Addr addr = (Dwarf_Addr)pc - 1, bias = 0;
     Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
-    Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
+    Dwarf_Die *cu = mod != NULL ? mt_dwarf_unit_at(mod, addr, &bias) : NULL;
     if (cu != NULL) {
         out->func = NULL;
         dwarf_line_locked(cu, addr - bias, out);
