@@ -167,9 +167,10 @@ $(UNIT_BIN): $(UNIT_SRC) $(B)/libmemtrack.a $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(UNIT_SRC) -o $@ $(B)/libmemtrack.a -lcriterion $(LIB_LDLIBS)
 
-# The units are tested alone: the test runner's own blocks (Criterion's) are not tracked.
+# The units are tested alone: the test runner's own blocks (Criterion's) are not tracked,
+# and nothing is kept in the user's symbol cache (symbol_cache=).
 unit: $(UNIT_BIN)
-	MEMTRACK_OPTIONS=track_all=0 $(UNIT_BIN) --jobs 1
+	MEMTRACK_OPTIONS=track_all=0:symbol_cache= $(UNIT_BIN) --jobs 1
 
 e2e: all $(B)/.deps-test
 	test/e2e/run.sh
@@ -202,8 +203,9 @@ $(MODEL_BIN): $(MODEL_SRC) test/model/model_main.c test/model/model.h $(B)/libme
 	    $(LIB_LDLIBS)
 
 # The model and the stress test predict every count of the blocks they make with the
-# macros: the C library's own blocks (track_all) would count too.
-PREDICTED = MEMTRACK_OPTIONS=track_all=0
+# macros: the C library's own blocks (track_all) would count too. Nothing is kept in the
+# user's symbol cache.
+PREDICTED = MEMTRACK_OPTIONS=track_all=0:symbol_cache=
 
 model: $(MODEL_BIN)
 	$(PREDICTED) $(MODEL_BIN) 200000 1 16384

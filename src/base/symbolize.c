@@ -29,6 +29,7 @@
 #include "base/dwarf_scopes.h"
 #include "base/elf_symbols.h"
 #include "base/libdw.h"
+#include "base/symbol_cache.h"
 
 /* The C++ runtime's demangler, when the program has one (weak: C programs do not). A PE
  * image (Windows) cannot leave a weak symbol undefined: there is no demangler there. */
@@ -420,9 +421,24 @@ static cache_entry_t *cache_entry_locked(uintptr_t pc)
     return e;
 }
 
-/* Takes e (pc's) as far as want; lines only when option symbolize allows. */
-static void describe_locked(cache_entry_t *e, known_t want)
+/* Takes e (pc's) as far as want: from the symbol cache of earlier processes when it has as
+ * much (kept: the cache is for what option symbolize finds), else from the debug
+ * information and the symbol tables, noted for that cache. */
+static void describe_locked(cache_entry_t *e, known_t want, bool kept)
 {
+    _Static_assert(KNOWN_SYMBOL == MT_CACHED_SYMBOL && KNOWN_LINES == MT_CACHED_LINES,
+                   "the symbol cache's levels are the symbolizer's");
+    const char *path = e->where.dli_fname;
+    uintptr_t base = (uintptr_t)e->where.dli_fbase;
+    if (kept && e->known < want && e->in_module) {
+        mt_symbol_t cached;
+        int level = mt_symbol_cache_find(path, base, e->pc, &cached);
+        if (level > (int)e->known) {
+            e->sym = cached;
+            e->known = (known_t)level;
+        }
+    }
+    known_t before = e->known;
     if (e->known < KNOWN_SYMBOL && want >= KNOWN_SYMBOL) {
         resolve_symbol_locked(e->pc, e->in_module, &e->where, &e->sym);
         e->known = KNOWN_SYMBOL;
@@ -431,6 +447,8 @@ static void describe_locked(cache_entry_t *e, known_t want)
         resolve_lines_locked(e->pc, &e->sym);
         e->known = KNOWN_LINES;
     }
+    if (kept && e->known > before && e->in_module)
+        mt_symbol_cache_note(path, base, e->pc, (int)e->known, &e->sym);
 }
 
 /* Describes pc as far as want, from the cache when it has as much: an address first named
@@ -451,7 +469,7 @@ static bool symbolize(void *pc, mt_symbol_t *out, known_t want)
         own.in_module = dladdr(pc, &own.where) != 0;
         e = &own;
     }
-    describe_locked(e, mt_opt.symbolize ? want : KNOWN_SYMBOL);
+    describe_locked(e, mt_opt.symbolize ? want : KNOWN_SYMBOL, mt_opt.symbolize && e != &own);
     *out = e->sym;
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
@@ -486,6 +504,15 @@ bool mt_symbol_module(void *pc, mt_module_t *out)
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
     return found;
+}
+
+void mt_symbols_save(void)
+{
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    mt_symbol_cache_save();
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
 }
 
 void mt_symbols_lock_all(void)

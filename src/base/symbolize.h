@@ -74,6 +74,9 @@ typedef struct mt_module {
     uintptr_t base;
 } mt_module_t;
 bool mt_symbol_module(void *pc, mt_module_t *out);
+/* Keeps what this process symbolized for the next one (option symbol_cache): after a
+ * report. */
+void mt_symbols_save(void);
 void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
 
