@@ -349,15 +349,25 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
  * memtrack, or dlopen()s one, loads it after the C library: only the macros' blocks are
  * tracked then, and one that untracked code frees reaches the C library's free, which
  * aborts. Said once, at load time, with the fix. */
+/* Our own definitions, which &malloc would not give (it is the process's, interposable). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SAME_ATTRIBUTES_AS(f) __attribute__((copy(f)))
+#else
+#define SAME_ATTRIBUTES_AS(f)
+#endif
+extern __typeof__(malloc) mt_own_malloc
+    __attribute__((alias("malloc"), visibility("hidden"))) SAME_ATTRIBUTES_AS(malloc);
+extern __typeof__(free) mt_own_free
+    __attribute__((alias("free"), visibility("hidden"))) SAME_ATTRIBUTES_AS(free);
+
 void mt_allocator_check(void)
 {
     static const char *const names[] = {"malloc", "free"};
-    Dl_info self, found;
-    if (dladdr((void *)(uintptr_t)&mt_allocator_check, &self) == 0)
-        return;
+    void *const ours[] = {(void *)(uintptr_t)&mt_own_malloc, (void *)(uintptr_t)&mt_own_free};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         void *first = dlsym(RTLD_DEFAULT, names[i]);
-        if (first == NULL || dladdr(first, &found) == 0 || found.dli_fbase == self.dli_fbase)
+        Dl_info found;
+        if (first == NULL || first == ours[i] || dladdr(first, &found) == 0)
             continue;
         const char *module = found.dli_fname != NULL ? strrchr(found.dli_fname, '/') : NULL;
         module = module != NULL ? module + 1 : found.dli_fname != NULL ? found.dli_fname : "?";
