@@ -51,7 +51,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
+	install-command uninstall bench bench-core bench-pools bench-startup bench-exit sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -297,7 +297,7 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup
+bench: bench-core bench-pools bench-startup bench-exit
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
@@ -345,6 +345,33 @@ bench-startup: all $(B)/bench/startup $(STARTUP_PROGS)
 	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \
 	    $(B)/bench/one-tracked $(CURDIR)/$(B)/libmemtrack.so $(B)/bench/exit-plain \
 	    $(B)/bench/exit-empty $(B)/bench/exit-tracked
+
+# The exit report: programs that leak (tools/bench/exit_leaks.c) plain, with memtrack and
+# with ASan, and a suite of 500 short leaking processes (tools/bench/exit_report.c), with the
+# C library's debug information installed (tools/deps.sh bench: libc6-dbg), the worst case.
+EXIT_CFLAGS = -O2 -g -fno-optimize-sibling-calls
+
+$(B)/bench/exit_report: tools/bench/exit_report.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARN) $< -o $@
+
+$(B)/bench/leaks-plain: tools/bench/exit_leaks.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXIT_CFLAGS) $< -o $@
+
+$(B)/bench/leaks-memtrack: tools/bench/exit_leaks.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	./memtrack cc $(EXIT_CFLAGS) $< -o $@
+
+# ASan's is skipped (the table says n/a) where clang's runtime is missing.
+$(B)/bench/leaks-asan: tools/bench/exit_leaks.c
+	@mkdir -p $(dir $@)
+	clang $(EXIT_CFLAGS) -fsanitize=address $< -o $@ || rm -f $@
+
+bench-exit: all $(B)/.deps-bench $(B)/bench/exit_report $(B)/bench/leaks-plain \
+	    $(B)/bench/leaks-memtrack $(B)/bench/leaks-asan
+	$(B)/bench/exit_report $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/leaks-plain \
+	    $(B)/bench/leaks-memtrack $(B)/bench/leaks-asan
 
 # ---- sanitize, fuzz -----------------------------------------------------------------------
 # Each sanitizer in its own build directory, with the internal invariants checked:
