@@ -355,10 +355,10 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
 #else
 #define SAME_ATTRIBUTES_AS(f)
 #endif
-extern __typeof__(malloc) mt_own_malloc
-    __attribute__((alias("malloc"), visibility("hidden"))) SAME_ATTRIBUTES_AS(malloc);
-extern __typeof__(free) mt_own_free
-    __attribute__((alias("free"), visibility("hidden"))) SAME_ATTRIBUTES_AS(free);
+extern __typeof__(malloc) mt_own_malloc __attribute__((alias("malloc"), visibility("hidden")))
+SAME_ATTRIBUTES_AS(malloc);
+extern __typeof__(free) mt_own_free __attribute__((alias("free"), visibility("hidden")))
+SAME_ATTRIBUTES_AS(free);
 
 void mt_allocator_check(void)
 {

@@ -21,6 +21,9 @@
  * process's file size limit (which would raise SIGXFSZ), no descriptor kept.
  */
 #define _GNU_SOURCE
+#include "base/symbol_cache.h"
+
+#ifdef MT_HAVE_LIBDW /* elsewhere symbols come from dladdr alone: nothing worth keeping */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +38,6 @@
 #include "base/buf.h"
 #include "base/memory.h"
 #include "base/options.h"
-#include "base/symbol_cache.h"
 
 #define FILE_MAX (16u << 20) /* bytes of one module's file read or grown */
 #define MODULES_MAX 64u      /* modules followed; more are not kept */
@@ -543,3 +545,27 @@ void mt_symbol_cache_save(void)
         prune();
     errno = saved;
 }
+#else
+int mt_symbol_cache_find(const char *path, uintptr_t base, uintptr_t pc, mt_symbol_t *out)
+{
+    (void)path;
+    (void)base;
+    (void)pc;
+    (void)out;
+    return 0;
+}
+
+void mt_symbol_cache_note(const char *path, uintptr_t base, uintptr_t pc, int level,
+                          const mt_symbol_t *sym)
+{
+    (void)path;
+    (void)base;
+    (void)pc;
+    (void)level;
+    (void)sym;
+}
+
+void mt_symbol_cache_save(void)
+{
+}
+#endif
