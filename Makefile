@@ -53,7 +53,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall deb test-package bench bench-core bench-pools bench-startup sanitize fuzz clean
+	install-command uninstall deb test-package bench bench-core bench-pools bench-startup bench-exit sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -200,9 +200,10 @@ $(UNIT_BIN): $(UNIT_SRC) $(B)/libmemtrack.a $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(UNIT_SRC) -o $@ $(B)/libmemtrack.a -lcriterion $(LIB_LDLIBS)
 
-# The units are tested alone: the test runner's own blocks (Criterion's) are not tracked.
+# The units are tested alone: the test runner's own blocks (Criterion's) are not tracked,
+# and nothing is kept in the user's symbol cache (symbol_cache=).
 unit: $(UNIT_BIN)
-	MEMTRACK_OPTIONS=track_all=0 $(UNIT_BIN) --jobs 1
+	MEMTRACK_OPTIONS=track_all=0:symbol_cache= $(UNIT_BIN) --jobs 1
 
 e2e: all $(B)/.deps-test
 	test/e2e/run.sh
@@ -239,8 +240,9 @@ $(MODEL_BIN): $(MODEL_SRC) test/model/model_main.c test/model/model.h $(B)/libme
 	    $(LIB_LDLIBS)
 
 # The model and the stress test predict every count of the blocks they make with the
-# macros: the C library's own blocks (track_all) would count too.
-PREDICTED = MEMTRACK_OPTIONS=track_all=0
+# macros: the C library's own blocks (track_all) would count too. Nothing is kept in the
+# user's symbol cache.
+PREDICTED = MEMTRACK_OPTIONS=track_all=0:symbol_cache=
 
 model: $(MODEL_BIN)
 	$(PREDICTED) $(MODEL_BIN) 200000 1 16384
@@ -353,7 +355,7 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup
+bench: bench-core bench-pools bench-startup bench-exit
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
@@ -401,6 +403,33 @@ bench-startup: all $(B)/bench/startup $(STARTUP_PROGS)
 	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \
 	    $(B)/bench/one-tracked $(CURDIR)/$(B)/libmemtrack.so $(B)/bench/exit-plain \
 	    $(B)/bench/exit-empty $(B)/bench/exit-tracked
+
+# The exit report: programs that leak (tools/bench/exit_leaks.c) plain, with memtrack and
+# with ASan, and a suite of 500 short leaking processes (tools/bench/exit_report.c), with the
+# C library's debug information installed (tools/deps.sh bench: libc6-dbg), the worst case.
+EXIT_CFLAGS = -O2 -g -fno-optimize-sibling-calls
+
+$(B)/bench/exit_report: tools/bench/exit_report.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARN) $< -o $@
+
+$(B)/bench/leaks-plain: tools/bench/exit_leaks.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXIT_CFLAGS) $< -o $@
+
+$(B)/bench/leaks-memtrack: tools/bench/exit_leaks.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	./memtrack cc $(EXIT_CFLAGS) $< -o $@
+
+# ASan's is skipped (the table says n/a) where clang's runtime is missing.
+$(B)/bench/leaks-asan: tools/bench/exit_leaks.c
+	@mkdir -p $(dir $@)
+	clang $(EXIT_CFLAGS) -fsanitize=address $< -o $@ || rm -f $@
+
+bench-exit: all $(B)/.deps-bench $(B)/bench/exit_report $(B)/bench/leaks-plain \
+	    $(B)/bench/leaks-memtrack $(B)/bench/leaks-asan
+	$(B)/bench/exit_report $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/leaks-plain \
+	    $(B)/bench/leaks-memtrack $(B)/bench/leaks-asan
 
 # ---- sanitize, fuzz -----------------------------------------------------------------------
 # Each sanitizer in its own build directory, with the internal invariants checked:

@@ -60,8 +60,10 @@
 
 /* -------------------------------------------------------------------------------------
  * Caller sites (MEMTRACK_CALLER_SITES, set by `memtrack cc` for a C source that declares
- * malloc, free... itself, as configure probes and old code do). The function-like macros
- * would turn such a declaration into a call, so they are off; instead the allocation
+ * malloc, free... itself, as configure probes and old code do, or that calls through struct
+ * members named like them, `mem->calloc(1, n)`; in header mode, define it on that file's
+ * command line or before its first #include). The function-like macros would turn such a
+ * declaration into a call, and expand the member's name, so they are off; instead the allocation
  * functions are declared here, before any system header, under the names of tracked entry
  * points that site each block by the caller's return address (file and line from the debug
  * information). The source's own declarations then agree with these, and `free` taken as a
@@ -422,22 +424,36 @@ size_t memtrack_static_memory_peak(void);
 } /* extern "C" */
 #endif
 
-#if defined(__cplusplus) && defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL) &&           \
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL) &&                                   \
     (defined(__GNUC__) || defined(__clang__))
-/* A C++ program may never call new itself (the standard library's compiled code does it
- * for std::string, iostreams, locales): this reference keeps libmemtrack linked under
- * --as-needed, so its operator new and delete serve the whole process. */
+/* Every unit built with the flag refers to libmemtrack, so the linker keeps it whatever
+ * --as-needed says (and pulls it out of libmemtrack.a): a main that only calls a library,
+ * whose blocks the process's malloc (libmemtrack's) makes, or a C++ program that never
+ * calls new itself (the standard library's compiled code does, for std::string, iostreams,
+ * locales), is still tracked. One pointer per unit; nothing at all without the flag. */
+#ifdef __cplusplus
 namespace memtrack_link_
 {
 static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrack_stats;
 } /* namespace memtrack_link_ */
+#else
+static void (*const memtrack_link_anchor_)(memtrack_stats_t *)
+    __attribute__((used)) = &memtrack_stats;
+#endif
 #endif
 
 /* -------------------------------------------------------------------------------------
  * The drop-in macros. Function-like only, so a variable or struct member named `free` or
  * `malloc` still compiles, and `free` passed as a value (list_destroy(l, free)) is the real
- * function, which libmemtrack also provides. A call through a member, `hooks->free(p)`,
- * would expand: write `(hooks->free)(p)` there.
+ * function, which libmemtrack also provides. A call through a member, `hooks->free(p)` (an
+ * allocator table {calloc, realloc, free}), would expand: build such a file with
+ * -DMEMTRACK_CALLER_SITES (above; `memtrack cc` does it by itself and says so), or write
+ * `(hooks->free)(p)`. The macros cannot let the member call through: the preprocessor does
+ * not see the `->` before the name, and a `free(p)` that expanded to `free(...)` again with
+ * the site passed aside (a thread-local note for the process's free to read) would cost
+ * every untracked allocation a test, name the wrong line when the member is not the C
+ * library's function, and fail where libmemtrack is not the process's allocator (Windows,
+ * Cortex-M).
  * ------------------------------------------------------------------------------------- */
 #if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
 

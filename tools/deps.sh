@@ -8,11 +8,13 @@
 set -eu
 
 need_build="uthash-dev pkg-config g++ libdw-dev"
-need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema \
+# libc6-dbg: the C library's debug information, which the exit report must not read for the
+# frames it leaves out (test/report/exit_symbols.sh; make bench-exit, its worst case).
+need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema libc6-dbg \
     cmake autoconf meson ninja-build mandoc man-db dpkg-dev"
 # make deb: dpkg-shlibdeps computes the package's dependencies.
 need_deb="dpkg-dev"
-need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma electric-fence"
+need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma electric-fence libc6-dbg"
 # The other targets (make test-platforms, tools/platform.mk): compilers and emulators. The
 # i686 compiler is Debian's cross one, not gcc-multilib, which conflicts with the others.
 need_platforms="uthash-dev musl-tools gcc-i686-linux-gnu libc6-dev-i386-cross \

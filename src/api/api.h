@@ -111,6 +111,11 @@ void *memtrack_memalign_caller(size_t alignment, size_t size);
 void *memtrack_aligned_alloc_caller(size_t alignment, size_t size);
 int memtrack_posix_memalign_caller(void **out, size_t alignment, size_t size);
 void *memtrack_valloc_caller(size_t size);
+#ifdef MT_GLIBC_MALLOC
+/* Says once, with the fix, when libmemtrack's malloc or free is not the process's (a
+ * library built with memtrack loaded it after the C library); at load time. */
+void mt_allocator_check(void);
+#endif
 
 /* ---- crash.c: the report on a fatal signal ------------------------------------------ */
 void mt_crash_install(void);

@@ -70,6 +70,9 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     MT_ENTRY();
     mt_init();
     mt_busy++;
+#ifdef MT_GLIBC_MALLOC
+    mt_allocator_check();
+#endif
     (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
     mt_place_prepare();
     mt_crash_install();

@@ -16,6 +16,7 @@
  * report counts apart those made inside system libraries (records/place.c).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "base/output.h"
 #include "checks/page_guard.h"
 #include "records/stack.h"
 
@@ -337,5 +339,58 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
     }
     return mt_libc_usable_size(ptr);
 }
+
+/* ---- whether it is the process's allocator ---- */
+
+#ifdef MT_GLIBC_MALLOC
+/* libmemtrack serves the process only when its malloc and free come first in the loader's
+ * search: the program linked with it before the C library (memtrack cc keeps it in the link
+ * whatever --as-needed says), or preloaded. A plain program that links a library built with
+ * memtrack, or dlopen()s one, loads it after the C library: only the macros' blocks are
+ * tracked then, and one that untracked code frees reaches the C library's free, which
+ * aborts. Said once, at load time, with the fix. */
+/* Our own definitions, which &malloc would not give (it is the process's, interposable). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SAME_ATTRIBUTES_AS(f) __attribute__((copy(f)))
+#else
+#define SAME_ATTRIBUTES_AS(f)
+#endif
+extern __typeof__(malloc) mt_own_malloc __attribute__((alias("malloc"), visibility("hidden")))
+SAME_ATTRIBUTES_AS(malloc);
+extern __typeof__(free) mt_own_free __attribute__((alias("free"), visibility("hidden")))
+SAME_ATTRIBUTES_AS(free);
+
+void mt_allocator_check(void)
+{
+    static const char *const names[] = {"malloc", "free"};
+    void *const ours[] = {(void *)(uintptr_t)&mt_own_malloc, (void *)(uintptr_t)&mt_own_free};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *first = dlsym(RTLD_DEFAULT, names[i]);
+        Dl_info found;
+        if (first == NULL || first == ours[i] || dladdr(first, &found) == 0)
+            continue;
+        const char *module = found.dli_fname != NULL ? strrchr(found.dli_fname, '/') : NULL;
+        module = module != NULL ? module + 1 : found.dli_fname != NULL ? found.dli_fname : "?";
+        mt_buf_t b;
+        mt_buf_init(&b, mt_out_fd());
+        mt_buf_line(&b);
+        mt_buf_str(&b, "libmemtrack is loaded but is not the process's allocator: ");
+        mt_buf_str(&b, names[i]);
+        mt_buf_str(&b, " is ");
+        mt_buf_str(&b, module);
+        mt_buf_str(&b, "'s, found first (a library built with memtrack brought libmemtrack in, "
+                       "or dlopen() did)\n");
+        mt_buf_line(&b);
+        mt_buf_str(&b, "  only blocks made by code built with memtrack are tracked, and one that "
+                       "other code frees reaches the C library's free, which aborts\n");
+        mt_buf_line(&b);
+        mt_buf_str(&b, "  link the program itself with memtrack cc (or -Wl,--push-state,"
+                       "--no-as-needed -lmemtrack -Wl,--pop-state before its other libraries), "
+                       "or run it with memtrack run --preload\n");
+        mt_buf_flush(&b);
+        return;
+    }
+}
+#endif
 
 #endif /* MT_PROCESS_MALLOC */

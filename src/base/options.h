@@ -51,6 +51,9 @@
     X(track_pid, COUNT, "0", "with track_programs: this process is tracked whatever it runs")      \
     X(symbolize, BOOL, "1",                                                                        \
       "turn code addresses into file:line from the debug information (libdw)")                     \
+    X(symbol_cache, STRING, "auto",                                                                \
+      "directory where symbolized addresses are kept by build id, for the next process; auto: "    \
+      "$XDG_CACHE_HOME/memtrack or ~/.cache/memtrack; empty: none")                                \
     /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                              \
     X(quarantine, SIZE, MT_QUARANTINE_DEFAULT,                                                     \
       "bytes of freed blocks each heap shard keeps before giving them back; 0: none")              \

@@ -26,10 +26,10 @@
 #include "base/options.h"
 #include "base/symbolize.h"
 
-#ifdef MT_HAVE_LIBDW /* symbolize.h */
-#include <dwarf.h>
-#include <elfutils/libdwfl.h>
-#endif
+#include "base/dwarf_scopes.h"
+#include "base/elf_symbols.h"
+#include "base/libdw.h"
+#include "base/symbol_cache.h"
 
 /* The C++ runtime's demangler, when the program has one (weak: C programs do not). A PE
  * image (Windows) cannot leave a weak symbol undefined: there is no demangler there. */
@@ -40,40 +40,19 @@ extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int 
     __attribute__((weak));
 #endif
 
-#ifdef MT_HAVE_LIBDW
-/* ---- libdw, opened on first use -------------------------------------------------------- */
-
-#define MT_DW_FUNCTIONS(X)                                                                         \
-    X(dwfl_begin)                                                                                  \
-    X(dwfl_report_begin_add)                                                                       \
-    X(dwfl_linux_proc_report)                                                                      \
-    X(dwfl_report_end)                                                                             \
-    X(dwfl_linux_proc_find_elf)                                                                    \
-    X(dwfl_build_id_find_debuginfo)                                                                \
-    X(dwfl_addrmodule)                                                                             \
-    X(dwfl_module_addrdie)                                                                         \
-    X(dwfl_module_nextcu)                                                                          \
-    X(dwfl_module_addrinfo)                                                                        \
-    X(dwarf_haspc)                                                                                 \
-    X(dwarf_getsrc_die)                                                                            \
-    X(dwarf_linesrc)                                                                               \
-    X(dwarf_lineno)                                                                                \
-    X(dwarf_attr)                                                                                  \
-    X(dwarf_getscopes)                                                                             \
-    X(dwarf_getscopes_die)                                                                         \
-    X(dwarf_formudata)                                                                             \
-    X(dwarf_getsrcfiles)                                                                           \
-    X(dwarf_filesrc)                                                                               \
-    X(dwarf_ranges)                                                                                \
-    X(dwarf_tag)                                                                                   \
-    X(dwarf_attr_integrate)                                                                        \
-    X(dwarf_formstring)                                                                            \
-    X(dwarf_diename)
-
-#endif
+/* How far an address has been described: each step costs more than the one before, and
+ * is taken only when something printed needs it. */
+typedef enum known {
+    KNOWN_MODULE, /* where: the loader's answer (dladdr), no file opened */
+    KNOWN_SYMBOL, /* sym: its symbol, from the symbol tables */
+    KNOWN_LINES,  /* sym: file, line and functions too, from the debug information */
+} known_t;
 
 typedef struct cache_entry {
     uintptr_t pc; /* 0: empty */
+    known_t known;
+    bool in_module; /* dladdr found pc in a module */
+    Dl_info where;
     mt_symbol_t sym;
 } cache_entry_t;
 
@@ -83,9 +62,6 @@ static struct {
     bool dw_tried;
     Dwfl *dwfl; /* NULL when libdw could not be opened or started */
     Dwfl_Callbacks callbacks;
-#define MT_DW_POINTER(name) __typeof__(name) *name;
-    MT_DW_FUNCTIONS(MT_DW_POINTER)
-#undef MT_DW_POINTER
 #endif
     cache_entry_t *cache;
     size_t cache_size, cache_used; /* cache_size is a power of two */
@@ -95,30 +71,24 @@ static struct {
 /* Reports the process's mapped objects to libdwfl (again: dlopen()ed ones appear). */
 static bool report_modules_locked(void)
 {
-    symbols.dwfl_report_begin_add(symbols.dwfl);
-    int rc = symbols.dwfl_linux_proc_report(symbols.dwfl, getpid());
-    return symbols.dwfl_report_end(symbols.dwfl, NULL, NULL) == 0 && rc == 0;
+    mt_dw.dwfl_report_begin_add(symbols.dwfl);
+    int rc = mt_dw.dwfl_linux_proc_report(symbols.dwfl, getpid());
+    return mt_dw.dwfl_report_end(symbols.dwfl, NULL, NULL) == 0 && rc == 0;
 }
 
 static void open_libdw_locked(void)
 {
     symbols.dw_tried = true;
-    void *lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL)
+    if (!mt_libdw_open())
         return;
-#define MT_DW_RESOLVE(name)                                                                        \
-    if ((*(void **)&symbols.name = dlsym(lib, #name)) == NULL)                                     \
-        return;
-    MT_DW_FUNCTIONS(MT_DW_RESOLVE)
-#undef MT_DW_RESOLVE
-    symbols.callbacks.find_elf = symbols.dwfl_linux_proc_find_elf;
+    symbols.callbacks.find_elf = mt_dw.dwfl_linux_proc_find_elf;
     /* Separate debug information by build id only (/usr/lib/debug/.build-id), never through
      * debuginfod, which dwfl_standard_find_debuginfo tries last: its client starts libcurl,
      * whose set-up runs OpenSSL's, and at exit a program's OpenSSL may be cleaned up already
      * (that crashed the report, seen under ASan). A report at exit must not start a network
      * client in someone else's process either. */
-    symbols.callbacks.find_debuginfo = symbols.dwfl_build_id_find_debuginfo;
-    symbols.dwfl = symbols.dwfl_begin(&symbols.callbacks);
+    symbols.callbacks.find_debuginfo = mt_dw.dwfl_build_id_find_debuginfo;
+    symbols.dwfl = mt_dw.dwfl_begin(&symbols.callbacks);
     if (symbols.dwfl != NULL)
         (void)report_modules_locked();
 }
@@ -206,30 +176,13 @@ static const char *base_name(const char *path)
 /* ---- resolving one address ------------------------------------------------------------- */
 
 #ifdef MT_HAVE_LIBDW
-/* The compilation unit whose code holds addr, and the bias of its addresses. libdw finds
- * it through .debug_aranges, which clang does not write (and in a program that mixes
- * compilers, libdw may then answer with a neighbouring unit): unless the unit found
- * really holds addr, every unit's ranges are asked in turn. */
-static Dwarf_Die *unit_of_locked(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
-{
-    Dwarf_Die *cu = symbols.dwfl_module_addrdie(mod, addr, bias);
-    if (cu != NULL && symbols.dwarf_haspc(cu, addr - *bias) > 0)
-        return cu;
-    cu = NULL;
-    while ((cu = symbols.dwfl_module_nextcu(mod, cu, bias)) != NULL)
-        if (symbols.dwarf_haspc(cu, addr - *bias) > 0)
-            return cu;
-    return NULL;
-}
-
 /* A source path as the compiler was given it (what __FILE__ says): relative to the unit's
  * compilation directory when inside it, else absolute (a system header). Kept. */
 static const char *keep_source_path(Dwarf_Die *cu, const char *file)
 {
     Dwarf_Attribute attr;
-    const char *dir = symbols.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
-                          ? symbols.dwarf_formstring(&attr)
-                          : NULL;
+    const char *dir =
+        mt_dw.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL ? mt_dw.dwarf_formstring(&attr) : NULL;
     size_t dn = dir != NULL ? strlen(dir) : 0;
     if (dn > 0 && strncmp(file, dir, dn) == 0 && file[dn] == '/')
         file += dn + 1;
@@ -241,11 +194,11 @@ static const char *keep_source_path(Dwarf_Die *cu, const char *file)
 /* File and line of addr, from the line table: the innermost inlined code's own line. */
 static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
 {
-    Dwarf_Line *line = symbols.dwarf_getsrc_die(cu, addr);
+    Dwarf_Line *line = mt_dw.dwarf_getsrc_die(cu, addr);
     int lineno = 0;
-    if (line == NULL || symbols.dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
+    if (line == NULL || mt_dw.dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
         return;
-    const char *file = symbols.dwarf_linesrc(line, NULL, NULL);
+    const char *file = mt_dw.dwarf_linesrc(line, NULL, NULL);
     if (file == NULL)
         return;
     out->file = keep_source_path(cu, file);
@@ -258,11 +211,11 @@ static const char *scope_function_locked(Dwarf_Die *scope)
 {
     Dwarf_Attribute attr;
     const char *name = NULL;
-    if (symbols.dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr) != NULL ||
-        symbols.dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr) != NULL)
-        name = symbols.dwarf_formstring(&attr);
+    if (mt_dw.dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr) != NULL ||
+        mt_dw.dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr) != NULL)
+        name = mt_dw.dwarf_formstring(&attr);
     if (name == NULL)
-        name = symbols.dwarf_diename(scope);
+        name = mt_dw.dwarf_diename(scope);
     return keep_function(name);
 }
 
@@ -274,13 +227,13 @@ static void call_site_locked(Dwarf_Die *cu, Dwarf_Die *copy, mt_inline_t *out)
     Dwarf_Word index = 0, line = 0;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
-    if (symbols.dwarf_formudata(symbols.dwarf_attr(copy, DW_AT_call_file, &attr), &index) == 0 &&
-        symbols.dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && index < nfiles) {
-        const char *file = symbols.dwarf_filesrc(files, (size_t)index, NULL, NULL);
+    if (mt_dw.dwarf_formudata(mt_dw.dwarf_attr(copy, DW_AT_call_file, &attr), &index) == 0 &&
+        mt_dw.dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && index < nfiles) {
+        const char *file = mt_dw.dwarf_filesrc(files, (size_t)index, NULL, NULL);
         if (file != NULL)
             out->file = keep_source_path(cu, file);
     }
-    if (symbols.dwarf_formudata(symbols.dwarf_attr(copy, DW_AT_call_line, &attr), &line) == 0 &&
+    if (mt_dw.dwarf_formudata(mt_dw.dwarf_attr(copy, DW_AT_call_line, &attr), &line) == 0 &&
         line <= (Dwarf_Word)INT_MAX)
         out->line = (int)line;
     if (out->file == NULL)
@@ -293,7 +246,7 @@ static void copy_span_locked(Dwarf_Die *copy, Dwarf_Addr bias, mt_symbol_t *out)
 {
     Dwarf_Addr base = 0, start = 0, end = 0, low = 0, high = 0;
     ptrdiff_t at = 0;
-    while ((at = symbols.dwarf_ranges(copy, at, &base, &start, &end)) > 0) {
+    while ((at = mt_dw.dwarf_ranges(copy, at, &base, &start, &end)) > 0) {
         if (high == 0 || start < low)
             low = start;
         if (end > high)
@@ -311,51 +264,27 @@ static void copy_span_locked(Dwarf_Die *copy, Dwarf_Addr bias, mt_symbol_t *out)
 static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bias,
                                    mt_symbol_t *out)
 {
-    Dwarf_Die *scopes = NULL;
-    int n = symbols.dwarf_getscopes(cu, addr, &scopes);
-    if (n <= 0) {
-        mt_libc_free(scopes); /* malloc'd by libdw, so the C library's */
-        return;
-    }
-    /* Past an inlined copy, dwarf_getscopes goes on into the scopes of its abstract
-     * definition (for variables); the copies that hold addr are the innermost scope's own
-     * parents in the unit. */
-    Dwarf_Die innermost = scopes[0];
-    mt_libc_free(scopes);
-    scopes = NULL;
-    n = symbols.dwarf_getscopes_die(&innermost, &scopes);
-
     /* Function scopes, innermost first: a chain of inlined copies ending at the real
      * function. DWARF may nest deeper than is kept: the innermost and the real one stay. */
-    enum { DEEPEST = 64 };
-    int chain[DEEPEST];
-    int depth = 0;
-    for (int i = 0; i < n && depth < DEEPEST; i++) {
-        int tag = symbols.dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        chain[depth++] = i;
-        if (tag == DW_TAG_subprogram)
-            break;
-    }
+    Dwarf_Die chain[MT_DWARF_DEEPEST];
+    int depth = mt_dwarf_functions(cu, addr, chain, MT_DWARF_DEEPEST);
     if (depth > 0) {
-        out->func = scope_function_locked(&scopes[chain[0]]);
-        if (symbols.dwarf_tag(&scopes[chain[0]]) == DW_TAG_inlined_subroutine)
-            copy_span_locked(&scopes[chain[0]], bias, out);
+        out->func = scope_function_locked(&chain[0]);
+        if (mt_dw.dwarf_tag(&chain[0]) == DW_TAG_inlined_subroutine)
+            copy_span_locked(&chain[0], bias, out);
     }
     int outer = depth - 1 < MT_INLINE_MAX ? depth - 1 : MT_INLINE_MAX;
     mt_inline_t *kept = outer > 0 ? mt_mem_calloc((size_t)outer, sizeof *kept) : NULL;
     for (int k = 0; kept != NULL && k < outer; k++) {
         /* the last kept is the real function, called from the outermost copy's call */
         int level = k == outer - 1 ? depth - 1 : k + 1;
-        call_site_locked(cu, &scopes[chain[level - 1]], &kept[k]);
-        kept[k].func = scope_function_locked(&scopes[chain[level]]);
+        call_site_locked(cu, &chain[level - 1], &kept[k]);
+        kept[k].func = scope_function_locked(&chain[level]);
     }
     if (kept != NULL) {
         out->inlined = kept;
         out->ninlined = (unsigned)outer;
     }
-    mt_libc_free(scopes);
 }
 
 /* The module of addr in libdwfl's view of the process; NULL without libdw. */
@@ -365,17 +294,18 @@ static Dwfl_Module *module_of_locked(Dwarf_Addr addr)
         open_libdw_locked();
     if (symbols.dwfl == NULL)
         return NULL;
-    Dwfl_Module *mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+    Dwfl_Module *mod = mt_dw.dwfl_addrmodule(symbols.dwfl, addr);
     if (mod == NULL && report_modules_locked()) /* loaded since we last looked? */
-        mod = symbols.dwfl_addrmodule(symbols.dwfl, addr);
+        mod = mt_dw.dwfl_addrmodule(symbols.dwfl, addr);
     return mod;
 }
 #endif
 
-static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
+/* The symbol around pc and its module: from the module's full symbol table when libdw reads
+ * it, else from the dynamic one (info: dladdr's answer, found). No line table is read. */
+static void resolve_symbol_locked(uintptr_t pc, bool found, const Dl_info *where, mt_symbol_t *out)
 {
-    Dl_info info;
-    bool found = dladdr((void *)pc, &info) != 0;
+    Dl_info info = *where;
     memset(out, 0, sizeof *out);
     if (found && info.dli_fname != NULL && info.dli_fname[0] != '\0')
         out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
@@ -390,7 +320,7 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
     if (mod != NULL) {
         GElf_Off off = 0;
         GElf_Sym sym;
-        symbol = symbols.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+        symbol = mt_module_symbol(mod, addr, &off, &sym);
         out->offset = (uintptr_t)off + 1; /* from the return address, as dladdr's */
         out->size = symbol != NULL ? (size_t)sym.st_size : 0;
     }
@@ -412,18 +342,28 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
         out->code_start = pc - out->offset;
         out->code_size = out->size;
     }
+    out->func = out->symbol;
+}
 
-    /* File, line and the functions (inlined ones too) from the debug information. */
+/* File, line and the functions (inlined ones too) from the debug information, over what
+ * resolve_symbol_locked found for pc. */
+static void resolve_lines_locked(uintptr_t pc, mt_symbol_t *out)
+{
 #ifdef MT_HAVE_LIBDW
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
+    Dwarf_Addr addr = (Dwarf_Addr)pc - 1, bias = 0;
+    Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
+    Dwarf_Die *cu = mod != NULL ? mt_dwarf_unit_at(mod, addr, &bias) : NULL;
     if (cu != NULL) {
+        out->func = NULL;
         dwarf_line_locked(cu, addr - bias, out);
         dwarf_functions_locked(cu, addr - bias, bias, out);
+        if (out->func == NULL)
+            out->func = out->symbol;
     }
+#else
+    (void)pc;
+    (void)out;
 #endif
-    if (out->func == NULL)
-        out->func = out->symbol;
 }
 
 /* ---- the cache --------------------------------------------------------------------------- */
@@ -446,14 +386,18 @@ static cache_entry_t *cache_find_locked(uintptr_t pc)
     }
 }
 
-/* Keeps the result; when the cache cannot grow, the result is simply not kept. */
-static void cache_add_locked(uintptr_t pc, const mt_symbol_t *sym)
+/* The entry of pc, made (known: KNOWN_MODULE) when there is none; NULL when the cache
+ * cannot grow (the caller then describes pc in an entry of its own, not kept). */
+static cache_entry_t *cache_entry_locked(uintptr_t pc)
 {
+    cache_entry_t *e = cache_find_locked(pc);
+    if (e != NULL)
+        return e;
     if (symbols.cache == NULL || (symbols.cache_used + 1) * 4 > symbols.cache_size * 3) {
         size_t size = symbols.cache_size != 0 ? symbols.cache_size * 2 : 256;
         cache_entry_t *fresh = mt_mem_calloc(size, sizeof *fresh);
         if (fresh == NULL)
-            return;
+            return NULL;
         for (size_t i = 0; i < symbols.cache_size; i++) {
             if (symbols.cache[i].pc == 0)
                 continue;
@@ -469,12 +413,48 @@ static void cache_add_locked(uintptr_t pc, const mt_symbol_t *sym)
     size_t i = slot_of(pc, symbols.cache_size);
     while (symbols.cache[i].pc != 0)
         i = (i + 1) & (symbols.cache_size - 1);
-    symbols.cache[i].pc = pc;
-    symbols.cache[i].sym = *sym;
+    e = &symbols.cache[i];
     symbols.cache_used++;
+    e->pc = pc;
+    e->in_module = dladdr((void *)pc, &e->where) != 0;
+    e->known = KNOWN_MODULE;
+    return e;
 }
 
-bool mt_symbolize(void *pc, mt_symbol_t *out)
+/* Takes e (pc's) as far as want: from the symbol cache of earlier processes when it has as
+ * much (kept: the cache is for what option symbolize finds), else from the debug
+ * information and the symbol tables, noted for that cache. */
+static void describe_locked(cache_entry_t *e, known_t want, bool kept)
+{
+    _Static_assert(KNOWN_SYMBOL == MT_CACHED_SYMBOL && KNOWN_LINES == MT_CACHED_LINES,
+                   "the symbol cache's levels are the symbolizer's");
+    const char *path = e->where.dli_fname;
+    uintptr_t base = (uintptr_t)e->where.dli_fbase;
+    if (kept && e->known < want && e->in_module) {
+        mt_symbol_t cached;
+        int level = mt_symbol_cache_find(path, base, e->pc, &cached);
+        if (level > (int)e->known) {
+            e->sym = cached;
+            e->known = (known_t)level;
+        }
+    }
+    known_t before = e->known;
+    if (e->known < KNOWN_SYMBOL && want >= KNOWN_SYMBOL) {
+        resolve_symbol_locked(e->pc, e->in_module, &e->where, &e->sym);
+        e->known = KNOWN_SYMBOL;
+    }
+    if (e->known < KNOWN_LINES && want >= KNOWN_LINES) {
+        resolve_lines_locked(e->pc, &e->sym);
+        e->known = KNOWN_LINES;
+    }
+    if (kept && e->known > before && e->in_module)
+        mt_symbol_cache_note(path, base, e->pc, (int)e->known, &e->sym);
+}
+
+/* Describes pc as far as want, from the cache when it has as much: an address first named
+ * by its module or its symbol alone is taken further. With option symbolize=0, the symbol
+ * tables only, and not kept (the option may change). */
+static bool symbolize(void *pc, mt_symbol_t *out, known_t want)
 {
     memset(out, 0, sizeof *out);
     if (pc == NULL)
@@ -482,18 +462,57 @@ bool mt_symbolize(void *pc, mt_symbol_t *out)
     mt_options_init();
     mt_busy++;
     pthread_mutex_lock(&symbols.lock);
-    cache_entry_t *e = mt_opt.symbolize ? cache_find_locked((uintptr_t)pc) : NULL;
-    if (!mt_opt.symbolize) {
-        resolve_locked((uintptr_t)pc, out); /* the symbol tables only: not kept */
-    } else if (e != NULL) {
-        *out = e->sym;
-    } else {
-        resolve_locked((uintptr_t)pc, out);
-        cache_add_locked((uintptr_t)pc, out);
+    cache_entry_t own, *e = mt_opt.symbolize ? cache_entry_locked((uintptr_t)pc) : NULL;
+    if (e == NULL) {
+        memset(&own, 0, sizeof own);
+        own.pc = (uintptr_t)pc;
+        own.in_module = dladdr(pc, &own.where) != 0;
+        e = &own;
     }
+    describe_locked(e, mt_opt.symbolize ? want : KNOWN_SYMBOL, mt_opt.symbolize && e != &own);
+    *out = e->sym;
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
     return out->symbol != NULL || out->file != NULL;
+}
+
+bool mt_symbolize(void *pc, mt_symbol_t *out)
+{
+    return symbolize(pc, out, KNOWN_LINES);
+}
+
+bool mt_symbolize_symbol(void *pc, mt_symbol_t *out)
+{
+    return symbolize(pc, out, KNOWN_SYMBOL);
+}
+
+bool mt_symbol_module(void *pc, mt_module_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (pc == NULL)
+        return false;
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    Dl_info own;
+    cache_entry_t *e = cache_entry_locked((uintptr_t)pc);
+    bool found = e != NULL ? e->in_module : dladdr(pc, &own) != 0;
+    const Dl_info *where = e != NULL ? &e->where : &own;
+    if (found) {
+        out->path = where->dli_fname;
+        out->base = (uintptr_t)where->dli_fbase;
+    }
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
+    return found;
+}
+
+void mt_symbols_save(void)
+{
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    mt_symbol_cache_save();
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
 }
 
 void mt_symbols_lock_all(void)

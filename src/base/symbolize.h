@@ -61,6 +61,22 @@ typedef struct mt_symbol {
  * (libdw is opened at the first call) and cached by pc; never allocates through the
  * tracker. Not async-signal-safe. Option symbolize=0 keeps it to the symbol tables. */
 bool mt_symbolize(void *pc, mt_symbol_t *out);
+/* The same without file, line and inlined functions (file NULL, func the symbol, unless an
+ * earlier mt_symbolize of pc found them): the symbol tables only, never a line table. For
+ * addresses shown by their symbol, a system library's, whose debug information (a
+ * separate file, compressed) would cost a report many times what it prints. */
+bool mt_symbolize_symbol(void *pc, mt_symbol_t *out);
+/* The module pc lies in, as the loader says (dladdr's file name and base), remembered by
+ * address: a report asks it of every frame, and glibc's dladdr reads the module's whole
+ * dynamic symbol table each time. No file is opened. False when pc is in no module. */
+typedef struct mt_module {
+    const char *path; /* the loader's, alive while the module is loaded */
+    uintptr_t base;
+} mt_module_t;
+bool mt_symbol_module(void *pc, mt_module_t *out);
+/* Keeps what this process symbolized for the next one (option symbol_cache): after a
+ * report. */
+void mt_symbols_save(void);
 void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
 

@@ -87,7 +87,7 @@ static uintptr_t program_base_address(void)
     return program_base;
 }
 
-static bool module_is_system(const Dl_info *info)
+static bool module_is_system(const mt_module_t *m)
 {
     if (self_base == 0) {
         Dl_info self;
@@ -95,18 +95,18 @@ static bool module_is_system(const Dl_info *info)
         if (dladdr((void *)(uintptr_t)&module_is_system, &self) != 0)
             self_base = (uintptr_t)self.dli_fbase;
     }
-    uintptr_t base = (uintptr_t)info->dli_fbase;
-    if (info->dli_fname == NULL || info->dli_fname[0] == '\0')
+    uintptr_t base = m->base;
+    if (m->path == NULL || m->path[0] == '\0')
         return base != program_base && program_base != 0;
     if (program_base == 0 ? false : base == program_base)
         return false; /* the program, libmemtrack.a linked into it included */
     if (base == self_base)
         return true; /* libmemtrack itself */
-    if (strstr(info->dli_fname, "ld-linux") != NULL || strstr(info->dli_fname, "vdso") != NULL ||
-        is_cxx_runtime(info->dli_fname))
+    if (strstr(m->path, "ld-linux") != NULL || strstr(m->path, "vdso") != NULL ||
+        is_cxx_runtime(m->path))
         return true;
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
-        if (strncmp(info->dli_fname, system_dirs[i], strlen(system_dirs[i])) == 0)
+        if (strncmp(m->path, system_dirs[i], strlen(system_dirs[i])) == 0)
             return true;
     return false;
 }
@@ -143,15 +143,16 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
             }
             if (info.dli_fname != NULL && info.dli_fname[0] != '\0')
                 out->module = info.dli_fname;
-            system = module_is_system(&info);
+            system = module_is_system(&(mt_module_t){info.dli_fname, (uintptr_t)info.dli_fbase});
         }
         /* The program's own code by file and line; a system library by module and symbol,
-         * whatever debug information it has: there is no source of it to open. A system
-         * site is not shown unless system_leaks asks for it, so the debug information is
-         * not read for it: a clean run under --preload never opens libdw. */
+         * whatever debug information it has: there is no source of it to open, and its
+         * line tables are never read. A system site is not shown unless system_leaks asks
+         * for it, so nothing is read for it: a clean run under --preload never opens libdw. */
         mt_symbol_t sym;
         if (!mt_in_crash && (!system || mt_opt.system_leaks) &&
-            mt_symbolize(s->pc, &sym)) { /* libdw: not async-signal-safe */
+            (system ? mt_symbolize_symbol(s->pc, &sym)
+                    : mt_symbolize(s->pc, &sym))) { /* libdw: not async-signal-safe */
             if (sym.file != NULL && !system) {
                 out->file = sym.file;
                 out->line = sym.line;
@@ -201,6 +202,44 @@ static unsigned levels_of(const mt_symbol_t *sym, level_t out[1 + MT_INLINE_MAX]
     return 1 + n;
 }
 
+/* The functions return address pc is shown as (levels_of), into levels, with its symbol in
+ * *sym; 0 when nothing is known of it. A system library's address is its symbol alone:
+ * its line tables are never read. */
+static unsigned frame_levels(void *pc, bool system, mt_symbol_t *sym,
+                             level_t levels[1 + MT_INLINE_MAX])
+{
+    if (system) {
+        if (!mt_symbolize_symbol(pc, sym))
+            return 0;
+        levels[0] = (level_t){NULL, 0, sym->symbol};
+        return 1;
+    }
+    return mt_symbolize(pc, sym) ? levels_of(sym, levels) : 0;
+}
+
+static bool pc_is_system(void *pc)
+{
+    mt_module_t m;
+    return mt_symbol_module(pc, &m) && module_is_system(&m);
+}
+
+/* How many of a stack's frames may be shown: up to the program's last (a frame outside
+ * the system's libraries) among those before the first in no module. The system's frames
+ * after it (the C library's start-up below main, a thread's start) are left out, so they
+ * are never symbolized: only the loader is asked where they lie. */
+static unsigned shown_frames_end(void *const *pcs, unsigned n)
+{
+    unsigned end = 0;
+    for (unsigned i = 0; i < n; i++) {
+        mt_module_t m;
+        if (!mt_symbol_module(pcs[i], &m))
+            break;
+        if (!module_is_system(&m))
+            end = i + 1;
+    }
+    return end;
+}
+
 /* Where the callers of a site's function start in its stack: at return address pc, its
  * function number level (levels_of); a level past the address's last is the next address. */
 typedef struct caller_at {
@@ -208,25 +247,24 @@ typedef struct caller_at {
 } caller_at_t;
 
 /* The site's own function is found among the frames' functions, inlined ones included (a
- * wrapper written with the _at entry points comes before it); a site known by its address
- * is frame 0's innermost function itself. */
-static caller_at_t first_caller(const mt_site_t *s, void *const *pcs, unsigned n)
+ * wrapper written with the _at entry points comes before it), in the frames that may be
+ * shown (end: shown_frames_end); a site known by its address is frame 0's innermost
+ * function itself. */
+static caller_at_t first_caller(const mt_site_t *s, void *const *pcs, unsigned n, unsigned end)
 {
     if (s->file == NULL)
         return n > 0 && pcs[0] == s->pc ? (caller_at_t){0, 1} : (caller_at_t){0, 0};
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < end; i++) {
         mt_symbol_t sym;
         level_t levels[1 + MT_INLINE_MAX];
-        if (!mt_symbolize(pcs[i], &sym))
-            continue;
-        unsigned nl = levels_of(&sym, levels);
+        unsigned nl = frame_levels(pcs[i], pc_is_system(pcs[i]), &sym, levels);
         for (unsigned k = 0; k < nl; k++)
             if (names_function(levels[k].func, s->func))
                 return (caller_at_t){i, k + 1};
     }
     mt_symbol_t first;
-    if (n > 0 && mt_symbolize(pcs[0], &first) && first.line == s->line && first.file != NULL &&
-        s->file != NULL && strcmp(first.file, s->file) == 0)
+    if (end > 0 && !pc_is_system(pcs[0]) && mt_symbolize(pcs[0], &first) && first.line == s->line &&
+        first.file != NULL && s->file != NULL && strcmp(first.file, s->file) == 0)
         return (caller_at_t){0, 1};
     return (caller_at_t){0, 0};
 }
@@ -236,7 +274,7 @@ static bool has_level(void *pc, unsigned level)
 {
     mt_symbol_t sym;
     level_t levels[1 + MT_INLINE_MAX];
-    return level == 0 || (mt_symbolize(pc, &sym) && level < levels_of(&sym, levels));
+    return level == 0 || level < frame_levels(pc, pc_is_system(pc), &sym, levels);
 }
 
 void *mt_place_function_pc(uint32_t id)
@@ -246,7 +284,7 @@ void *mt_place_function_pc(uint32_t id)
     unsigned n = mt_stack_get(s->stack, &pcs);
     if (s->file == NULL)
         return s->pc;
-    caller_at_t at = first_caller(s, pcs, n);
+    caller_at_t at = first_caller(s, pcs, n, shown_frames_end(pcs, n));
     if (at.level > 0)
         return pcs[at.pc]; /* the site's function is one of this address's */
     return at.pc > 0 ? pcs[at.pc - 1] : NULL;
@@ -257,7 +295,7 @@ void *mt_place_caller_pc(uint32_t id)
     const mt_site_t *s = mt_site_get(id);
     void *const *pcs;
     unsigned n = mt_stack_get(s->stack, &pcs);
-    caller_at_t at = first_caller(s, pcs, n);
+    caller_at_t at = first_caller(s, pcs, n, shown_frames_end(pcs, n));
     if (at.pc < n && !has_level(pcs[at.pc], at.level))
         at.pc++; /* the site's function was that address's last: the caller is the next */
     return at.pc < n ? pcs[at.pc] : NULL;
@@ -273,25 +311,28 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
     out->inlined = false;
     if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
         return 0;
-    caller_at_t at = first_caller(s, pcs, n);
+    unsigned end = shown_frames_end(pcs, n);
+    caller_at_t at = first_caller(s, pcs, n, end);
     size_t count = 0, shown = 0;
-    for (unsigned i = at.pc; i < n && count < max; i++) {
-        Dl_info info;
+    for (unsigned i = at.pc; i < end && count < max; i++) {
+        mt_module_t m;
         mt_symbol_t sym;
+        level_t levels[1 + MT_INLINE_MAX];
         /* The fast unwinder may read a word that is not a return address where a
          * function kept no frame pointer: the stack ends at the first that lies in no
          * module's code. (The place's own address, when the stack starts inside it, is
          * only skipped.) */
-        if (dladdr(pcs[i], &info) == 0 || !mt_symbolize(pcs[i], &sym)) {
+        bool system = false;
+        unsigned nl = 0;
+        if (mt_symbol_module(pcs[i], &m)) {
+            system = module_is_system(&m);
+            nl = frame_levels(pcs[i], system, &sym, levels);
+        }
+        if (nl == 0) {
             if (i == at.pc && at.level > 0)
                 continue;
             break;
         }
-        bool system = module_is_system(&info);
-        level_t levels[1 + MT_INLINE_MAX];
-        unsigned nl = levels_of(&sym, levels);
-        if (system)
-            nl = 1; /* a system library's address is its symbol alone */
         unsigned from = i == at.pc ? at.level : 0;
         if (from >= nl)
             continue; /* the site's function was this address's last */
@@ -307,9 +348,8 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
             mt_frame_t *f = &frames[count++];
             memset(f, 0, sizeof *f);
             f->pc = (uint64_t)(uintptr_t)pcs[i];
-            if (info.dli_fname != NULL && info.dli_fname[0] != '\0' &&
-                (uintptr_t)info.dli_fbase != program_base_address())
-                f->module = info.dli_fname;
+            if (m.path != NULL && m.path[0] != '\0' && m.base != program_base_address())
+                f->module = m.path;
             if (sym.file != NULL && !system) {
                 f->file = levels[l].file;
                 f->line = levels[l].line;

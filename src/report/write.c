@@ -16,6 +16,7 @@
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/output.h"
+#include "base/symbolize.h"
 #include "records/stats.h"
 #include "report/report.h"
 
@@ -352,6 +353,7 @@ void mt_report_at_exit(void)
         write_file(&r, mt_opt.html, "HTML", mt_render_html);
         found = mt_report_found(&r);
         mt_report_free(&r);
+        mt_symbols_save();
     } else {
         found = print_without_memory(true);
     }

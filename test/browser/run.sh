@@ -8,6 +8,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out="$top/build/browser"
 mkdir -p "$out"
 cd "$out"
+# The program's symbol cache is the test's own, never the user's (test/lib/runner.sh).
+XDG_CACHE_HOME="$out/cache"
+rm -rf "$XDG_CACHE_HOME"
+mkdir -p "$XDG_CACHE_HOME"
+export XDG_CACHE_HOME
 "$top/memtrack" cc -g -O0 "$top/test/browser/report_prog.c" -o report_prog
 status=0
 "$top/memtrack" run --html report.html --json report.json ./report_prog 2>report.txt || status=$?

@@ -11,6 +11,15 @@ CC=${CC:-cc}
 CXX=${CXX:-c++}
 M="$TOP/memtrack"
 
+# The symbol cache the programs under test keep (option symbol_cache, by default under
+# $XDG_CACHE_HOME): their own, fresh for each runner and each script test, never the
+# user's. A program run twice by one runner (fault's abort_on_error pass) names its frames
+# from it the second time, with the same report.
+XDG_CACHE_HOME="$TOP/build/test-cache/$$"
+rm -rf "$XDG_CACHE_HOME"
+mkdir -p "$XDG_CACHE_HOME"
+export XDG_CACHE_HOME
+
 normalize() {
     sed -E -e 's/0x[0-9a-f]{6,}/0xADDR/g' -e 's/\(pid [0-9]+\)/(pid PID)/g' \
         -e "s|$1/||g" -e 's/\+0x[0-9a-f]+/+0xOFF/g'
