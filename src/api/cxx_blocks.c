@@ -19,6 +19,7 @@
 #include "api/cxx_glue.h"
 #include "api/api.h"
 #include "api/owned.h"
+#include "base/output.h"
 
 /* ---- the opt-in macros of memtrack.h (MEMTRACK_NEW_MACRO, MEMTRACK_DELETE_MACRO) -------
  *
@@ -212,7 +213,7 @@ void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, 
 void mt_cxx_no_runtime(size_t size)
 {
     mt_buf_t b;
-    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_init(&b, mt_std_fd(STDERR_FILENO));
     mt_buf_line(&b);
     mt_buf_str(&b, "operator new(");
     mt_buf_u64(&b, size);
