@@ -7,7 +7,10 @@
  * finds and the live blocks by site, then hands the signal on as if memtrack had not been
  * there: to the handler installed before it, or to the default action (core dump). A
  * fault is handed on by returning (the faulting instruction runs again); a sent signal
- * (abort(), kill) by raising it again, delivered as soon as the handler returns.
+ * (abort(), kill) by raising it again, delivered as soon as the handler returns. A fault
+ * goes first to a handler the program installed before memtrack started (a library's
+ * constructor, under --preload): the fault is the program's to handle, and is reported only
+ * when that handler gives up (puts the default action back and returns).
  *
  * Everything it calls is async-signal-safe or made so in crash mode (mt_in_crash): locks
  * are only tried (a shard some thread holds is skipped and counted), output goes straight
@@ -56,6 +59,40 @@ static void hand_on(unsigned i, const siginfo_t *info)
     bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
     if (!fault)
         raise(sig); /* blocked while we run: delivered when we return */
+}
+
+/* True when sa runs a function of the program's (not the default action, not ignored). */
+static bool program_handler(const struct sigaction *sa)
+{
+    if (sa->sa_flags & SA_SIGINFO)
+        return sa->sa_sigaction != NULL;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+/* Runs the handler that was installed before ours as the kernel would have (its mask, its
+ * SA_RESETHAND); returns true when it left the default action in place, so the fault will
+ * end the program (the program gave up on it), false when its handling stands. */
+static bool let_program_handle(unsigned i, siginfo_t *info, void *context)
+{
+    int sig = crash_signals[i];
+    struct sigaction theirs = previous[i];
+    if (theirs.sa_flags & SA_RESETHAND) { /* delivered once, then the default */
+        memset(&previous[i], 0, sizeof previous[i]);
+        previous[i].sa_handler = SIG_DFL;
+        (void)sigaction(sig, &previous[i], NULL);
+    }
+    sigset_t mask = theirs.sa_mask, old;
+    if (!(theirs.sa_flags & SA_NODEFER))
+        sigaddset(&mask, sig);
+    (void)pthread_sigmask(SIG_BLOCK, &mask, &old);
+    if (theirs.sa_flags & SA_SIGINFO)
+        theirs.sa_sigaction(sig, info, context);
+    else
+        theirs.sa_handler(sig);
+    (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    struct sigaction now;
+    return sigaction(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+           now.sa_handler == SIG_DFL;
 }
 
 #endif
@@ -145,6 +182,17 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
         return;
     }
     bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
+    if (fault && program_handler(&previous[i])) {
+        /* The program's own handler came first (a library's constructor, under --preload):
+         * its faults are its own, silently. It gave up when it put the default back. */
+        if (!let_program_handle(i, info, context)) {
+            errno = saved_errno;
+            return;
+        }
+        mt_crash_report_now(crash_signal_names[i], true, (uintptr_t)info->si_addr);
+        errno = saved_errno;
+        return; /* the default action now ends the program: a fault again, or its raise */
+    }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
         mt_crash_report_now(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0);
     hand_on(i, info);
