@@ -168,6 +168,8 @@ static MT_NOINLINE void *block_untracked(unsigned char *user, size_t size, size_
 static MT_NOINLINE void *block_tracked(unsigned char *user, size_t size, size_t align,
                                        uint32_t site, bool zero)
 {
+    if (MT_UNLIKELY(!mt_thread_crash_ready)) /* this thread's first block */
+        mt_crash_thread_start();
     mt_stat_slot_t *counter;
     uint64_t thread_meta;
     uint64_t seq = mt_next_seq_for(&counter, &thread_meta);

@@ -45,9 +45,15 @@ static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
 
-/* A fault at a page guard is reported from the handler, symbolized there: opening libdw and
- * reading a line table takes about 150 KiB of stack. Pages never touched cost nothing. */
+/* The thread that starts the tracker has a large alternate stack; every other thread gets
+ * one of its own at its first tracked block, smaller: the crash report and a page guard's
+ * message need tens of KiB (the symbols are looked up on a stack of the symbolizer's own,
+ * base/symbolize.c). Each sits behind a guard page; pages never touched cost nothing. */
 #define ALT_STACK_SIZE (1024u * 1024u)
+#define THREAD_ALT_STACK_SIZE (256u * 1024u)
+#define ALT_STACK_GUARD 4096u
+
+MT_TLS bool mt_thread_crash_ready;
 
 #ifndef _WIN32
 /* Puts back what was there before us and lets it have the signal. */
@@ -201,6 +207,51 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
 
 #endif
 
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+static pthread_key_t thread_stack_key;
+static atomic_bool thread_stacks; /* the key exists */
+
+/* At a thread's end: its alternate stack goes, unless the program put another in its place
+ * (then ours is no longer in use either). */
+static void thread_stack_release(void *mapping)
+{
+    stack_t current;
+    unsigned char *ours = (unsigned char *)mapping + ALT_STACK_GUARD;
+    if (sigaltstack(NULL, &current) == 0 && current.ss_sp == ours) {
+        if (current.ss_flags & SS_ONSTACK)
+            return; /* ending from a handler running on it: keep it */
+        stack_t off = {.ss_flags = SS_DISABLE};
+        if (sigaltstack(&off, NULL) != 0)
+            return;
+    }
+    mt_pages_free(mapping, ALT_STACK_GUARD + THREAD_ALT_STACK_SIZE);
+}
+#endif
+
+void mt_crash_thread_start(void)
+{
+    mt_thread_crash_ready = true;
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+    stack_t current;
+    if (!atomic_load(&thread_stacks) || sigaltstack(NULL, &current) != 0 ||
+        !(current.ss_flags & SS_DISABLE))
+        return; /* no crash handler, or the thread has an alternate stack already */
+    unsigned char *mapping = mt_pages_alloc(ALT_STACK_GUARD + THREAD_ALT_STACK_SIZE);
+    if (mapping == NULL)
+        return;
+    mt_pages_protect_none(mapping, ALT_STACK_GUARD);
+    stack_t alt = {.ss_sp = mapping + ALT_STACK_GUARD, .ss_size = THREAD_ALT_STACK_SIZE};
+    mt_busy++; /* the C library's key storage is its own, not a block of the program's */
+    bool kept = pthread_setspecific(thread_stack_key, mapping) == 0;
+    mt_busy--;
+    if (!kept || sigaltstack(&alt, NULL) != 0) {
+        if (kept)
+            (void)pthread_setspecific(thread_stack_key, NULL);
+        mt_pages_free(mapping, ALT_STACK_GUARD + THREAD_ALT_STACK_SIZE);
+    }
+#endif
+}
+
 void mt_crash_install(void)
 {
     if ((!mt_opt.crash_report && !mt_page_guard_enabled()) || atomic_exchange(&installed, true))
@@ -217,6 +268,8 @@ void mt_crash_install(void)
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+    if (pthread_key_create(&thread_stack_key, thread_stack_release) == 0)
+        atomic_store(&thread_stacks, true);
     sa.sa_sigaction = crash_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);

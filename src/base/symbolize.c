@@ -426,6 +426,57 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
         out->func = out->symbol;
 }
 
+/* ---- a stack of our own ------------------------------------------------------------------ */
+
+#if defined(MT_HAVE_LIBDW) && !defined(MT_SANITIZER_ALLOCATOR)
+/* Reading a line table with libdw takes about 150 KiB of stack, and the thread that asks may
+ * have much less: job threads of 32-128 KiB are common, and an error found in one must be
+ * told, not overflow it. So the lookup runs on a stack of the tracker's own, mapped at the
+ * first lookup behind a guard page (pages never touched cost nothing), switched to with
+ * swapcontext. symbols.lock serializes lookups, so one stack serves every thread. (Not in
+ * sanitizer builds, whose run-time follows a thread's stack itself.) */
+#include <ucontext.h>
+#define DEEP_STACK_SIZE (1024u * 1024u)
+#define DEEP_STACK_GUARD 4096u
+
+static struct {
+    unsigned char *stack; /* its guard page first: a stack grows down */
+    bool failed;          /* it could not be had: look up on the caller's stack */
+    ucontext_t caller, lookup;
+    uintptr_t pc;
+    mt_symbol_t *out;
+} deep;
+
+static void resolve_on_deep_stack(void)
+{
+    resolve_locked(deep.pc, deep.out); /* returns to deep.caller (uc_link) */
+}
+
+static void resolve_deep_locked(uintptr_t pc, mt_symbol_t *out)
+{
+    if (deep.stack == NULL && !deep.failed) {
+        deep.stack = mt_pages_alloc(DEEP_STACK_GUARD + DEEP_STACK_SIZE);
+        deep.failed = deep.stack == NULL;
+        if (deep.stack != NULL)
+            mt_pages_protect_none(deep.stack, DEEP_STACK_GUARD);
+    }
+    if (deep.failed || getcontext(&deep.lookup) != 0) {
+        resolve_locked(pc, out);
+        return;
+    }
+    deep.lookup.uc_stack.ss_sp = deep.stack + DEEP_STACK_GUARD;
+    deep.lookup.uc_stack.ss_size = DEEP_STACK_SIZE;
+    deep.lookup.uc_link = &deep.caller;
+    makecontext(&deep.lookup, resolve_on_deep_stack, 0);
+    deep.pc = pc;
+    deep.out = out;
+    if (swapcontext(&deep.caller, &deep.lookup) != 0)
+        resolve_locked(pc, out);
+}
+#else
+#define resolve_deep_locked resolve_locked
+#endif
+
 /* ---- the cache --------------------------------------------------------------------------- */
 
 static size_t slot_of(uintptr_t pc, size_t size)
@@ -484,11 +535,11 @@ bool mt_symbolize(void *pc, mt_symbol_t *out)
     pthread_mutex_lock(&symbols.lock);
     cache_entry_t *e = mt_opt.symbolize ? cache_find_locked((uintptr_t)pc) : NULL;
     if (!mt_opt.symbolize) {
-        resolve_locked((uintptr_t)pc, out); /* the symbol tables only: not kept */
+        resolve_deep_locked((uintptr_t)pc, out); /* the symbol tables only: not kept */
     } else if (e != NULL) {
         *out = e->sym;
     } else {
-        resolve_locked((uintptr_t)pc, out);
+        resolve_deep_locked((uintptr_t)pc, out);
         cache_add_locked((uintptr_t)pc, out);
     }
     pthread_mutex_unlock(&symbols.lock);
