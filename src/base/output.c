@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "base/options.h"
 #include "base/output.h"
 
@@ -178,10 +179,10 @@ int mt_out_fd(void)
     bool lost = fd > 2 && !still_ours(fd); /* closed and its number reused: not ours */
     if (MT_UNLIKELY(fd == -2 || generation != out_generation || lost)) {
         /* In the crash handler: the lock may be held for good; stderr will do. */
-        if (mt_in_crash && pthread_mutex_trylock(&out_mutex) != 0)
+        if (mt_in_crash && mt_mutex_trylock(&out_mutex) != 0)
             return mt_opt.quiet ? -1 : mt_std_fd(STDERR_FILENO);
         if (!mt_in_crash)
-            pthread_mutex_lock(&out_mutex);
+            mt_mutex_lock(&out_mutex);
         if (generation != out_generation) { /* the options changed where output goes */
             /* The old file stays open: another thread may be writing a message to it right
              * now, and were it closed, its number could be the program's next file. One
@@ -195,7 +196,7 @@ int mt_out_fd(void)
         if (out_fd == -2)
             __atomic_store_n(&out_fd, open_report_stream(reopen), __ATOMIC_RELEASE);
         fd = out_fd;
-        pthread_mutex_unlock(&out_mutex);
+        mt_mutex_unlock(&out_mutex);
     }
     if (fd == STDOUT_FILENO && !mt_in_crash) /* stdio is not async-signal-safe */
         fflush(stdout);                      /* the program's buffered output comes first */
@@ -204,12 +205,12 @@ int mt_out_fd(void)
 
 void mt_out_lock(void)
 {
-    pthread_mutex_lock(&out_mutex);
+    mt_mutex_lock(&out_mutex);
 }
 
 void mt_out_unlock(void)
 {
-    pthread_mutex_unlock(&out_mutex);
+    mt_mutex_unlock(&out_mutex);
 }
 
 /* A child with "%p" in its report path writes its own file; others keep the parent's. */
