@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "base/memory.h"
 #include "base/options.h"
 #include "base/symbolize.h"
@@ -545,6 +546,18 @@ bool mt_symbolize(void *pc, mt_symbol_t *out)
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
     return out->symbol != NULL || out->file != NULL;
+}
+
+bool mt_symbolize_cached(void *pc, mt_symbol_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (pc == NULL || mt_mutex_trylock(&symbols.lock) != 0)
+        return false;
+    cache_entry_t *e = cache_find_locked((uintptr_t)pc);
+    if (e != NULL)
+        *out = e->sym;
+    mt_mutex_unlock(&symbols.lock);
+    return e != NULL && (out->symbol != NULL || out->file != NULL);
 }
 
 void mt_symbols_lock_all(void)

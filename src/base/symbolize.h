@@ -61,6 +61,9 @@ typedef struct mt_symbol {
  * (libdw is opened at the first call) and cached by pc; never allocates through the
  * tracker. Not async-signal-safe. Option symbolize=0 keeps it to the symbol tables. */
 bool mt_symbolize(void *pc, mt_symbol_t *out);
+/* mt_symbolize for the crash handler: what an earlier lookup found for pc, if any; nothing
+ * is read, opened or waited for (the lock is only tried). */
+bool mt_symbolize_cached(void *pc, mt_symbol_t *out);
 void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
 
