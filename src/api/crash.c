@@ -30,8 +30,10 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "base/lock.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
+#include "records/stats.h"
 #include "report/report.h"
 
 #ifndef _WIN32
@@ -124,7 +126,9 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     mt_buf_flush(&b);
 }
 
-static void print_live_blocks(int fd)
+/* held: the locks of memtrack's the crashing thread held when it crashed. A shard whose
+ * lock cannot be had is skipped, and the words say whose it was as far as is known. */
+static void print_live_blocks(int fd, int held)
 {
     if (!mt_report_crash_text(fd)) {
         static const char line[] = MT_PREFIX "the live blocks cannot be listed: another "
@@ -132,14 +136,25 @@ static void print_live_blocks(int fd)
         mt_write_all(fd, line, sizeof line - 1);
     }
     unsigned skipped = atomic_load(&mt_shards_skipped);
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
     if (skipped != 0) {
-        mt_buf_t b;
-        mt_buf_init(&b, fd);
         mt_buf_line(&b);
         mt_buf_u64(&b, skipped);
-        mt_buf_str(&b, " table shard walks were skipped: another thread held their lock\n");
-        mt_buf_flush(&b);
+        mt_buf_str(&b, skipped == 1 ? " table shard walk was skipped: "
+                                    : " table shard walks were skipped: ");
+        mt_buf_str(&b, held == 0                       ? "another thread held "
+                       : mt_stats_other_threads() == 0 ? "the crashing thread held "
+                                                       : "the crashing thread or another held ");
+        mt_buf_str(&b, skipped == 1 ? "its lock\n" : "their lock\n");
     }
+    if (held != 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "the crash happened inside memtrack, holding one of its locks: its own "
+                       "records were most likely overwritten (a wild write from the program "
+                       "into memtrack's memory)\n");
+    }
+    mt_buf_flush(&b);
 }
 
 void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
@@ -154,13 +169,14 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
             nanosleep(&pause, NULL);
         return;
     }
+    int held = mt_locks_held; /* this thread's, as it crashed: the report takes its own */
     mt_in_crash = 1;
     mt_busy++;
     int fd = mt_out_fd();
     if (fd >= 0) {
         print_header(fd, what, has_address, address);
         (void)mt_check_all(crash_site);
-        print_live_blocks(fd);
+        print_live_blocks(fd, held);
     }
     mt_busy--;
     mt_in_crash = 0;
