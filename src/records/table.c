@@ -319,7 +319,7 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
         HASH_ITER(hh, h_, r_, next_)                                                               \
         {                                                                                          \
             mt_block_t *b = (mt_block_t *)(void *)r_;                                              \
-            if (MT_UNLIKELY(mt_table_link_wild(b->link.key))) { /* a wild write: skip it */        \
+            if (MT_UNLIKELY(mt_table_key_wild(b->link.key))) { /* a wild write: skip it */         \
                 mt_table_wild_link(b->link.key);                                                   \
             } else {                                                                               \
                 code;                                                                              \

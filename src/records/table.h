@@ -171,6 +171,12 @@ static inline bool mt_table_link_wild(const void *p)
     uintptr_t v = (uintptr_t)p;
     return (v & 7u) != 0 || (sizeof v >= 8 && (uint64_t)v >> 56 != 0);
 }
+/* A key a wild write has overwritten: a block's address, of any alignment (a page-guarded
+ * block ends at its page to the byte), but in the low half of the address space. */
+static inline bool mt_table_key_wild(const void *key)
+{
+    return sizeof(uintptr_t) >= 8 && (uint64_t)(uintptr_t)key >> 56 != 0;
+}
 /* Says once that a chain holds a wild link (out of line: never on the common path); the
  * lookup then ends there, as if the block were not in the table. */
 MT_NOINLINE void mt_table_wild_link(const void *link);
