@@ -284,8 +284,10 @@ void mt_crash_install(void)
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+#if !defined(MT_BARE_METAL)
     if (pthread_key_create(&thread_stack_key, thread_stack_release) == 0)
         atomic_store(&thread_stacks, true);
+#endif
     sa.sa_sigaction = crash_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);

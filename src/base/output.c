@@ -141,11 +141,13 @@ static int open_report_stream(bool reopen)
      * fails with ENXIO instead); writes block again once it is open, as any stream's do. */
     if (mt_expand_path(path, full, sizeof full))
         fd = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+#ifdef F_SETFL /* (not on Windows, which has no FIFOs to fear) */
     if (fd >= 0) {
         int flags = fcntl(fd, F_GETFL);
         if (flags != -1)
             (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     }
+#endif
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0) {
         out_dev = st.st_dev;

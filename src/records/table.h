@@ -163,13 +163,14 @@ static inline unsigned mt_table_view_bucket(const mt_table_view_t *tbl, unsigned
 /* The record keyed addr in the hash whose head is `head` (not NULL), or NULL: its bucket
  * (table.c's hash function, the address >> 4, and table_bucket) in *bucket, and the walk of
  * that bucket's chain. Every lookup of the table is this one. */
-/* A link a wild write has overwritten: records are 8-byte aligned and, on 64-bit targets,
- * lie in the low half of the address space (bytes a program writes, 0x41..., 0xCD...,
- * 0xDD..., are neither). Cheap enough for every step of a chain. */
+/* A link a wild write has overwritten: records are aligned as their link (8 bytes on 64-bit
+ * targets) and, on 64-bit targets, lie in the low half of the address space (bytes a
+ * program writes, 0x41..., 0xCD..., 0xDD..., are neither). Cheap enough for every step of
+ * a chain. */
 static inline bool mt_table_link_wild(const void *p)
 {
     uintptr_t v = (uintptr_t)p;
-    return (v & 7u) != 0 || (sizeof v >= 8 && (uint64_t)v >> 56 != 0);
+    return (v & (_Alignof(mt_table_link_t) - 1u)) != 0 || (sizeof v >= 8 && (uint64_t)v >> 56 != 0);
 }
 /* A key a wild write has overwritten: a block's address, of any alignment (a page-guarded
  * block ends at its page to the byte), but in the low half of the address space. */
