@@ -168,6 +168,8 @@ static MT_NOINLINE void *block_untracked(unsigned char *user, size_t size, size_
 static MT_NOINLINE void *block_tracked(unsigned char *user, size_t size, size_t align,
                                        uint32_t site, bool zero)
 {
+    if (MT_UNLIKELY(!mt_thread_crash_ready)) /* this thread's first block */
+        mt_crash_thread_start();
     mt_stat_slot_t *counter;
     uint64_t thread_meta;
     uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
@@ -186,7 +188,7 @@ static MT_NOINLINE void *block_tracked(unsigned char *user, size_t size, size_t 
 static inline __attribute__((always_inline)) void *
 alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
 {
-    if (!idle && MT_UNLIKELY(mt_busy)) /* a nested call (signal handler...): not tracked */
+    if (!idle && MT_UNLIKELY(mt_reentered())) /* a nested call (signal handler...): not tracked */
         return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
                : zero               ? mt_libc_calloc(1, size)
                                     : mt_libc_malloc(size);
@@ -274,7 +276,7 @@ MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, cons
 {
     MT_ENTRY();
     /* mt_busy tested once: a nested call takes mt_alloc's way, its site made as before */
-    if (MT_UNLIKELY(mt_busy))
+    if (MT_UNLIKELY(mt_reentered()))
         return mt_alloc(size, 0, SITE(MALLOC), false);
     return alloc_block_idle(size, 0, SITE_IDLE(MALLOC), false, true);
 }

@@ -119,6 +119,11 @@ void mt_allocator_check(void);
 
 /* ---- crash.c: the report on a fatal signal ------------------------------------------ */
 void mt_crash_install(void);
+/* Gives the calling thread an alternate signal stack of its own, once (a thread that
+ * overflows its stack, or faults on a small one, still gets the crash report); freed when
+ * the thread ends. Called at a thread's first tracked allocation: cheap after the first. */
+extern MT_TLS bool mt_thread_crash_ready;
+void mt_crash_thread_start(void);
 /* Prints the crash report once (what: "SIGSEGV", "EXCEPTION_ACCESS_VIOLATION"...; the
  * faulting address when has_address): the guards of every block, then the live blocks.
  * Returns at once while another thread prints it. The platform's fatal-error hook calls it

@@ -7,7 +7,10 @@
  * finds and the live blocks by site, then hands the signal on as if memtrack had not been
  * there: to the handler installed before it, or to the default action (core dump). A
  * fault is handed on by returning (the faulting instruction runs again); a sent signal
- * (abort(), kill) by raising it again, delivered as soon as the handler returns.
+ * (abort(), kill) by raising it again, delivered as soon as the handler returns. A fault
+ * goes first to a handler the program installed before memtrack started (a library's
+ * constructor, under --preload): the fault is the program's to handle, and is reported only
+ * when that handler gives up (puts the default action back and returns).
  *
  * Everything it calls is async-signal-safe or made so in crash mode (mt_in_crash): locks
  * are only tried (a shard some thread holds is skipped and counted), output goes straight
@@ -27,8 +30,10 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "base/lock.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
+#include "records/stats.h"
 #include "report/report.h"
 
 #ifndef _WIN32
@@ -42,9 +47,15 @@ static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
 
-/* A fault at a page guard is reported from the handler, symbolized there: opening libdw and
- * reading a line table takes about 150 KiB of stack. Pages never touched cost nothing. */
+/* The thread that starts the tracker has a large alternate stack; every other thread gets
+ * one of its own at its first tracked block, smaller: the crash report and a page guard's
+ * message need tens of KiB (the symbols are looked up on a stack of the symbolizer's own,
+ * base/symbolize.c). Each sits behind a guard page; pages never touched cost nothing. */
 #define ALT_STACK_SIZE (1024u * 1024u)
+#define THREAD_ALT_STACK_SIZE (256u * 1024u)
+#define ALT_STACK_GUARD 4096u
+
+MT_TLS bool mt_thread_crash_ready;
 
 #ifndef _WIN32
 /* Puts back what was there before us and lets it have the signal. */
@@ -56,6 +67,40 @@ static void hand_on(unsigned i, const siginfo_t *info)
     bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
     if (!fault)
         raise(sig); /* blocked while we run: delivered when we return */
+}
+
+/* True when sa runs a function of the program's (not the default action, not ignored). */
+static bool program_handler(const struct sigaction *sa)
+{
+    if (sa->sa_flags & SA_SIGINFO)
+        return sa->sa_sigaction != NULL;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+/* Runs the handler that was installed before ours as the kernel would have (its mask, its
+ * SA_RESETHAND); returns true when it left the default action in place, so the fault will
+ * end the program (the program gave up on it), false when its handling stands. */
+static bool let_program_handle(unsigned i, siginfo_t *info, void *context)
+{
+    int sig = crash_signals[i];
+    struct sigaction theirs = previous[i];
+    if (theirs.sa_flags & SA_RESETHAND) { /* delivered once, then the default */
+        memset(&previous[i], 0, sizeof previous[i]);
+        previous[i].sa_handler = SIG_DFL;
+        (void)sigaction(sig, &previous[i], NULL);
+    }
+    sigset_t mask = theirs.sa_mask, old;
+    if (!(theirs.sa_flags & SA_NODEFER))
+        sigaddset(&mask, sig);
+    (void)pthread_sigmask(SIG_BLOCK, &mask, &old);
+    if (theirs.sa_flags & SA_SIGINFO)
+        theirs.sa_sigaction(sig, info, context);
+    else
+        theirs.sa_handler(sig);
+    (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    struct sigaction now;
+    return sigaction(sig, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+           now.sa_handler == SIG_DFL;
 }
 
 #endif
@@ -81,7 +126,9 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     mt_buf_flush(&b);
 }
 
-static void print_live_blocks(int fd)
+/* held: the locks of memtrack's the crashing thread held when it crashed. A shard whose
+ * lock cannot be had is skipped, and the words say whose it was as far as is known. */
+static void print_live_blocks(int fd, int held)
 {
     if (!mt_report_crash_text(fd)) {
         static const char line[] = MT_PREFIX "the live blocks cannot be listed: another "
@@ -89,14 +136,25 @@ static void print_live_blocks(int fd)
         mt_write_all(fd, line, sizeof line - 1);
     }
     unsigned skipped = atomic_load(&mt_shards_skipped);
+    mt_buf_t b;
+    mt_buf_init(&b, fd);
     if (skipped != 0) {
-        mt_buf_t b;
-        mt_buf_init(&b, fd);
         mt_buf_line(&b);
         mt_buf_u64(&b, skipped);
-        mt_buf_str(&b, " table shard walks were skipped: another thread held their lock\n");
-        mt_buf_flush(&b);
+        mt_buf_str(&b, skipped == 1 ? " table shard walk was skipped: "
+                                    : " table shard walks were skipped: ");
+        mt_buf_str(&b, held == 0                       ? "another thread held "
+                       : mt_stats_other_threads() == 0 ? "the crashing thread held "
+                                                       : "the crashing thread or another held ");
+        mt_buf_str(&b, skipped == 1 ? "its lock\n" : "their lock\n");
     }
+    if (held != 0) {
+        mt_buf_line(&b);
+        mt_buf_str(&b, "the crash happened inside memtrack, holding one of its locks: its own "
+                       "records were most likely overwritten (a wild write from the program "
+                       "into memtrack's memory)\n");
+    }
+    mt_buf_flush(&b);
 }
 
 void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
@@ -111,13 +169,14 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
             nanosleep(&pause, NULL);
         return;
     }
+    int held = mt_locks_held; /* this thread's, as it crashed: the report takes its own */
     mt_in_crash = 1;
     mt_busy++;
     int fd = mt_out_fd();
     if (fd >= 0) {
         print_header(fd, what, has_address, address);
         (void)mt_check_all(crash_site);
-        print_live_blocks(fd);
+        print_live_blocks(fd, held);
     }
     mt_busy--;
     mt_in_crash = 0;
@@ -145,6 +204,17 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
         return;
     }
     bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
+    if (fault && program_handler(&previous[i])) {
+        /* The program's own handler came first (a library's constructor, under --preload):
+         * its faults are its own, silently. It gave up when it put the default back. */
+        if (!let_program_handle(i, info, context)) {
+            errno = saved_errno;
+            return;
+        }
+        mt_crash_report_now(crash_signal_names[i], true, (uintptr_t)info->si_addr);
+        errno = saved_errno;
+        return; /* the default action now ends the program: a fault again, or its raise */
+    }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
         mt_crash_report_now(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0);
     hand_on(i, info);
@@ -152,6 +222,51 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
 }
 
 #endif
+
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+static pthread_key_t thread_stack_key;
+static atomic_bool thread_stacks; /* the key exists */
+
+/* At a thread's end: its alternate stack goes, unless the program put another in its place
+ * (then ours is no longer in use either). */
+static void thread_stack_release(void *mapping)
+{
+    stack_t current;
+    unsigned char *ours = (unsigned char *)mapping + ALT_STACK_GUARD;
+    if (sigaltstack(NULL, &current) == 0 && current.ss_sp == ours) {
+        if (current.ss_flags & SS_ONSTACK)
+            return; /* ending from a handler running on it: keep it */
+        stack_t off = {.ss_flags = SS_DISABLE};
+        if (sigaltstack(&off, NULL) != 0)
+            return;
+    }
+    mt_pages_free(mapping, ALT_STACK_GUARD + THREAD_ALT_STACK_SIZE);
+}
+#endif
+
+void mt_crash_thread_start(void)
+{
+    mt_thread_crash_ready = true;
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+    stack_t current;
+    if (!atomic_load(&thread_stacks) || sigaltstack(NULL, &current) != 0 ||
+        !(current.ss_flags & SS_DISABLE))
+        return; /* no crash handler, or the thread has an alternate stack already */
+    unsigned char *mapping = mt_pages_alloc(ALT_STACK_GUARD + THREAD_ALT_STACK_SIZE);
+    if (mapping == NULL)
+        return;
+    mt_pages_protect_none(mapping, ALT_STACK_GUARD);
+    stack_t alt = {.ss_sp = mapping + ALT_STACK_GUARD, .ss_size = THREAD_ALT_STACK_SIZE};
+    mt_busy++; /* the C library's key storage is its own, not a block of the program's */
+    bool kept = pthread_setspecific(thread_stack_key, mapping) == 0;
+    mt_busy--;
+    if (!kept || sigaltstack(&alt, NULL) != 0) {
+        if (kept)
+            (void)pthread_setspecific(thread_stack_key, NULL);
+        mt_pages_free(mapping, ALT_STACK_GUARD + THREAD_ALT_STACK_SIZE);
+    }
+#endif
+}
 
 void mt_crash_install(void)
 {
@@ -169,6 +284,10 @@ void mt_crash_install(void)
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+#if !defined(MT_BARE_METAL)
+    if (pthread_key_create(&thread_stack_key, thread_stack_release) == 0)
+        atomic_store(&thread_stacks, true);
+#endif
     sa.sa_sigaction = crash_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);

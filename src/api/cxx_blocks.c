@@ -19,6 +19,7 @@
 #include "api/cxx_glue.h"
 #include "api/api.h"
 #include "api/owned.h"
+#include "base/output.h"
 
 /* ---- the opt-in macros of memtrack.h (MEMTRACK_NEW_MACRO, MEMTRACK_DELETE_MACRO) -------
  *
@@ -66,7 +67,7 @@ uint32_t mt_cxx_stack(void *frame, void *pc)
 
 void *mt_cxx_alloc(size_t size, size_t align, bool array, void *pc, uint32_t stack)
 {
-    if (MT_UNLIKELY(mt_busy)) /* nested in the tracker: untracked, as mt_alloc would */
+    if (MT_UNLIKELY(mt_reentered())) /* nested in the tracker: untracked, as mt_alloc would */
         return mt_alloc(size, align, MT_SITE_NONE, false);
     uint32_t site = mt_site_pc_stacked(pc, array ? MT_KIND_NEW_ARRAY : MT_KIND_NEW, NULL, stack);
     unsigned char *p = mt_alloc(size, align, site, false);
@@ -85,7 +86,7 @@ MT_EXPORT void memtrack_cxx_new_site(const volatile void *ptr, const char *file,
                                      const char *func)
 {
     uintptr_t at = (uintptr_t)ptr;
-    if (ptr == NULL || mt_busy)
+    if (ptr == NULL || mt_reentered())
         return;
     for (unsigned i = 0; i < RECENT_NEWS; i++) {
         recent_new_t *r = &recent_news[i];
@@ -198,7 +199,7 @@ void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, 
 {
     if (ptr == NULL)
         return;
-    if (MT_UNLIKELY(mt_busy)) {
+    if (MT_UNLIKELY(mt_reentered())) {
         mt_free(ptr, MT_SITE_NONE, true);
         return;
     }
@@ -212,7 +213,7 @@ void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, 
 void mt_cxx_no_runtime(size_t size)
 {
     mt_buf_t b;
-    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_init(&b, mt_std_fd(STDERR_FILENO));
     mt_buf_line(&b);
     mt_buf_str(&b, "operator new(");
     mt_buf_u64(&b, size);

@@ -266,7 +266,7 @@ static inline __attribute__((always_inline)) void free_block(void *ptr, uint32_t
 {
     if (ptr == NULL)
         return;
-    if (MT_UNLIKELY(mt_busy)) {
+    if (MT_UNLIKELY(mt_reentered())) {
         (void)mt_free_nested(ptr);
         return;
     }

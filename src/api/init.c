@@ -59,6 +59,7 @@ static void stand_aside_unless_tracked(void)
 static void init_once_fn(void)
 {
     mt_busy++;
+    mt_out_remember_std(); /* before any message: what descriptors 1 and 2 are now */
     mt_options_init();
     stand_aside_unless_tracked();
     (void)mt_libc_usable_size(NULL); /* resolve it now, not inside a lock */

@@ -49,7 +49,7 @@ extern void *__libc_pvalloc(size_t size);
  * inside the tracker itself (the loader's and the C library's calls it makes). */
 static inline bool tracking_all(void)
 {
-    return MT_UNLIKELY(mt_opt.track_all) && !mt_busy;
+    return MT_UNLIKELY(mt_opt.track_all) && !mt_reentered();
 }
 
 /* Each function below serves two doors: the process's malloc... (tracked only under
@@ -93,7 +93,7 @@ static inline void process_free(void *ptr, void *pc, void *frame, bool checked)
 {
     if (ptr == NULL)
         return;
-    if (MT_UNLIKELY(mt_busy)) {
+    if (MT_UNLIKELY(mt_reentered())) {
         (void)mt_free_nested(ptr);
         return;
     }
@@ -116,7 +116,7 @@ static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, void *fr
                                       bool track)
 {
     mt_block_t b;
-    if (ptr == NULL || MT_UNLIKELY(mt_busy))
+    if (ptr == NULL || MT_UNLIKELY(mt_reentered()))
         return mt_libc_realloc(ptr, size);
     void *result;
     MT_OPERATION_AT(frame, pc); /* an error found names this call's stack */
@@ -271,22 +271,22 @@ MT_EXPORT void *pvalloc(size_t size)
 
 MT_EXPORT void *memtrack_malloc_caller(size_t size)
 {
-    return process_malloc(size, RETURN_ADDRESS, !mt_busy);
+    return process_malloc(size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT void *memtrack_calloc_caller(size_t count, size_t size)
 {
-    return process_calloc(count, size, RETURN_ADDRESS, !mt_busy);
+    return process_calloc(count, size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT char *memtrack_strdup_caller(const char *s)
 {
-    return process_strndup(s, strlen(s), RETURN_ADDRESS, !mt_busy, MT_KIND_STRDUP);
+    return process_strndup(s, strlen(s), RETURN_ADDRESS, !mt_reentered(), MT_KIND_STRDUP);
 }
 
 MT_EXPORT char *memtrack_strndup_caller(const char *s, size_t n)
 {
-    return process_strndup(s, strnlen(s, n), RETURN_ADDRESS, !mt_busy, MT_KIND_STRNDUP);
+    return process_strndup(s, strnlen(s, n), RETURN_ADDRESS, !mt_reentered(), MT_KIND_STRNDUP);
 }
 
 MT_EXPORT void memtrack_free_caller(void *ptr)
@@ -296,32 +296,32 @@ MT_EXPORT void memtrack_free_caller(void *ptr)
 
 MT_EXPORT void *memtrack_realloc_caller(void *ptr, size_t size)
 {
-    return process_realloc(ptr, size, RETURN_ADDRESS, !mt_busy);
+    return process_realloc(ptr, size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT void *memtrack_reallocarray_caller(void *ptr, size_t count, size_t size)
 {
-    return process_reallocarray(ptr, count, size, RETURN_ADDRESS, !mt_busy);
+    return process_reallocarray(ptr, count, size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT void *memtrack_memalign_caller(size_t alignment, size_t size)
 {
-    return process_memalign(alignment, size, RETURN_ADDRESS, !mt_busy);
+    return process_memalign(alignment, size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT void *memtrack_aligned_alloc_caller(size_t alignment, size_t size)
 {
-    return process_aligned_alloc(alignment, size, RETURN_ADDRESS, !mt_busy);
+    return process_aligned_alloc(alignment, size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT int memtrack_posix_memalign_caller(void **out, size_t alignment, size_t size)
 {
-    return process_posix_memalign(out, alignment, size, RETURN_ADDRESS, !mt_busy);
+    return process_posix_memalign(out, alignment, size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT void *memtrack_valloc_caller(size_t size)
 {
-    return process_valloc(size, RETURN_ADDRESS, !mt_busy);
+    return process_valloc(size, RETURN_ADDRESS, !mt_reentered());
 }
 
 MT_EXPORT size_t malloc_usable_size(void *ptr)
@@ -329,7 +329,7 @@ MT_EXPORT size_t malloc_usable_size(void *ptr)
     mt_block_t b;
     if (ptr == NULL)
         return 0;
-    if (!mt_busy) {
+    if (!mt_reentered()) {
         switch (mt_peek_block(ptr, &b)) {
         case MT_FOUND_LIVE:
         case MT_FOUND_OWNED: return b.size; /* the guard starts right after the requested bytes */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/lock.h"
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/memory.h"
@@ -38,7 +39,7 @@ const char *mt_owner_intern(const char *name)
     if (name == NULL)
         return NULL;
     /* A linear list: programs have a handful of pools and arenas, made at load time. */
-    pthread_mutex_lock(&owners.lock);
+    mt_mutex_lock(&owners.lock);
     name_node_t *n = owners.names;
     while (n != NULL && strcmp(n->text, name) != 0)
         n = n->next;
@@ -51,7 +52,7 @@ const char *mt_owner_intern(const char *name)
             owners.names = n;
         }
     }
-    pthread_mutex_unlock(&owners.lock);
+    mt_mutex_unlock(&owners.lock);
     return n != NULL ? n->text : "?";
 }
 
@@ -67,7 +68,7 @@ uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, m
 
 bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq)
 {
-    if (MT_UNLIKELY(mt_busy) || !mt_kind_owned(mt_site_get(site)->kind))
+    if (MT_UNLIKELY(mt_reentered()) || !mt_kind_owned(mt_site_get(site)->kind))
         return false;
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
@@ -84,7 +85,7 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
-    if (MT_UNLIKELY(mt_busy))
+    if (MT_UNLIKELY(mt_reentered()))
         return false;
     /* The guard check reads only the block and may print: it runs under the shard's lock
      * as memtrack_check() does (shard -> errors -> out is the lock order). */
@@ -108,7 +109,7 @@ int mt_owned_check(const void *user, uint32_t found_site)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
     int damaged = 0;
-    if (MT_UNLIKELY(mt_busy))
+    if (MT_UNLIKELY(mt_reentered()))
         return 0;
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
@@ -121,7 +122,7 @@ int mt_owned_check(const void *user, uint32_t found_site)
 bool mt_block_peek(const void *addr, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)addr);
-    if (MT_UNLIKELY(mt_busy))
+    if (MT_UNLIKELY(mt_reentered()))
         return false;
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)addr);
@@ -142,7 +143,7 @@ void mt_owned_misuse(const mt_block_t *b, uint32_t found_site)
 
 void mt_owner_add(mt_owner_t *o)
 {
-    pthread_mutex_lock(&owners.lock);
+    mt_mutex_lock(&owners.lock);
     o->listed = true;
     o->prev = NULL;
     o->next = owners.owners;
@@ -150,14 +151,14 @@ void mt_owner_add(mt_owner_t *o)
         owners.owners->prev = o;
     owners.owners = o;
     atomic_fetch_add(&owners.count, 1);
-    pthread_mutex_unlock(&owners.lock);
+    mt_mutex_unlock(&owners.lock);
 }
 
 void mt_owner_remove(mt_owner_t *o)
 {
-    pthread_mutex_lock(&owners.lock);
+    mt_mutex_lock(&owners.lock);
     if (!o->listed) { /* a pool whose creation failed half way */
-        pthread_mutex_unlock(&owners.lock);
+        mt_mutex_unlock(&owners.lock);
         return;
     }
     o->listed = false;
@@ -169,7 +170,7 @@ void mt_owner_remove(mt_owner_t *o)
         o->next->prev = o->prev;
     o->next = o->prev = NULL;
     atomic_fetch_sub(&owners.count, 1);
-    pthread_mutex_unlock(&owners.lock);
+    mt_mutex_unlock(&owners.lock);
 }
 
 bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
@@ -178,7 +179,7 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
     mt_kind_t kind = MT_KIND_NONE;
     if (atomic_load_explicit(&owners.count, memory_order_relaxed) == 0)
         return false; /* the common case: tracked code freeing a library's block */
-    pthread_mutex_lock(&owners.lock);
+    mt_mutex_lock(&owners.lock);
     for (mt_owner_t *o = owners.owners; o != NULL; o = o->next) {
         if (o->contains(o, (uintptr_t)ptr)) {
             name = o->name;
@@ -186,7 +187,7 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
             break;
         }
     }
-    pthread_mutex_unlock(&owners.lock);
+    mt_mutex_unlock(&owners.lock);
     if (kind == MT_KIND_NONE)
         return false;
     mt_error_t e = {.kind = MT_ERROR_OWNED_FREE,
@@ -201,22 +202,22 @@ int mt_owners_check(uint32_t found_site)
 {
     int problems = 0;
     /* At exit another thread may still hold the lock (or died holding it): skip then. */
-    if (pthread_mutex_trylock(&owners.lock) != 0)
+    if (mt_mutex_trylock(&owners.lock) != 0)
         return 0;
     for (mt_owner_t *o = owners.owners; o != NULL; o = o->next)
         problems += o->check(o, found_site);
-    pthread_mutex_unlock(&owners.lock);
+    mt_mutex_unlock(&owners.lock);
     return problems;
 }
 
 void mt_owners_lock_all(void)
 {
-    pthread_mutex_lock(&owners.lock);
+    mt_mutex_lock(&owners.lock);
 }
 
 void mt_owners_unlock_all(void)
 {
-    pthread_mutex_unlock(&owners.lock);
+    mt_mutex_unlock(&owners.lock);
 }
 
 /* ---- the program's own allocators: memtrack_register_alloc / _free ------------------- */

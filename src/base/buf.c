@@ -16,18 +16,23 @@
 
 #include "base/buf.h"
 
-/* A write to a pipe whose reader has gone raises SIGPIPE, which would kill the program we
- * are a guest in: SIGPIPE is blocked in this thread for the write, and one the write raised
- * (and that was not already pending) is taken back before it is unblocked. errno is the
- * caller's again afterwards. */
+/* A write to a pipe whose reader has gone raises SIGPIPE, and a write past the file size
+ * limit (ulimit -f) SIGXFSZ: either would kill the program we are a guest in. Both are
+ * blocked in this thread for the write, and one the write raised (and that was not already
+ * pending) is taken back before they are unblocked; the write fails with EPIPE or EFBIG
+ * instead, which the caller warns about. errno is the caller's again afterwards. */
 int mt_write_all(int fd, const char *s, size_t n)
 {
     int saved = errno, err = 0;
-    sigset_t pipe_only, old, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    bool blocked = pthread_sigmask(SIG_BLOCK, &pipe_only, &old) == 0;
-    bool was_pending = blocked && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    sigset_t quiet, old, pending, raised;
+    sigemptyset(&quiet);
+    sigaddset(&quiet, SIGPIPE);
+#ifdef SIGXFSZ
+    sigaddset(&quiet, SIGXFSZ);
+#endif
+    bool blocked = pthread_sigmask(SIG_BLOCK, &quiet, &old) == 0;
+    if (!blocked || sigpending(&pending) != 0)
+        sigemptyset(&pending);
     while (n > 0 && fd >= 0) {
         ssize_t w = write(fd, s, n);
         if (w < 0 && errno == EINTR)
@@ -40,9 +45,17 @@ int mt_write_all(int fd, const char *s, size_t n)
         n -= (size_t)w;
     }
     if (blocked) {
-        if (err == EPIPE && !was_pending) {
+        /* the signal this write raised, unless the program's own was pending already */
+        int sig = err == EPIPE ? SIGPIPE : 0;
+#ifdef SIGXFSZ
+        if (err == EFBIG)
+            sig = SIGXFSZ;
+#endif
+        if (sig != 0 && !sigismember(&pending, sig)) {
             static const struct timespec now = {0, 0};
-            (void)sigtimedwait(&pipe_only, NULL, &now);
+            sigemptyset(&raised);
+            sigaddset(&raised, sig);
+            (void)sigtimedwait(&raised, NULL, &now);
         }
         (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
@@ -156,9 +169,11 @@ void mt_buf_from_start(mt_buf_t *b, int64_t offset)
     }
 }
 
+int (*mt_warning_fd)(int fd);
+
 void mt_warning_begin(mt_buf_t *b)
 {
-    mt_buf_init(b, STDERR_FILENO);
+    mt_buf_init(b, mt_warning_fd != NULL ? mt_warning_fd(STDERR_FILENO) : STDERR_FILENO);
     mt_buf_line(b);
     mt_buf_str(b, "warning: ");
 }

@@ -50,8 +50,12 @@ void mt_buf_line(mt_buf_t *b);
 /* A warning: "memtrack: warning: " on stderr, then the caller's words, then the end of
  * the line (and the write). Every warning of the library is printed this way. */
 void mt_warning_begin(mt_buf_t *b);
+/* Where a warning goes, given stderr's descriptor: set by the library (base/output.c) to
+ * write nothing into a descriptor 2 the program has reused; NULL in the report tool. */
+extern int (*mt_warning_fd)(int fd);
 void mt_warning_end(mt_buf_t *b);
-/* Writes all of s, never raising SIGPIPE; returns 0 or the errno of the write that failed. */
+/* Writes all of s, never raising SIGPIPE or SIGXFSZ; returns 0 or the errno of the write that
+ * failed. */
 int mt_write_all(int fd, const char *s, size_t n);
 /* Text a person reads (a file, function or program name): printable ASCII and well-formed
  * UTF-8 as they are, control bytes, DEL, backslashes and bytes that are not UTF-8 as \xNN,

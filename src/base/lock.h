@@ -49,9 +49,11 @@ static inline void mt_lock(mt_lock_t *l)
 #ifdef MT_BARE_METAL
     mt_bare_enter(); /* the program's critical section first (memtrack_set_lock_hooks) */
 #endif
+    /* Counted before it is taken: a signal handler that runs between the two must find this
+     * thread inside the tracker (mt_reentered), never a lock taken and not counted. */
+    mt_locks_held++;
     if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0))
         mt_lock_wait(l);
-    mt_locks_held++;
 }
 /* mt_lock without its wait, for a hot caller that keeps the wait out of line (so that it
  * saves no registers for it): takes l when it is free, else takes nothing and returns
@@ -61,9 +63,11 @@ static inline bool mt_lock_unless_taken(mt_lock_t *l)
 #ifdef MT_BARE_METAL
     mt_lock(l);
 #else
-    if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0))
+    mt_locks_held++; /* before it is taken, as in mt_lock */
+    if (MT_UNLIKELY(atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) != 0)) {
+        mt_locks_held--;
         return false;
-    mt_locks_held++;
+    }
 #endif
     return true;
 }
@@ -72,9 +76,10 @@ static inline bool mt_trylock(mt_lock_t *l)
 #ifdef MT_BARE_METAL
     mt_bare_enter();
 #endif
+    mt_locks_held++; /* before it is taken, as in mt_lock */
     bool taken = atomic_load_explicit(&l->taken, memory_order_relaxed) == 0 &&
                  atomic_exchange_explicit(&l->taken, 1, memory_order_acquire) == 0;
-    mt_locks_held += taken;
+    mt_locks_held -= !taken;
 #ifdef MT_BARE_METAL
     if (!taken)
         mt_bare_leave();
@@ -95,6 +100,37 @@ static inline void mt_unlock(mt_lock_t *l)
 #ifdef MT_BARE_METAL
     mt_bare_leave();
 #endif
+}
+
+/* True when this thread is inside the tracker already: running its code (mt_busy) or
+ * holding one of its locks. A call that finds it so is nested (a signal handler that
+ * allocates, interrupting the tracker on this thread) and must not take a lock, which would
+ * wait for itself forever: it goes to the C library untracked. */
+static inline bool mt_reentered(void)
+{
+    return (mt_busy | mt_locks_held) != 0;
+}
+
+/* The tracker's mutexes are taken with mt_busy raised, so that a call nested in a signal
+ * handler while one is held goes untracked instead of waiting for it (mt_reentered). */
+static inline void mt_mutex_lock(pthread_mutex_t *m)
+{
+    mt_busy++;
+    pthread_mutex_lock(m);
+}
+/* 0 when taken, as pthread_mutex_trylock */
+static inline int mt_mutex_trylock(pthread_mutex_t *m)
+{
+    mt_busy++;
+    int rc = pthread_mutex_trylock(m);
+    if (rc != 0)
+        mt_busy--;
+    return rc;
+}
+static inline void mt_mutex_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+    mt_busy--;
 }
 
 #endif /* MT_LOCK_H */

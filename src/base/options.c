@@ -374,7 +374,7 @@ void mt_options_write_table(mt_buf_t *b, bool prefixed)
 void mt_options_print_help(void)
 {
     mt_buf_t b;
-    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_init(&b, mt_warning_fd != NULL ? mt_warning_fd(STDERR_FILENO) : STDERR_FILENO);
     mt_buf_line(&b);
     mt_buf_str(&b, "options (MEMTRACK_OPTIONS=key=value:key=value):\n");
     mt_options_write_table(&b, true);

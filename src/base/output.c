@@ -14,8 +14,67 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "base/options.h"
 #include "base/output.h"
+
+/* ---- the standard streams ---------------------------------------------------------- */
+
+/* stdout and stderr as the process found them, as the kernel names them. A program may
+ * close its stderr and open a file of its own, which then gets descriptor 2 (a daemon, a
+ * tool that writes its data to whatever descriptor it gets): memtrack must never write into
+ * that file. So descriptors 1 and 2 are written only while they are the files they were when
+ * the tracker started; once not, messages go nowhere (the JSON report keeps the errors, and
+ * `memtrack run` has it). Not on Windows or bare metal: no such reuse to fear, no inodes. */
+typedef struct std_stream {
+    int state; /* 0: not looked at yet; 1: open, dev and ino known; -1: closed at start */
+    dev_t dev;
+    ino_t ino;
+} std_stream_t;
+static std_stream_t std_streams[3];
+
+static void std_remember(int fd, std_stream_t *s)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
+        __atomic_store_n(&s->state, 1, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&s->state, -1, __ATOMIC_RELEASE);
+    }
+}
+
+void mt_out_remember_std(void)
+{
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (__atomic_load_n(&std_streams[fd].state, __ATOMIC_ACQUIRE) == 0)
+            std_remember(fd, &std_streams[fd]);
+}
+
+int mt_std_fd(int fd)
+{
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+    if (fd != STDOUT_FILENO && fd != STDERR_FILENO)
+        return fd;
+    std_stream_t *s = &std_streams[fd];
+    int state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+    if (state == 0) { /* a message before the tracker started: what is there is the program's */
+        std_remember(fd, s);
+        state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+    }
+    struct stat st;
+    if (state != 1 || fstat(fd, &st) != 0 || st.st_dev != s->dev || st.st_ino != s->ino)
+        return -1;
+#endif
+    return fd;
+}
+
+/* Warnings go to stderr, while it is the process's stderr (buf.c's hook). */
+__attribute__((constructor(101))) static void warn_through_std(void)
+{
+    mt_warning_fd = mt_std_fd;
+}
 
 /* ---- the report stream ------------------------------------------------------------ */
 
@@ -78,8 +137,17 @@ static int open_report_stream(bool reopen)
         return STDOUT_FILENO;
     char full[MT_OPTION_STRING_MAX + 32];
     int fd = -1;
+    /* O_NONBLOCK: a FIFO nobody reads would block the program at its first message (open
+     * fails with ENXIO instead); writes block again once it is open, as any stream's do. */
     if (mt_expand_path(path, full, sizeof full))
-        fd = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+        fd = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+#ifdef F_SETFL /* (not on Windows, which has no FIFOs to fear) */
+    if (fd >= 0) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags != -1)
+            (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+#endif
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0) {
         out_dev = st.st_dev;
@@ -98,7 +166,7 @@ static int open_report_stream(bool reopen)
         mt_buf_str(&b, "cannot open report file '");
         mt_buf_str(&b, path);
         mt_buf_str(&b, "': ");
-        mt_buf_str(&b, strerror(errno));
+        mt_buf_str(&b, errno == ENXIO ? "a FIFO that no process is reading" : strerror(errno));
         mt_buf_str(&b, "; reporting to stderr");
         mt_warning_end(&b);
         return STDERR_FILENO;
@@ -113,10 +181,10 @@ int mt_out_fd(void)
     bool lost = fd > 2 && !still_ours(fd); /* closed and its number reused: not ours */
     if (MT_UNLIKELY(fd == -2 || generation != out_generation || lost)) {
         /* In the crash handler: the lock may be held for good; stderr will do. */
-        if (mt_in_crash && pthread_mutex_trylock(&out_mutex) != 0)
-            return mt_opt.quiet ? -1 : STDERR_FILENO;
+        if (mt_in_crash && mt_mutex_trylock(&out_mutex) != 0)
+            return mt_opt.quiet ? -1 : mt_std_fd(STDERR_FILENO);
         if (!mt_in_crash)
-            pthread_mutex_lock(&out_mutex);
+            mt_mutex_lock(&out_mutex);
         if (generation != out_generation) { /* the options changed where output goes */
             /* The old file stays open: another thread may be writing a message to it right
              * now, and were it closed, its number could be the program's next file. One
@@ -130,21 +198,21 @@ int mt_out_fd(void)
         if (out_fd == -2)
             __atomic_store_n(&out_fd, open_report_stream(reopen), __ATOMIC_RELEASE);
         fd = out_fd;
-        pthread_mutex_unlock(&out_mutex);
+        mt_mutex_unlock(&out_mutex);
     }
     if (fd == STDOUT_FILENO && !mt_in_crash) /* stdio is not async-signal-safe */
         fflush(stdout);                      /* the program's buffered output comes first */
-    return fd;
+    return mt_std_fd(fd);
 }
 
 void mt_out_lock(void)
 {
-    pthread_mutex_lock(&out_mutex);
+    mt_mutex_lock(&out_mutex);
 }
 
 void mt_out_unlock(void)
 {
-    pthread_mutex_unlock(&out_mutex);
+    mt_mutex_unlock(&out_mutex);
 }
 
 /* A child with "%p" in its report path writes its own file; others keep the parent's. */

@@ -5,7 +5,14 @@
 
 #include "base/platform.h"
 
+/* The report stream's descriptor, or -1 when nothing may be written (quiet, or the
+ * standard stream it names is no longer the process's: mt_std_fd). */
 int mt_out_fd(void);
+/* fd itself, or -1 when it is descriptor 1 or 2 and no longer the file it was when the
+ * tracker started (the program closed it and opened a file of its own there). */
+int mt_std_fd(int fd);
+/* Notes what descriptors 1 and 2 are now: called as the tracker starts. */
+void mt_out_remember_std(void);
 void mt_out_lock(void);
 void mt_out_unlock(void);
 void mt_out_after_fork_child(void);

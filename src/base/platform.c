@@ -12,6 +12,7 @@
 #include <unistd.h>
 #if !defined(_WIN32) && !defined(MT_BARE_METAL) /* platform_windows.c, platform_bare.c */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <sys/mman.h>
 #endif
@@ -100,6 +101,20 @@ void mt_pages_free(void *ptr, size_t size)
         munmap(ptr, size);
 }
 
+size_t mt_map_limit(void)
+{
+    size_t limit = 0;
+    int fd = open("/proc/sys/vm/max_map_count", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char text[32];
+        ssize_t n = read(fd, text, sizeof text - 1);
+        for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; i++)
+            limit = limit * 10 + (size_t)(text[i] - '0');
+        close(fd);
+    }
+    return limit != 0 ? limit : 65530; /* Linux's default */
+}
+
 /* The program's name as the C library saw argv[0]; never allocates. */
 extern char *program_invocation_name;
 
@@ -127,6 +142,11 @@ bool mt_in_code_linked_after(uintptr_t pc)
     return mt_text_end != NULL && pc > (uintptr_t)&mt_code_end && pc < (uintptr_t)mt_text_end;
 }
 #else
+size_t mt_map_limit(void)
+{
+    return SIZE_MAX; /* no page guards there */
+}
+
 bool mt_in_code_linked_after(uintptr_t pc)
 {
     (void)pc;

@@ -247,6 +247,8 @@ void mt_code_end(void);
  * clearing fresh tables); async-signal-safe; NULL on failure. */
 void *mt_pages_alloc(size_t size);
 void mt_pages_free(void *ptr, size_t size);
+/* How many mappings the kernel allows the process (Linux: vm.max_map_count). */
+size_t mt_map_limit(void);
 /* Makes pages inaccessible (a guard page in front of the tracker's own mappings). */
 void mt_pages_protect_none(void *ptr, size_t size);
 /* The same as mt_pages_alloc for the report's working memory, which on bare metal may also

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "base/memory.h"
 #include "base/options.h"
 #include "base/symbolize.h"
@@ -451,6 +452,65 @@ static void describe_locked(cache_entry_t *e, known_t want, bool kept)
         mt_symbol_cache_note(path, base, e->pc, (int)e->known, &e->sym);
 }
 
+/* ---- a stack of our own ------------------------------------------------------------------ */
+
+#if defined(MT_HAVE_LIBDW) && !defined(MT_SANITIZER_ALLOCATOR)
+/* Reading a line table with libdw takes about 150 KiB of stack, and the thread that asks may
+ * have much less: job threads of 32-128 KiB are common, and an error found in one must be
+ * told, not overflow it. So the lookup runs on a stack of the tracker's own, mapped at the
+ * first lookup behind a guard page (pages never touched cost nothing), switched to with
+ * swapcontext. symbols.lock serializes lookups, so one stack serves every thread. (Not in
+ * sanitizer builds, whose run-time follows a thread's stack itself.) */
+#include <ucontext.h>
+#define DEEP_STACK_SIZE (1024u * 1024u)
+#define DEEP_STACK_GUARD 4096u
+
+static struct {
+    unsigned char *stack; /* its guard page first: a stack grows down */
+    bool failed;          /* it could not be had: look up on the caller's stack */
+    ucontext_t caller, lookup;
+    cache_entry_t *e;
+    known_t want;
+    bool kept;
+} deep;
+
+static void describe_on_deep_stack(void)
+{
+    describe_locked(deep.e, deep.want, deep.kept); /* returns to deep.caller (uc_link) */
+}
+
+/* describe_locked, on the tracker's own stack when it has to read anything. */
+static void describe_deep_locked(cache_entry_t *e, known_t want, bool kept)
+{
+    if (e->known >= want) {
+        describe_locked(e, want, kept);
+        return;
+    }
+    if (deep.stack == NULL && !deep.failed) {
+        deep.stack = mt_pages_alloc(DEEP_STACK_GUARD + DEEP_STACK_SIZE);
+        deep.failed = deep.stack == NULL;
+        if (deep.stack != NULL)
+            mt_pages_protect_none(deep.stack, DEEP_STACK_GUARD);
+    }
+    if (deep.failed || getcontext(&deep.lookup) != 0) {
+        describe_locked(e, want, kept);
+        return;
+    }
+    deep.lookup.uc_stack.ss_sp = deep.stack + DEEP_STACK_GUARD;
+    deep.lookup.uc_stack.ss_size = DEEP_STACK_SIZE;
+    deep.lookup.uc_link = &deep.caller;
+    makecontext(&deep.lookup, describe_on_deep_stack, 0);
+    deep.e = e;
+    deep.want = want;
+    deep.kept = kept;
+    if (swapcontext(&deep.caller, &deep.lookup) != 0)
+        describe_locked(e, want, kept);
+}
+#else
+#define describe_deep_locked describe_locked
+#endif
+
+
 /* Describes pc as far as want, from the cache when it has as much: an address first named
  * by its module or its symbol alone is taken further. With option symbolize=0, the symbol
  * tables only, and not kept (the option may change). */
@@ -469,7 +529,7 @@ static bool symbolize(void *pc, mt_symbol_t *out, known_t want)
         own.in_module = dladdr(pc, &own.where) != 0;
         e = &own;
     }
-    describe_locked(e, mt_opt.symbolize ? want : KNOWN_SYMBOL, mt_opt.symbolize && e != &own);
+    describe_deep_locked(e, mt_opt.symbolize ? want : KNOWN_SYMBOL, mt_opt.symbolize && e != &own);
     *out = e->sym;
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
@@ -513,6 +573,19 @@ void mt_symbols_save(void)
     mt_symbol_cache_save();
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
+}
+
+bool mt_symbolize_cached(void *pc, mt_symbol_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (pc == NULL || mt_mutex_trylock(&symbols.lock) != 0)
+        return false;
+    cache_entry_t *e = cache_find_locked((uintptr_t)pc);
+    bool found = e != NULL && e->known >= KNOWN_SYMBOL;
+    if (found)
+        *out = e->sym;
+    mt_mutex_unlock(&symbols.lock);
+    return found && (out->symbol != NULL || out->file != NULL);
 }
 
 void mt_symbols_lock_all(void)

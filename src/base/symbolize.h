@@ -77,6 +77,9 @@ bool mt_symbol_module(void *pc, mt_module_t *out);
 /* Keeps what this process symbolized for the next one (option symbol_cache): after a
  * report. */
 void mt_symbols_save(void);
+/* mt_symbolize for the crash handler: what an earlier lookup found for pc, if any; nothing
+ * is read, opened or waited for (the lock is only tried). */
+bool mt_symbolize_cached(void *pc, mt_symbol_t *out);
 void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
 

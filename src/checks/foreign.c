@@ -34,6 +34,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "checks/foreign.h"
 #include "checks/guard.h"
 #include "checks/quarantine.h"
@@ -50,7 +51,7 @@ static atomic_bool vm_readv_refused;
 static bool probe_with_pipe(uintptr_t addr, void *out, size_t n)
 {
     bool ok = false;
-    pthread_mutex_lock(&probe_pipe_lock);
+    mt_mutex_lock(&probe_pipe_lock);
     if (probe_pipe[0] < 0 || probe_pipe_pid != getpid()) { /* a forked child: its own */
         if (probe_pipe[0] >= 0) {
             close(probe_pipe[0]);
@@ -62,7 +63,7 @@ static bool probe_with_pipe(uintptr_t addr, void *out, size_t n)
     }
     if (probe_pipe[0] >= 0 && write(probe_pipe[1], (const void *)addr, n) == (ssize_t)n)
         ok = read(probe_pipe[0], out, n) == (ssize_t)n;
-    pthread_mutex_unlock(&probe_pipe_lock);
+    mt_mutex_unlock(&probe_pipe_lock);
     return ok;
 }
 

@@ -38,14 +38,11 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
-#if defined(__GLIBC__) /* (known once a C library header is read) */
-#include <execinfo.h>  /* backtrace(): the caller of a C library function that faulted */
-#define MT_HAVE_BACKTRACE 1
-#endif
 
 #include "base/options.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
+#include "checks/page_guard_access.h"
 #include "checks/quarantine.h"
 #include "errors/error.h"
 #include "records/place.h"
@@ -92,6 +89,12 @@ static struct {
     bool frozen, reserved, failed;
     bool all;
     size_t page, slots_max, sampled_live;
+    /* Blocks whose pages are open now, and the most there may be: each splits the region's
+     * mapping in three (two more mappings), and the kernel allows a process
+     * vm.max_map_count mappings in all; past them every mmap fails, the C library's and
+     * the tracker's own included. Page guards take at most half of the limit. */
+    size_t open_now, open_max, map_limit;
+    bool limit_told;
     unsigned nclasses;
     pg_class_t classes[CLASSES_MAX];
     char sites[MT_OPTION_STRING_MAX]; /* page_guard_site, frozen */
@@ -231,6 +234,26 @@ bool mt_page_guard_choose(uint32_t site)
 
 /* ---- the region -------------------------------------------------------------------------- */
 
+/* Says once that page guards have reached their share of the mappings (kernel: the kernel
+ * refused one before that). Called with no lock held. */
+static void tell_limit(bool kernel)
+{
+    mt_buf_t b;
+    mt_warning_begin(&b);
+    mt_buf_str(&b, "page guards: ");
+    if (kernel) {
+        mt_buf_str(&b, "the kernel refused more mappings");
+    } else {
+        mt_buf_u64(&b, pg.open_max);
+        mt_buf_str(&b, " page-guarded blocks at once take half of the kernel's limit on "
+                       "mappings");
+    }
+    mt_buf_str(&b, " (vm.max_map_count = ");
+    mt_buf_u64(&b, pg.map_limit);
+    mt_buf_str(&b, "): more blocks get guard bytes instead until some are freed");
+    mt_warning_end(&b);
+}
+
 /* Reserves the region and the slots' records (the pool's lock held; once). */
 static bool reserve_locked(void)
 {
@@ -265,6 +288,8 @@ static bool reserve_locked(void)
             return false;
         }
     }
+    pg.map_limit = mt_map_limit();
+    pg.open_max = pg.map_limit / 4; /* two mappings a block: half of the limit */
     pg.reserved = true;
     pg.failed = false;
     mt_pg_start = (uintptr_t)region;
@@ -316,22 +341,6 @@ static size_t natural_alignment(size_t size)
     return a == 0 || a > MT_MIN_ALIGN ? MT_MIN_ALIGN : a;
 }
 
-/* The fault handler walks the stack with backtrace(), whose first call loads the unwinder
- * (dlopen, which allocates and frees): done at the first page-guarded block, with no lock
- * held, not in a signal handler. */
-static void load_unwinder(void)
-{
-#ifdef MT_HAVE_BACKTRACE
-    static atomic_bool loaded;
-    if (!atomic_load_explicit(&loaded, memory_order_relaxed) && !atomic_exchange(&loaded, true)) {
-        void *frames[2];
-        mt_busy++; /* the loader's blocks are the tracker's doing, not the program's */
-        (void)backtrace(frames, 2);
-        mt_busy--;
-    }
-#endif
-}
-
 void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
 {
     bool sampled = !site_chosen(site);
@@ -342,6 +351,14 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
     mt_lock(&pg.lock);
     if (!reserve_locked() || (sampled && pg.sampled_live >= pg.slots_max)) {
         mt_unlock(&pg.lock);
+        return NULL;
+    }
+    if (pg.open_now >= pg.open_max) { /* guard bytes instead, told once */
+        bool tell = !pg.limit_told;
+        pg.limit_told = true;
+        mt_unlock(&pg.lock);
+        if (tell)
+            tell_limit(false);
         return NULL;
     }
     size_t page = pg.page;
@@ -371,20 +388,26 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
     s->sampled = sampled;
     s->reported = false;
     pg.sampled_live += sampled;
+    pg.open_now++;
     unsigned char *data = slot_data(k, slot), *end = data + k->pages * page;
     unsigned char *user =
         mt_page_guard_start ? data : (unsigned char *)((uintptr_t)(end - size) & ~(a - 1));
     s->user = (uintptr_t)user;
     s->size = size;
     mt_unlock(&pg.lock);
-    load_unwinder();
+    mt_pg_load_unwinder();
 
     if (!open_pages(data, k->pages * page)) { /* the kernel's limit on mappings */
         mt_lock(&pg.lock);
         s->state = SLOT_UNUSED;
         pg.sampled_live -= sampled;
+        pg.open_now--;
         k->freed[(k->first + k->count++) % k->capacity] = slot;
+        bool tell = !pg.limit_told;
+        pg.limit_told = true;
         mt_unlock(&pg.lock);
+        if (tell)
+            tell_limit(true);
         return NULL;
     }
     if (!mt_page_guard_start)
@@ -421,6 +444,7 @@ void mt_page_guard_free(const mt_block_t *b)
     /* The guard page on the guarded side too: a fault may have opened it. */
     close_pages(mt_page_guard_start ? data - pg.page : data, len + pg.page);
     mt_lock(&pg.lock);
+    pg.open_now--;
     k->freed[(k->first + k->count++) % k->capacity] = slot;
     mt_unlock(&pg.lock);
 }
@@ -488,88 +512,6 @@ void mt_page_guard_unlock(void)
 
 /* ---- the fault ------------------------------------------------------------------------------ */
 
-enum { ACCESS_UNKNOWN = 3, ACCESS_READ = 1, ACCESS_WRITE = 2 };
-
-/* The faulting instruction and whether it read or wrote, from the signal's context. */
-static uintptr_t fault_pc(const void *context)
-{
-    const ucontext_t *uc = context;
-#if defined(__x86_64__) && defined(REG_RIP)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.pc;
-#else
-    (void)uc;
-    return 0; /* the report names no line */
-#endif
-}
-
-static unsigned fault_access(const void *context)
-{
-#if defined(__x86_64__) && defined(REG_ERR)
-    const ucontext_t *uc = context;
-    return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0 ? ACCESS_WRITE : ACCESS_READ;
-#else
-    (void)context;
-    return ACCESS_UNKNOWN;
-#endif
-}
-
-/* The place that made the access: the faulting instruction when it is the program's, else
- * the first caller outside the system's libraries (strncpy's caller, not strncpy). */
-static uint32_t access_site(uintptr_t pc)
-{
-    if (pc == 0)
-        return mt_site_id(NULL, 0, NULL, MT_KIND_PAGE_GUARD, NULL);
-    /* pc + 1: sites by address are return addresses, looked up one byte before. */
-    uint32_t first = mt_site_pc((void *)(pc + 1), MT_KIND_PAGE_GUARD);
-    mt_place_t p;
-    if (!mt_place_of(first, &p))
-        return first;
-#ifdef MT_HAVE_BACKTRACE
-    void *frames[64];
-    int n = backtrace(frames, 64), i = 0;
-    while (i < n && (uintptr_t)frames[i] != pc)
-        i++;
-    for (i++; i < n; i++) {
-        uint32_t id = mt_site_pc(frames[i], MT_KIND_PAGE_GUARD);
-        if (!mt_place_of(id, &p))
-            return id;
-    }
-#endif
-    return first; /* (without backtrace(): the C library's function itself) */
-}
-
-/* The live record of the block at addr, when its shard's lock can be had; it is marked
- * as reported, so the guard check at its free does not tell the same damage again. */
-static bool live_record(uintptr_t addr, mt_block_t *out)
-{
-    mt_shard_t *sh = mt_shard_of(addr);
-    for (int tries = 0; tries < 1000; tries++) {
-        if (!mt_trylock(&sh->lock))
-            continue;
-        mt_block_t *b = mt_table_find_locked(sh, addr);
-        if (b != NULL) {
-            b->meta |= MT_META_FLAG_REPORTED;
-            *out = *b;
-        }
-        mt_unlock(&sh->lock);
-        return b != NULL;
-    }
-    return false;
-}
-
-static void print_stop(void)
-{
-    mt_buf_t b;
-    mt_buf_init(&b, mt_out_fd());
-    mt_buf_line(&b);
-    mt_buf_str(&b, "page_guard_stop=1: the program ends at the fault\n");
-    mt_out_lock();
-    mt_buf_flush(&b);
-    mt_out_unlock();
-}
-
 int mt_page_guard_fault(void *addr_ptr, void *context)
 {
     uintptr_t addr = (uintptr_t)addr_ptr;
@@ -627,21 +569,21 @@ int mt_page_guard_fault(void *addr_ptr, void *context)
         return stop ? 2 : 1;
 
     mt_busy++; /* the C library's memory for libdw and the loader, not the tracker's */
-    if (kind != MT_ERROR_USE_AFTER_FREE && !live_record(user, &block)) {
+    if (kind != MT_ERROR_USE_AFTER_FREE && !mt_pg_live_record(user, &block)) {
         memset(&block, 0, sizeof block);
         mt_block_set_addr(&block, user);
         block.size = size;
     }
     mt_error_t e;
-    mt_error_init(&e, kind, &block, access_site(fault_pc(context)));
+    mt_error_init(&e, kind, &block, mt_pg_access_site(mt_pg_fault_pc(context)));
     if (kind == MT_ERROR_USE_AFTER_FREE)
         e.free_site = block.free_site;
     e.offset = (int64_t)(addr - user);
-    e.access = fault_access(context);
+    e.access = mt_pg_fault_access(context);
     mt_error_report(&e);
     mt_busy--;
     if (stop) {
-        print_stop();
+        mt_pg_print_stop();
         return 2;
     }
     return 1;

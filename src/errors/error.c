@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lock.h"
 #include "base/memory.h"
 #include "base/options.h"
 #include "base/output.h"
@@ -49,10 +50,10 @@ static struct {
 static bool lock_errors(void)
 {
     if (MT_LIKELY(!mt_in_crash)) {
-        pthread_mutex_lock(&errors.lock);
+        mt_mutex_lock(&errors.lock);
         return true;
     }
-    return pthread_mutex_trylock(&errors.lock) == 0;
+    return mt_mutex_trylock(&errors.lock) == 0;
 }
 
 /* Counts one message for (kind, site); returns its number (1 for the first). */
@@ -171,7 +172,7 @@ static void report_error(const mt_error_t *e)
         if (errors.logged < MT_ERROR_LOG_MAX)
             errors.log[errors.logged++] = *e;
         n = count_message_locked(e->kind, e->found_site);
-        pthread_mutex_unlock(&errors.lock);
+        mt_mutex_unlock(&errors.lock);
     }
 
     bool stop = mt_opt.abort_on_error && !mt_in_crash;
@@ -205,7 +206,7 @@ bool mt_error_will_print(mt_error_kind_t kind, uint32_t site)
             break;
         }
     }
-    pthread_mutex_unlock(&errors.lock);
+    mt_mutex_unlock(&errors.lock);
     return printed < (uint64_t)mt_opt.max_messages;
 }
 
@@ -243,7 +244,7 @@ size_t mt_error_not_printed(mt_capped_t *out, size_t max)
         }
         out[at] = one;
     }
-    pthread_mutex_unlock(&errors.lock);
+    mt_mutex_unlock(&errors.lock);
     return n;
 }
 
@@ -262,7 +263,7 @@ size_t mt_error_logged(void)
     if (!lock_errors())
         return 0;
     size_t n = errors.logged;
-    pthread_mutex_unlock(&errors.lock);
+    mt_mutex_unlock(&errors.lock);
     return n;
 }
 
@@ -272,18 +273,18 @@ size_t mt_error_log(mt_error_t *out, size_t max)
         return 0;
     size_t n = errors.logged < max ? errors.logged : max;
     memcpy(out, errors.log, n * sizeof *out);
-    pthread_mutex_unlock(&errors.lock);
+    mt_mutex_unlock(&errors.lock);
     return n;
 }
 
 void mt_errors_lock_all(void)
 {
-    pthread_mutex_lock(&errors.lock);
+    mt_mutex_lock(&errors.lock);
 }
 
 void mt_errors_unlock_all(void)
 {
-    pthread_mutex_unlock(&errors.lock);
+    mt_mutex_unlock(&errors.lock);
 }
 
 void mt_error_from_block(mt_error_t *e, const mt_block_t *b)

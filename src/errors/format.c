@@ -67,6 +67,10 @@ void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
         if (p->module != NULL) {
             mt_buf_str(b, " (");
             mt_buf_text(b, basename_of(p->module));
+            if (p->func == NULL && p->offset != 0) { /* the crash report's: from its start */
+                mt_buf_str(b, "+");
+                mt_buf_hex(b, p->offset);
+            }
             mt_buf_char(b, ')');
         }
         return;

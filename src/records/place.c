@@ -50,10 +50,13 @@ static int program_code(struct dl_phdr_info *info, size_t size, void *ctx)
     return 1; /* the loader lists the program first */
 }
 
+static uintptr_t program_base_address(void);
+
 void mt_place_prepare(void)
 {
     if (program_code_end == 0)
         dl_iterate_phdr(program_code, NULL);
+    (void)program_base_address(); /* known before a crash report needs it */
 }
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
@@ -111,6 +114,31 @@ static bool module_is_system(const mt_module_t *m)
     return false;
 }
 
+/* In the crash report, a site known by its address alone: in the program's code, it is
+ * named as an earlier lookup named it (file and line), or else by the program and the
+ * offset from its load address (what addr2line -e PROGRAM takes): nothing is looked up
+ * there. Returns whether pc is the program's code. */
+static bool crash_place_in_program(void *pc, mt_place_t *out)
+{
+    uintptr_t at = (uintptr_t)pc;
+    if (at < program_code_start || at >= program_code_end || mt_in_code_linked_after(at))
+        return false;
+    mt_symbol_t sym;
+    if (mt_symbolize_cached(pc, &sym) && sym.file != NULL) {
+        out->file = sym.file;
+        out->line = sym.line;
+        out->func = sym.func;
+    } else if (sym.symbol != NULL) {
+        out->func = sym.symbol;
+        out->offset = sym.offset;
+        out->module = sym.module;
+    } else {
+        out->module = mt_program_name();
+        out->offset = (uint64_t)(at - (program_base != 1 ? program_base : 0));
+    }
+    return true;
+}
+
 bool mt_place_of(uint32_t id, mt_place_t *out)
 {
     const mt_site_t *s = mt_site_get(id);
@@ -132,10 +160,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
             !mt_in_program_image((uintptr_t)s->pc) || mt_in_code_linked_after((uintptr_t)s->pc);
         if (mt_in_crash) /* no loader call: the program's code is known by its range, and a
                             block whose stack passes through it is the program's */
-            system =
-                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end &&
-                  !mt_in_code_linked_after((uintptr_t)s->pc)) &&
-                !mt_place_stack_in_program(id);
+            system = !crash_place_in_program(s->pc, out) && !mt_place_stack_in_program(id);
         else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
                 out->func = info.dli_sname;

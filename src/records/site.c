@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "base/lock.h"
 #include "base/memory.h"
 #include "records/site.h"
 
@@ -248,12 +249,12 @@ static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k, uint32_t base)
         plain.stack = 0;
         base = site_lookup_slow(&plain, MT_SITE_NONE);
     }
-    pthread_mutex_lock(&sites.lock);
+    mt_mutex_lock(&sites.lock);
     if (sites.index != NULL)
         id = index_slot_locked(k)->id;
     if (id == MT_SITE_NONE)
         id = site_create_locked(k, base);
-    pthread_mutex_unlock(&sites.lock);
+    mt_mutex_unlock(&sites.lock);
     return id;
 }
 
@@ -396,10 +397,10 @@ bool mt_site_same(uint32_t a, uint32_t b)
 
 void mt_sites_lock_all(void)
 {
-    pthread_mutex_lock(&sites.lock);
+    mt_mutex_lock(&sites.lock);
 }
 
 void mt_sites_unlock_all(void)
 {
-    pthread_mutex_unlock(&sites.lock);
+    mt_mutex_unlock(&sites.lock);
 }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "base/lock.h"
 #include "base/code_map.h"
 #include "base/memory.h"
 #include "base/options.h"
@@ -180,7 +181,7 @@ static bool make_room_locked(uint32_t used)
 static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, unsigned n)
 {
     const stored_t *found = NULL;
-    pthread_mutex_lock(&stacks.lock);
+    mt_mutex_lock(&stacks.lock);
     uint32_t next = atomic_load_explicit(&stacks.count, memory_order_relaxed);
     if (next == 0)
         next = 1; /* id 0 stays "no stack" */
@@ -220,7 +221,7 @@ static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, 
             }
         }
     }
-    pthread_mutex_unlock(&stacks.lock);
+    mt_mutex_unlock(&stacks.lock);
     return found;
 }
 
@@ -327,7 +328,7 @@ static MT_NOINLINE mt_stack_found_t found_unwound(void *frame, void *caller, voi
 
 mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
 {
-    if (MT_UNLIKELY(mt_busy)) /* a nested call: the tracker's own */
+    if (MT_UNLIKELY(mt_reentered())) /* a nested call: the tracker's own */
         return found_none(MT_STACK_NONE);
     return mt_stack_found_idle(frame, caller);
 }
@@ -387,10 +388,10 @@ unsigned mt_stack_get(uint32_t id, void *const **pcs)
 
 void mt_stacks_lock_all(void)
 {
-    pthread_mutex_lock(&stacks.lock);
+    mt_mutex_lock(&stacks.lock);
 }
 
 void mt_stacks_unlock_all(void)
 {
-    pthread_mutex_unlock(&stacks.lock);
+    mt_mutex_unlock(&stacks.lock);
 }

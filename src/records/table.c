@@ -49,6 +49,7 @@
 #include "base/memory.h"
 #include "base/options.h"
 #include "records/site.h"
+#include "base/output.h"
 #include "records/table.h"
 
 /* uthash allocates from the tracker's own memory (memory.c, through storage_alloc below),
@@ -318,7 +319,15 @@ static inline __attribute__((always_inline)) void hash_delete(void **head, mt_bl
         HASH_ITER(hh, h_, r_, next_)                                                               \
         {                                                                                          \
             mt_block_t *b = (mt_block_t *)(void *)r_;                                              \
-            code;                                                                                  \
+            if (MT_UNLIKELY(mt_table_key_wild(b->link.key))) { /* a wild write: skip it */         \
+                mt_table_wild_link(b->link.key);                                                   \
+            } else {                                                                               \
+                code;                                                                              \
+            }                                                                                      \
+            if (MT_UNLIKELY(mt_table_link_wild(next_))) { /* the rest cannot be reached */         \
+                mt_table_wild_link(next_);                                                         \
+                break;                                                                             \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
 
@@ -458,6 +467,21 @@ void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
         return;
     }
     drop_after_anchor_locked(s, b);
+}
+
+void mt_table_wild_link(const void *link)
+{
+    static atomic_bool told;
+    if (atomic_exchange(&told, true))
+        return;
+    mt_buf_t b; /* (the output's lock comes after the shards' in the lock order) */
+    mt_buf_init(&b, mt_out_fd());
+    mt_buf_line(&b);
+    mt_buf_str(&b, "ERROR: memtrack's own records are damaged: a link in its table holds ");
+    mt_buf_hex(&b, (uint64_t)(uintptr_t)link);
+    mt_buf_str(&b, ", not a record (a wild write from the program into memtrack's memory); "
+                   "the blocks past it are not found, and not released\n");
+    mt_buf_flush(&b);
 }
 
 atomic_uint mt_shards_skipped;

@@ -163,14 +163,37 @@ static inline unsigned mt_table_view_bucket(const mt_table_view_t *tbl, unsigned
 /* The record keyed addr in the hash whose head is `head` (not NULL), or NULL: its bucket
  * (table.c's hash function, the address >> 4, and table_bucket) in *bucket, and the walk of
  * that bucket's chain. Every lookup of the table is this one. */
+/* A link a wild write has overwritten: records are aligned as their link (8 bytes on 64-bit
+ * targets) and, on 64-bit targets, lie in the low half of the address space (bytes a
+ * program writes, 0x41..., 0xCD..., 0xDD..., are neither). Cheap enough for every step of
+ * a chain. */
+static inline bool mt_table_link_wild(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    return (v & (_Alignof(mt_table_link_t) - 1u)) != 0 || (sizeof v >= 8 && (uint64_t)v >> 56 != 0);
+}
+/* A key a wild write has overwritten: a block's address, of any alignment (a page-guarded
+ * block ends at its page to the byte), but in the low half of the address space. */
+static inline bool mt_table_key_wild(const void *key)
+{
+    return sizeof(uintptr_t) >= 8 && (uint64_t)(uintptr_t)key >> 56 != 0;
+}
+/* Says once that a chain holds a wild link (out of line: never on the common path); the
+ * lookup then ends there, as if the block were not in the table. */
+MT_NOINLINE void mt_table_wild_link(const void *link);
 static inline mt_block_t *mt_table_view_find(const mt_block_t *head, uintptr_t addr,
                                              mt_table_view_bucket_t **bucket)
 {
     const mt_table_view_t *tbl = head->link.table_private[0];
     *bucket = &tbl->buckets[mt_table_view_bucket(tbl, (unsigned)(addr >> 4))];
     mt_table_link_t *h = (*bucket)->head;
-    while (h != NULL && (uintptr_t)h->key != addr)
+    while (h != NULL && (uintptr_t)h->key != addr) {
         h = h->table_private[4]; /* the chain's next */
+        if (MT_UNLIKELY(mt_table_link_wild(h))) {
+            mt_table_wild_link(h);
+            return NULL;
+        }
+    }
     return (mt_block_t *)(void *)h;
 }
 /* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's). A record

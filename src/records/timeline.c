@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/lock.h"
 #include "base/options.h"
 #include "records/stats.h"
 #include "records/timeline.h"
@@ -67,7 +68,7 @@ void mt_timeline_sample(void)
         atomic_store_explicit(&mt_timeline_mask, UINT64_MAX, memory_order_relaxed);
         return;
     }
-    if (pthread_mutex_trylock(&timeline.lock) != 0)
+    if (mt_mutex_trylock(&timeline.lock) != 0)
         return;
     if (timeline.start_ns == 0)
         timeline.start_ns = now_ns();
@@ -79,7 +80,7 @@ void mt_timeline_sample(void)
             decimate_locked();
         timeline.samples[timeline.count++] = s;
     }
-    pthread_mutex_unlock(&timeline.lock);
+    mt_mutex_unlock(&timeline.lock);
 }
 
 void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event)
@@ -102,10 +103,10 @@ size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
     size_t n = 0;
     memset(peak, 0, sizeof *peak);
     if (mt_in_crash) { /* the crash report: the lock is only tried */
-        if (pthread_mutex_trylock(&timeline.lock) != 0)
+        if (mt_mutex_trylock(&timeline.lock) != 0)
             return 0;
     } else {
-        pthread_mutex_lock(&timeline.lock);
+        mt_mutex_lock(&timeline.lock);
     }
     n = timeline.count < max ? timeline.count : max;
     memcpy(out, timeline.samples, n * sizeof *out);
@@ -118,7 +119,7 @@ size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
         if (n == 0 || out[n - 1].event < last.event)
             out[n++] = last;
     }
-    pthread_mutex_unlock(&timeline.lock);
+    mt_mutex_unlock(&timeline.lock);
     memset(peak, 0, sizeof *peak);
     peak->bytes = atomic_load_explicit(&timeline.peak_bytes, memory_order_relaxed);
     peak->blocks = atomic_load_explicit(&timeline.peak_blocks, memory_order_relaxed);
@@ -135,10 +136,10 @@ size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
 
 void mt_timeline_lock(void)
 {
-    pthread_mutex_lock(&timeline.lock);
+    mt_mutex_lock(&timeline.lock);
 }
 
 void mt_timeline_unlock(void)
 {
-    pthread_mutex_unlock(&timeline.lock);
+    mt_mutex_unlock(&timeline.lock);
 }

@@ -51,7 +51,8 @@ typedef struct mt_frame {
     const char *file;   /* source file, or NULL without line information */
     long line;          /* 0 when unknown */
     const char *module; /* shared object holding it when not the program, or NULL */
-    uint64_t offset;    /* pc minus the address of func, when there is no file */
+    uint64_t offset;    /* pc minus the address of func, when there is no file; with no func
+                         * either (the crash report), pc minus the module's load address */
     bool inlined;       /* its code was inlined into the next frame's function, at the next
                            frame's line (no call: the two share pc) */
 } mt_frame_t;

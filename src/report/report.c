@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/symbolize.h"
@@ -212,24 +213,24 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void mt_report_prepare(void)
 {
-    pthread_mutex_lock(&report_lock);
+    mt_mutex_lock(&report_lock);
     (void)mt_suppress_count(); /* read now: at exit, descriptors or memory may be gone */
-    pthread_mutex_unlock(&report_lock);
+    mt_mutex_unlock(&report_lock);
 }
 
 void mt_report_lock(void)
 {
-    pthread_mutex_lock(&report_lock);
+    mt_mutex_lock(&report_lock);
 }
 
 void mt_report_unlock(void)
 {
-    pthread_mutex_unlock(&report_lock);
+    mt_mutex_unlock(&report_lock);
 }
 
 bool mt_report_trylock(void)
 {
-    return pthread_mutex_trylock(&report_lock) == 0;
+    return mt_mutex_trylock(&report_lock) == 0;
 }
 
 /* A bump allocator over the one mapping behind a model. */

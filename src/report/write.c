@@ -120,6 +120,9 @@ static void print_text(const mt_report_t *r, unsigned flags)
     mt_render_text(r, &b, flags);
     mt_buf_flush(&b);
     mt_out_unlock();
+    /* A reader that has gone is no news; a file the limit or the disk cut short is. */
+    if (b.error != 0 && b.error != EPIPE)
+        warn_file("text", mt_opt.report[0] != '\0' ? mt_opt.report : "stderr", b.error);
 }
 
 static bool print_without_memory(bool at_exit);

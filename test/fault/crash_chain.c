@@ -1,6 +1,8 @@
 /* A handler installed before memtrack started (here from .preinit_array, as sanitizer
- * runtimes and preloaded crash reporters do) still gets the signal: memtrack prints its
- * report, then hands the signal to that handler, which ends the process its own way.
+ * runtimes and preloaded crash reporters do) gets its faults first, as it would without
+ * memtrack: this one ends the process its own way, before memtrack's report (a fault a
+ * program handles is its own; one whose handler gives up, putting the default action back,
+ * is reported: test/hostile/preload_own_handler.sh).
  * fault-exit: 3
  * fault-abort: no
  */

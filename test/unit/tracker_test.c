@@ -7,6 +7,7 @@
 
 #include "checks/guard.h"
 #include "records/site.h"
+#include "records/table.h"
 
 #define AT __FILE__, __LINE__, __func__
 
@@ -220,4 +221,28 @@ Test(tracker, lock_hooks_are_not_used_on_hosted_platforms)
     memtrack_free_at(p, AT);
     cr_expect_eq(memtrack_check(), 0);
     cr_expect_eq(hook_calls, 0u);
+}
+
+/* A signal handler that allocates while its thread is inside the tracker (holding a shard's
+ * lock, as a handler that interrupts a malloc finds it) must not wait for that lock, which
+ * would be forever: the nested call gets an untracked block from the C library at once, and
+ * the block is released later as any of the C library's, quietly. (Holding every shard's
+ * lock: wherever the nested block lands. The timeout turns a deadlock into a failure.) */
+Test(tracker, nested_call_under_a_shard_lock_goes_untracked, .timeout = 30)
+{
+    memtrack_stats_t before, during, after;
+    memtrack_stats(&before);
+    mt_table_lock_all();
+    void *nested = memtrack_malloc_at(48, AT);
+    void *zeroed = memtrack_calloc_at(4, 8, AT);
+    mt_table_unlock_all();
+    memtrack_stats(&during);
+    cr_assert_not_null(nested);
+    cr_assert_not_null(zeroed);
+    cr_expect_eq(during.total_blocks, before.total_blocks, "the nested blocks are untracked");
+    memtrack_free_at(nested, AT);
+    memtrack_free_at(zeroed, AT);
+    memtrack_stats(&after);
+    cr_expect_eq(after.errors, before.errors, "freeing them is no error");
+    cr_expect_eq(after.frees, before.frees);
 }

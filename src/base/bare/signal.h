@@ -28,6 +28,7 @@ struct sigaction {
 #define SIG_BLOCK 0
 #define SIG_SETMASK 2
 #define SIG_DFL ((void (*)(int))0)
+#define SIG_IGN ((void (*)(int))1)
 
 static inline int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {

@@ -19,6 +19,7 @@ typedef struct {
 } stack_t;
 #define SA_SIGINFO 4
 #define SA_ONSTACK 0x08000000
+#define SA_NODEFER 0x40000000
 #define SS_DISABLE 2
 #define SEGV_ACCERR 2
 
