@@ -24,7 +24,10 @@
  * close its stderr and open a file of its own, which then gets descriptor 2 (a daemon, a
  * tool that writes its data to whatever descriptor it gets): memtrack must never write into
  * that file. So descriptors 1 and 2 are written only while they are the files they were when
- * the tracker started; once not, messages go nowhere (the JSON report keeps the errors, and
+ * the tracker started, or when what the program put there is plainly a place for messages: a
+ * terminal, or a file opened for appending (a log: `freopen(path, "a", stderr)`, `2>>`). A
+ * data file (opened to write from its start or to read) or a pipe or socket (a protocol
+ * channel) is never written: messages go nowhere (the JSON report keeps the errors, and
  * `memtrack run` has it). Not on Windows or bare metal: no such reuse to fear, no inodes. */
 typedef struct std_stream {
     int state; /* 0: not looked at yet; 1: open, dev and ino known; -1: closed at start */
@@ -64,10 +67,19 @@ int mt_std_fd(int fd)
         state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
     }
     struct stat st;
-    if (state != 1 || fstat(fd, &st) != 0 || st.st_dev != s->dev || st.st_ino != s->ino)
+    if (fstat(fd, &st) != 0)
         return -1;
-#endif
+    if (state == 1 && st.st_dev == s->dev && st.st_ino == s->ino)
+        return fd;
+    int saved = errno, flags = fcntl(fd, F_GETFL);
+    bool for_messages = S_ISCHR(st.st_mode) ? isatty(fd) != 0
+                        : S_ISREG(st.st_mode) && flags != -1 && (flags & O_APPEND) != 0 &&
+                              (flags & O_ACCMODE) != O_RDONLY;
+    errno = saved;
+    return for_messages ? fd : -1;
+#else
     return fd;
+#endif
 }
 
 /* Warnings go to stderr, while it is the process's stderr (buf.c's hook). */
