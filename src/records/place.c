@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/options.h"
@@ -108,6 +109,56 @@ static bool module_is_system(const Dl_info *info)
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         if (strncmp(info->dli_fname, system_dirs[i], strlen(system_dirs[i])) == 0)
             return true;
+    return false;
+}
+
+/* The C runtime every process is built on, by its module's file name: the C library (with
+ * the parts glibc keeps apart), the loader, the compiler's support library. */
+static bool is_c_runtime(const char *path)
+{
+    static const char *const names[] = {"libc.so",       "libc-",   "libc.musl",  "ld-linux",
+                                        "ld-musl",       "ld64.so", "libdl.so",   "librt.so",
+                                        "libpthread.so", "libm.so", "libgcc_s.so"};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return true;
+    return is_cxx_runtime(path) || strstr(base, "vdso") != NULL;
+}
+
+bool mt_place_in_runtime(uint32_t id)
+{
+    const mt_site_t *s = mt_site_get(id);
+    if (s->file != NULL || s->pc == NULL)
+        return false; /* the macros' sites are the program's own */
+    uintptr_t pc = (uintptr_t)s->pc;
+    if (mt_in_code_linked_after(pc))
+        return true; /* a static link: the C library linked after libmemtrack */
+    if (mt_in_program_image(pc))
+        return false;
+    Dl_info info;
+    if (dladdr(s->pc, &info) == 0 || info.dli_fname == NULL)
+        return true;               /* no module: the loader's or generated code */
+    (void)module_is_system(&info); /* (finds libmemtrack's own base) */
+    return (uintptr_t)info.dli_fbase == self_base || is_c_runtime(info.dli_fname);
+}
+
+bool mt_place_listed(const char *list, const char *file, long line)
+{
+    size_t flen = file != NULL ? strlen(file) : 0;
+    for (const char *e = list; file != NULL && *e != '\0';) {
+        size_t n = strcspn(e, " ");
+        const char *colon = e + n;
+        while (colon > e && *colon != ':')
+            colon--;
+        size_t elen = (size_t)(colon - e);
+        if (atol(colon + 1) == line && elen <= flen && strncmp(file + flen - elen, e, elen) == 0 &&
+            (elen == flen || file[flen - elen - 1] == '/'))
+            return true;
+        e += n;
+        e += *e == ' ';
+    }
     return false;
 }
 
