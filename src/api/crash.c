@@ -3,8 +3,9 @@
  *
  * At start (option crash_report, on by default) handlers for SIGSEGV, SIGBUS and SIGABRT
  * are installed, on an alternate stack for the thread that starts the tracker. The handler
- * checks every live block's guards and every quarantined block's fill, prints what it
- * finds and the live blocks by site, then hands the signal on as if memtrack had not been
+ * names the place of the crash and the calls that led there, checks every live block's
+ * guards and every quarantined block's fill, prints what it finds and the live blocks by
+ * site, then hands the signal on as if memtrack had not been
  * there: to the handler installed before it, or to the default action (core dump). A
  * fault is handed on by returning (the faulting instruction runs again); a sent signal
  * (abort(), kill) by raising it again, delivered as soon as the handler returns.
@@ -12,7 +13,10 @@
  * Everything it calls is async-signal-safe or made so in crash mode (mt_in_crash): locks
  * are only tried (a shard some thread holds is skipped and counted), output goes straight
  * to write(2), nothing is allocated (the report's scratch memory is mmapped), and no
- * symbol is looked up. A handler the program installs later replaces this one.
+ * symbol is looked up. The one exception is the place of the crash, named first as the
+ * page guards name an access (checks/page_guard.c), symbolized with libdw: only when the
+ * crashing thread was not inside the tracker and held none of its locks. A handler the
+ * program installs later replaces this one.
  *
  * Windows has no such signals: there the platform layer (base/platform_windows.c) calls
  * mt_crash_report_now from its filter for exceptions no handler of the program took, and
@@ -26,9 +30,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__GLIBC__) /* (known once a C library header is read) */
+#include <execinfo.h>  /* backtrace(): through the signal's frame to the crash's callers */
+#define MT_HAVE_BACKTRACE 1
+#endif
+
 #include "api/api.h"
 #include "base/output.h"
+#include "base/symbolize.h"
+#include "base/unwind.h"
 #include "checks/page_guard.h"
+#include "errors/format.h"
+#include "records/place.h"
 #include "report/report.h"
 
 #ifndef _WIN32
@@ -41,6 +54,11 @@ static struct sigaction previous[CRASH_SIGNALS];
 static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
+/* The signal's context, for the place of the crash (set by the handler of the thread that
+ * crashed, read by its own crash report). */
+static MT_TLS void *crash_context;
+/* The place of the crash's callers, resolved (one crash report at a time prints it). */
+static mt_frame_t crash_frames[MT_STACK_ROOM(MT_STACK_MAX)] MT_COLD;
 
 /* A fault at a page guard is reported from the handler, symbolized there: opening libdw and
  * reading a line table takes about 150 KiB of stack. Pages never touched cost nothing. */
@@ -60,9 +78,94 @@ static void hand_on(unsigned i, const siginfo_t *info)
 
 #endif
 
+#ifndef _WIN32
+/* The interrupted instruction and frame record, from the signal's context (0 elsewhere). */
+static uintptr_t context_pc(const void *context, uintptr_t *fp)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__) && defined(REG_RIP)
+    *fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    *fp = (uintptr_t)uc->uc_mcontext.regs[29];
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    *fp = 0;
+    return 0;
+#endif
+}
+
+/* The return addresses of the calls that led to pc: backtrace() unwinds through the
+ * signal's frame where there is one (glibc), else the frame records from fp are walked
+ * within this thread's stack. */
+static unsigned crash_callers(uintptr_t pc, uintptr_t fp, void **out, unsigned max)
+{
+    unsigned n = 0;
+#ifdef MT_HAVE_BACKTRACE
+    void *all[MT_STACK_MAX + 32];
+    int got = backtrace(all, (int)(sizeof all / sizeof all[0])), i = 0;
+    while (i < got && (uintptr_t)all[i] != pc)
+        i++;
+    for (i++; i < got && n < max; i++)
+        out[n++] = all[i];
+    if (n > 0)
+        return n;
+#endif
+#ifdef MT_UNWIND_FRAME_RECORDS
+    uint64_t hash;
+    if (fp >= mt_stack_bounds.low && fp <= mt_stack_bounds.last && mt_stack_bounds.last != 0)
+        n = mt_walk_records(fp, mt_stack_bounds.last, out, max, &hash);
+#else
+    (void)fp;
+#endif
+    return n;
+}
+
+static bool is_main(const mt_place_t *p)
+{
+    return p->func != NULL && strcmp(p->func, "main") == 0;
+}
+
+/* The place of the crash and the calls that led there, as a site with a stack: the
+ * faulting instruction, or for a signal raised inside the system's libraries (abort(), a
+ * NULL passed to strlen, an exception nothing caught) the first caller outside them.
+ * MT_SITE_NONE when it cannot be known. */
+static uint32_t crash_place(void *context)
+{
+    uintptr_t fp, pc = context_pc(context, &fp);
+    if (pc == 0)
+        return MT_SITE_NONE;
+    void *callers[MT_STACK_MAX];
+    unsigned n = crash_callers(pc, fp, callers, MT_STACK_MAX), k = 0;
+    /* pc + 1: sites by address are return addresses, looked up one byte before. */
+    void *at = (void *)(pc + 1);
+    mt_place_t p;
+    if (mt_place_of(mt_site_pc(at, MT_KIND_CRASH), &p)) {
+        while (k < n && mt_place_of(mt_site_pc(callers[k], MT_KIND_CRASH), &p))
+            k++;
+        if (k < n)
+            at = callers[k++];
+        else
+            k = 0;
+    }
+    /* Up to main: what called it (the C library's start-up, which backtrace() reaches
+     * where frame records end) is nobody's concern. */
+    size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
+    unsigned keep = 0;
+    bool in_main = mt_place_of(mt_site_pc(at, MT_KIND_CRASH), &p) || is_main(&p);
+    while (!in_main && keep < n - k && keep < depth) {
+        in_main = !mt_place_of(mt_site_pc(callers[k + keep], MT_KIND_CRASH), &p) && is_main(&p);
+        keep++;
+    }
+    return mt_site_pc_stacked(at, MT_KIND_CRASH, NULL, mt_stack_intern(callers + k, keep));
+}
+#endif
+
 /* "CRASH: SIGSEGV at address 0x10 in prog (pid 7); ...": what, and the address when the
- * crash was an access to memory (has_address). */
-static void print_header(int fd, const char *what, bool has_address, uintptr_t address)
+ * crash was an access to memory (has_address); then where, when it is known. */
+static void print_header(int fd, const char *what, bool has_address, uintptr_t address,
+                         const mt_place_t *where)
 {
     mt_buf_t b;
     mt_buf_init(&b, fd);
@@ -77,7 +180,17 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     mt_buf_str(&b, mt_program_name());
     mt_buf_str(&b, " (pid ");
     mt_buf_u64(&b, (uint64_t)getpid());
-    mt_buf_str(&b, "); the heap as the crash left it:\n");
+    if (where == NULL) {
+        mt_buf_str(&b, "); the heap as the crash left it:\n");
+        mt_buf_flush(&b);
+        return;
+    }
+    mt_buf_str(&b, "), at ");
+    mt_buf_place(&b, where);
+    mt_buf_char(&b, '\n');
+    mt_buf_stack_lines(&b, where, "      ");
+    mt_buf_line(&b);
+    mt_buf_str(&b, "the heap as the crash left it:\n");
     mt_buf_flush(&b);
 }
 
@@ -111,11 +224,25 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
             nanosleep(&pause, NULL);
         return;
     }
-    mt_in_crash = 1;
+    /* The place is symbolized (libdw) as a report's are: not when the crash happened
+     * inside the tracker, whose locks or state that would need. */
+    mt_place_t place, *where = NULL;
+    bool inside = mt_busy != 0 || mt_locks_held != 0;
     mt_busy++;
+#ifndef _WIN32
+    uint32_t site = crash_context != NULL && !inside ? crash_place(crash_context) : MT_SITE_NONE;
+    if (site != MT_SITE_NONE) {
+        size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
+        depth = depth < MT_STACK_MAX ? depth : MT_STACK_MAX;
+        (void)mt_place_of(site, &place);
+        (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth));
+        where = &place;
+    }
+#endif
+    mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address);
+        print_header(fd, what, has_address, address, where);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd);
     }
@@ -145,8 +272,10 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
         return;
     }
     bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
+    crash_context = context;
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
         mt_crash_report_now(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0);
+    crash_context = NULL;
     hand_on(i, info);
     errno = saved_errno;
 }
