@@ -24,6 +24,7 @@
  * once mt_fail_freeze has asked for it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fnmatch.h>
 #include <string.h>
 #include <time.h>
@@ -31,9 +32,11 @@
 
 #include "api/fail.h"
 #include "base/options.h"
+#include "base/output.h"
 #include "base/symbolize.h"
 #include "base/unwind.h"
 #include "checks/page_guard.h"
+#include "errors/format.h"
 #include "records/place.h"
 #include "records/site.h"
 
@@ -186,7 +189,37 @@ static void log_failure(uint64_t nth, uint32_t site, size_t size)
     atomic_store_explicit(&fail_log[i].site_plus_one, site + 1, memory_order_release);
 }
 
-bool mt_fail_now(uint32_t site, size_t size)
+/* fail_nth=N: the allocation named by number is said when it fails, with its stack, so
+ * that a run that crashes afterwards (and writes no exit report) still tells which call got
+ * NULL: memtrack run --fail-sweep reads it there. As break_on's line (api/alloc.c). */
+static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
+{
+    size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
+    mt_frame_t frames[MT_STACK_ROOM(depth) + 1];
+    mt_place_t p;
+    mt_busy++; /* symbolized: libdw allocates */
+    (void)mt_place_of(site, &p);
+    (void)mt_place_stack(site, &p, frames, MT_STACK_ROOM(depth));
+    mt_buf_t b;
+    mt_buf_init(&b, mt_out_fd());
+    mt_buf_line(&b);
+    mt_buf_str(&b, "fail_nth=");
+    mt_buf_u64(&b, nth);
+    mt_buf_str(&b, ": ");
+    mt_buf_str(&b, mt_kind_names[mt_site_get(site)->kind]);
+    mt_buf_str(&b, " of ");
+    mt_buf_count(&b, size, "byte", "bytes");
+    mt_buf_str(&b, " at ");
+    mt_buf_place(&b, &p);
+    mt_buf_str(&b, " returns NULL, on purpose\n");
+    mt_buf_stack_lines(&b, &p, "      ");
+    mt_out_lock();
+    mt_buf_flush(&b);
+    mt_out_unlock();
+    mt_busy--;
+}
+
+static bool fail_now(uint32_t site, size_t size)
 {
     if (!site_counted(site))
         return false;
@@ -200,7 +233,17 @@ bool mt_fail_now(uint32_t site, size_t size)
         return false;
     atomic_fetch_add_explicit(&fail.failed, 1, memory_order_relaxed);
     log_failure(nth, site, size);
+    if (nth == mt_opt.fail_nth)
+        say_nth(nth, site, size);
     return true;
+}
+
+bool mt_fail_now(uint32_t site, size_t size)
+{
+    int saved = errno; /* the symbolizer's calls may set it: the program's stays as it was */
+    bool fail_it = fail_now(site, size);
+    errno = saved;
+    return fail_it;
 }
 
 bool mt_fail_owned(uint32_t site, size_t size)
