@@ -27,6 +27,7 @@
 #include "run.h"
 #include "json.h"
 #include "report_read.h"
+#include "site_match.h"
 
 static const char *prog = "memtrack report";
 
@@ -143,56 +144,6 @@ static int print_options(void)
 
 /* ---- --diff -------------------------------------------------------------------------- */
 
-static bool same_str(const char *a, const char *b)
-{
-    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static const char *base_of(const char *path)
-{
-    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
-    return slash != NULL ? slash + 1 : path;
-}
-
-/* The same caller in two runs: the same function and line; for a frame known by address
- * (which moves between runs), the same function, module and offset. */
-static bool same_frame(const mt_frame_t *a, const mt_frame_t *b)
-{
-    if (!same_str(a->func, b->func))
-        return false;
-    if (a->file != NULL || b->file != NULL)
-        return same_str(a->file, b->file) && a->line == b->line;
-    return same_str(base_of(a->module), base_of(b->module)) && a->offset == b->offset;
-}
-
-/* Leaks are grouped by site and call stack, so one site can leak from several callers:
- * the same group has the same callers, as deep as both reports looked (a report without
- * stacks, made with stack=0 or of format 2, matches on the site alone). */
-static bool same_callers(const mt_stack_t *a, const mt_stack_t *b)
-{
-    size_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
-    for (size_t i = 0; i < n; i++)
-        if (!same_frame(&a->frames[i], &b->frames[i]))
-            return false;
-    return true;
-}
-
-/* The same site in two runs: the same source line, kind and owner; for sites known by
- * address (which move between runs), the same module, function and offset; and the same
- * callers. */
-static bool same_site(const mt_place_t *a, const mt_place_t *b)
-{
-    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) || !same_str(a->func, b->func))
-        return false;
-    if (a->file != NULL || b->file != NULL) {
-        if (!same_str(a->file, b->file) || a->line != b->line)
-            return false;
-    } else if (!same_str(base_of(a->module), base_of(b->module)) || a->offset != b->offset) {
-        return false;
-    }
-    return same_callers(&a->stack, &b->stack);
-}
-
 /* A count that moved: its direction and how far, so counts up to 2^64 - 1 compare and
  * print right (a difference of two such counts does not fit in 64 signed bits). */
 typedef struct delta {
@@ -278,7 +229,7 @@ static uint64_t hash_str(uint64_t h, const char *s)
     return h;
 }
 
-/* A hash that same_site() agrees with: equal sites hash alike (the callers are left out:
+/* A hash that site_same() agrees with: equal sites hash alike (the callers are left out:
  * sites with callers and without can be the same). */
 static uint64_t site_hash(const mt_place_t *p)
 {
@@ -286,7 +237,7 @@ static uint64_t site_hash(const mt_place_t *p)
     h = hash_str(hash_str(hash_str(h, p->kind), p->owner), p->func);
     if (p->file != NULL)
         return hash_str(h, p->file) ^ (uint64_t)p->line * UINT64_C(0x9E3779B97F4A7C15);
-    return hash_str(h, base_of(p->module)) ^ p->offset * UINT64_C(0x9E3779B97F4A7C15);
+    return hash_str(h, site_base_name(p->module)) ^ p->offset * UINT64_C(0x9E3779B97F4A7C15);
 }
 
 /* The old sites in an open-addressing table on their hash (index + 1; 0 is empty), so each
@@ -322,7 +273,7 @@ static size_t index_find(const site_index_t *x, const mt_report_t *a, const bool
 {
     for (size_t k = (size_t)site_hash(where) & x->mask; x->slot[k] != 0; k = (k + 1) & x->mask) {
         size_t i = x->slot[k] - 1;
-        if (!matched[i] && same_site(&a->sites[i].where, where))
+        if (!matched[i] && site_same(&a->sites[i].where, where))
             return i;
     }
     return SIZE_MAX;
