@@ -39,62 +39,6 @@ static void usage_error(const char *fmt, const char *arg)
     exit(2);
 }
 
-/* A loaded report: the parsed tree and the model borrowing from it. */
-typedef struct loaded {
-    json_t *root;
-    mt_report_t model;
-} loaded_t;
-
-static bool load(const char *path, loaded_t *out)
-{
-    char err[512];
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-        return false;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    for (size_t n; text != NULL && (n = fread(text + len, 1, cap - len, f)) > 0;) {
-        len += n;
-        if (len == cap) {
-            char *bigger = realloc(text, cap * 2);
-            if (bigger == NULL) {
-                free(text);
-                text = NULL;
-            } else {
-                text = bigger;
-                cap *= 2;
-            }
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    if (text == NULL) {
-        fprintf(stderr, "%s: %s: out of memory\n", prog, path);
-        return false;
-    }
-    out->root = json_parse(text, len, err, sizeof err);
-    free(text);
-    if (out->root == NULL) {
-        fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
-        return false;
-    }
-    if (!report_from_json(out->root, &out->model, err, sizeof err)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, err);
-        report_release(&out->model);
-        json_free(out->root);
-        return false;
-    }
-    return true;
-}
-
-static void unload(loaded_t *l)
-{
-    report_release(&l->model);
-    json_free(l->root);
-}
-
 static bool write_out(const mt_report_t *r, const char *path,
                       void (*render)(const mt_report_t *, mt_buf_t *))
 {
@@ -281,11 +225,11 @@ static size_t index_find(const site_index_t *x, const mt_report_t *a, const bool
 
 static int diff(const char *old_path, const char *new_path)
 {
-    loaded_t o, n;
-    if (!load(old_path, &o))
+    report_file_t o, n;
+    if (!report_load(old_path, &o, prog))
         return 2;
-    if (!load(new_path, &n)) {
-        unload(&o);
+    if (!report_load(new_path, &n, prog)) {
+        report_unload(&o);
         return 2;
     }
     const mt_report_t *a = &o.model, *z = &n.model;
@@ -360,8 +304,8 @@ static int diff(const char *old_path, const char *new_path)
     free(changes);
     free(matched);
     free(index.slot);
-    unload(&o);
-    unload(&n);
+    report_unload(&o);
+    report_unload(&n);
     return status;
 }
 
@@ -373,8 +317,8 @@ static int found(int argc, char **argv)
     if (argc == 0)
         usage_error("%s", "--found needs at least one report");
     for (int i = 0; i < argc; i++) {
-        loaded_t l;
-        if (!load(argv[i], &l))
+        report_file_t l;
+        if (!report_load(argv[i], &l, prog))
             return 2;
         if (mt_report_found(&l.model)) {
             status = 1;
@@ -398,7 +342,7 @@ static int found(int argc, char **argv)
                 mt_buf_flush(&b);
             }
         }
-        unload(&l);
+        report_unload(&l);
     }
     return status;
 }
@@ -442,8 +386,8 @@ int main(int argc, char **argv)
     }
     if (input == NULL)
         usage_error("%s", "which report? memtrack report FILE.json [--html OUT] [--sarif OUT]");
-    loaded_t l;
-    if (!load(input, &l))
+    report_file_t l;
+    if (!report_load(input, &l, prog))
         return 2;
     bool ok = true;
     if (text || (json == NULL && sarif == NULL && html == NULL))
@@ -454,6 +398,6 @@ int main(int argc, char **argv)
         ok &= write_out(&l.model, sarif, mt_render_sarif);
     if (html != NULL)
         ok &= write_out(&l.model, html, mt_render_html);
-    unload(&l);
+    report_unload(&l);
     return ok ? 0 : 2;
 }

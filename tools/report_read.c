@@ -411,3 +411,67 @@ void report_release(mt_report_t *r)
     free(r->options);
     memset(r, 0, sizeof *r);
 }
+
+/* The whole of f, NUL-terminated; NULL when out of memory. */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16;
+    char *text = malloc(cap);
+    *len = 0;
+    for (size_t n; text != NULL && (n = fread(text + *len, 1, cap - *len - 1, f)) > 0;) {
+        *len += n;
+        if (*len + 1 == cap) {
+            char *bigger = realloc(text, cap * 2);
+            if (bigger == NULL) {
+                free(text);
+                return NULL;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+    }
+    if (text != NULL)
+        text[*len] = '\0';
+    return text;
+}
+
+bool report_load(const char *path, report_file_t *out, const char *prog)
+{
+    char err[512];
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+        return false;
+    }
+    size_t len;
+    char *text = read_all(f, &len);
+    if (f != stdin)
+        fclose(f);
+    if (text == NULL) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+        return false;
+    }
+    out->root = json_parse(text, len, err, sizeof err);
+    free(text);
+    if (out->root == NULL) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
+        return false;
+    }
+    if (!report_from_json(out->root, &out->model, err, sizeof err)) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+        report_release(&out->model);
+        json_free(out->root);
+        return false;
+    }
+    return true;
+}
+
+void report_unload(report_file_t *l)
+{
+    report_release(&l->model);
+    json_free(l->root);
+}
