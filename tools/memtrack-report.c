@@ -4,6 +4,7 @@
  *   memtrack-report FILE.json [--text] [--json OUT] [--sarif OUT] [--html OUT]
  *   memtrack-report --diff OLD.json NEW.json
  *   memtrack-report --found FILE.json...
+ *   memtrack-report --fail-sweep ... -- PROG ARGS...   (sweep.h)
  *   memtrack-report --options
  *
  * The report is read into the library's report model and rendered by the library's own
@@ -28,6 +29,7 @@
 #include "json.h"
 #include "report_read.h"
 #include "site_match.h"
+#include "sweep.h"
 
 static const char *prog = "memtrack report";
 
@@ -357,6 +359,8 @@ int main(int argc, char **argv)
         return print_options();
     if (argc >= 2 && strcmp(argv[1], "--run") == 0)
         return tool_run(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "--fail-sweep") == 0)
+        return tool_fail_sweep(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--found") == 0)
         return found(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "--diff") == 0) {

@@ -269,6 +269,15 @@ void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f);
 bool mt_report_found(const mt_report_t *r);
 void mt_render_json(const mt_report_t *r, mt_buf_t *b);
 void mt_render_sarif(const mt_report_t *r, mt_buf_t *b);
+/* The renderers' pieces, for other documents that name places (the fail sweep's summary):
+ * a place as the JSON report writes it (null for no place); a SARIF location object (with
+ * a message and an id when given: NULL, -1 for none); the "stacks" and "codeFlows" members
+ * of a SARIF result for the callers of places[0..n) (at most 8), each said to be its
+ * message's followed by the place (nothing for places without callers). */
+void mt_render_json_place(mt_buf_t *b, const mt_place_t *p);
+void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id);
+void mt_render_sarif_stacks(mt_buf_t *b, const mt_place_t *const *places,
+                            const char *const *messages, size_t n);
 void mt_render_html(const mt_report_t *r, mt_buf_t *b);
 /* The HTML report's section of live bytes over the run (render_html_timeline.c). */
 void mt_render_html_timeline(const mt_report_t *r, mt_buf_t *b);

@@ -107,7 +107,7 @@ static void place_fields(mt_buf_t *b, const mt_place_t *p)
     stack(b, &p->stack);
 }
 
-static void place(mt_buf_t *b, const mt_place_t *p)
+void mt_render_json_place(mt_buf_t *b, const mt_place_t *p)
 {
     if (p->kind == NULL && p->file == NULL && p->pc == 0) {
         mt_buf_str(b, "null");
@@ -116,6 +116,11 @@ static void place(mt_buf_t *b, const mt_place_t *p)
     mt_buf_char(b, '{');
     place_fields(b, p);
     mt_buf_char(b, '}');
+}
+
+static void place(mt_buf_t *b, const mt_place_t *p)
+{
+    mt_render_json_place(b, p);
 }
 
 static void apart(mt_buf_t *b, const mt_apart_t *a)

@@ -152,12 +152,14 @@ static void stack_frame(mt_buf_t *b, const mt_place_t *p)
 }
 
 /* Which of an error's places a stack is of: the message says it. */
-enum stack_of { STACK_ALLOC, STACK_RELEASE, STACK_FOUND, STACK_FAILED };
+enum stack_of { STACK_ALLOC, STACK_RELEASE, STACK_FOUND, STACK_FAILED, STACK_TEXT };
 
-/* A place whose callers a result shows, and what it is to the result. */
+/* A place whose callers a result shows, and what it is to the result (STACK_TEXT: text
+ * says it, then the place). */
 typedef struct stacked {
     const mt_place_t *place;
     enum stack_of of;
+    const char *text;
 } stacked_t;
 
 /* The message of a stack or code flow: the place it ends at ("allocated at a.c:3 in f()"),
@@ -171,6 +173,7 @@ static void stack_message(mt_buf_t *b, const stacked_t *s)
     case STACK_RELEASE: mt_buf_str(b, "released at "); break;
     case STACK_FOUND: mt_buf_str(b, "found by "); break;
     case STACK_FAILED: mt_buf_str(b, "failed on purpose at "); break;
+    case STACK_TEXT: mt_buf_str(b, s->text); break;
     }
     if (s->of == STACK_FOUND)
         mt_buf_found_by(b, s->place, 0);
@@ -325,7 +328,7 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     if (has_location(&s->where))
         location(b, &s->where, NULL, -1);
     mt_buf_char(b, ']');
-    stacked_t made = {&s->where, STACK_ALLOC};
+    stacked_t made = {&s->where, STACK_ALLOC, NULL};
     stacks(b, &made, 1);
     fingerprint(b, "leak", &s->where);
     mt_buf_str(b, ", \"properties\": {\"bytes\": ");
@@ -363,11 +366,11 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
     }
     mt_buf_char(b, ']');
     /* The stacks of the allocation, the release and the call that found the error. */
-    stacked_t places[3] = {{&e->alloc, STACK_ALLOC}, {&e->found, STACK_FOUND}};
+    stacked_t places[3] = {{&e->alloc, STACK_ALLOC, NULL}, {&e->found, STACK_FOUND, NULL}};
     size_t n = 2;
     if (e->freed.kind != NULL) {
-        places[1] = (stacked_t){&e->freed, STACK_RELEASE};
-        places[n++] = (stacked_t){&e->found, STACK_FOUND};
+        places[1] = (stacked_t){&e->freed, STACK_RELEASE, NULL};
+        places[n++] = (stacked_t){&e->found, STACK_FOUND, NULL};
     }
     stacks(b, places, n);
     fingerprint(b, e->kind, &e->alloc);
@@ -401,7 +404,7 @@ static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *firs
     if (has_location(&g->where))
         location(b, &g->where, NULL, -1);
     mt_buf_char(b, ']');
-    stacked_t failed = {&g->where, STACK_FAILED};
+    stacked_t failed = {&g->where, STACK_FAILED, NULL};
     stacks(b, &failed, 1);
     fingerprint(b, "injected", &g->where);
     mt_buf_str(b, ", \"properties\": {\"failures\": ");
@@ -409,6 +412,21 @@ static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *firs
     mt_buf_str(b, ", \"first\": ");
     mt_buf_u64(b, g->nnths > 0 ? g->nths[0] : 0);
     mt_buf_str(b, "}}");
+}
+
+void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id)
+{
+    location(b, p, message, id);
+}
+
+void mt_render_sarif_stacks(mt_buf_t *b, const mt_place_t *const *places,
+                            const char *const *messages, size_t n)
+{
+    stacked_t list[8];
+    size_t k = 0;
+    for (; k < n && k < sizeof list / sizeof list[0]; k++)
+        list[k] = (stacked_t){places[k], STACK_TEXT, messages[k]};
+    stacks(b, list, k);
 }
 
 static void rule_descriptions(mt_buf_t *b, const rules_t *rs)

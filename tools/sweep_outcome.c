@@ -1,0 +1,481 @@
+/* sweep_outcome.c - how one run of a fail sweep ended, told from what it left: what ended
+ * it (a signal, the timeout), the lines memtrack printed on its standard error (the
+ * fail_nth=K line that names the call that got NULL, and a crash report's place, both
+ * with their stacks: a crashed run writes no JSON report), and its JSON report, compared
+ * with the first run's for the leaks and heap errors that only the failure made.
+ *
+ * Runs that went wrong the same way from the same failing call (its place and stack, as
+ * --diff compares sites: by line, or by module and offset for code known by address) are
+ * one path, listed once with the allocations that took it.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records/kinds.h"
+#include "site_match.h"
+#include "sweep.h"
+
+const char *const sweep_path_names[PATH_KINDS] = {"crash", "hang", "leak", "error"};
+
+/* ---- memtrack's lines read back ----------------------------------------------------------- */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t size = 1 << 14, len = 0;
+    char *text = malloc(size);
+    for (size_t n; text != NULL && (n = fread(text + len, 1, size - len - 1, f)) > 0;) {
+        len += n;
+        if (len + 1 == size) {
+            char *bigger = realloc(text, size * 2);
+            if (bigger == NULL) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            size *= 2;
+        }
+    }
+    fclose(f);
+    if (text != NULL)
+        text[len] = '\0';
+    return text;
+}
+
+/* mt_buf_place's words read back into a place: "FILE:LINE in FUNC()", "FILE:LINE",
+ * "0xADDR in SYMBOL+0xOFF (MODULE)" and its shorter forms, "an unknown site". text is cut
+ * where the place's strings end: they point into it. */
+static void parse_place(char *text, mt_place_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->kind_id = MT_KIND_NONE;
+    if (strncmp(text, "0x", 2) == 0) {
+        char *rest;
+        p->pc = strtoull(text, &rest, 16);
+        size_t n = strlen(rest);
+        if (n >= 3 && rest[n - 1] == ')') {
+            char *open = strrchr(rest, '(');
+            if (open != NULL && open > rest && open[-1] == ' ') {
+                rest[n - 1] = '\0';
+                p->module = open + 1;
+                open[-1] = '\0';
+            }
+        }
+        if (strncmp(rest, " in ", 4) == 0) {
+            p->func = rest + 4;
+            char *plus = strrchr(rest + 4, '+');
+            if (plus != NULL && strncmp(plus, "+0x", 3) == 0) {
+                *plus = '\0';
+                p->offset = strtoull(plus + 1, NULL, 16);
+            }
+        }
+        return;
+    }
+    /* FILE:LINE, the first ':' followed by digits and then nothing or " in " */
+    for (char *c = strchr(text, ':'); c != NULL; c = strchr(c + 1, ':')) {
+        size_t digits = strspn(c + 1, "0123456789");
+        char *after = c + 1 + digits;
+        if (digits == 0 || (*after != '\0' && strncmp(after, " in ", 4) != 0))
+            continue;
+        p->line = strtol(c + 1, NULL, 10);
+        *c = '\0';
+        p->file = text;
+        if (*after != '\0') {
+            char *func = after + 4;
+            size_t n = strlen(func);
+            if (n >= 2 && strcmp(func + n - 2, "()") == 0)
+                func[n - 2] = '\0';
+            p->func = func;
+        }
+        return;
+    }
+}
+
+/* A line of memtrack's, without its "memtrack: " (NULL for the program's own lines). */
+static char *ours(char *line)
+{
+    return strncmp(line, "memtrack: ", 10) == 0 ? line + 10 : NULL;
+}
+
+/* The callers printed under a place, lines[*i] on: "      from PLACE" and "      inlined
+ * into PLACE" (mt_buf_stack_lines). The frames are the place's own (freed with it). */
+static void parse_stack(char **lines, size_t n, size_t *i, mt_place_t *p)
+{
+    size_t count = 0;
+    while (*i + count < n) {
+        char *l = ours(lines[*i + count]);
+        if (l == NULL || l[0] != ' ')
+            break;
+        l += strspn(l, " ");
+        if (strncmp(l, "from ", 5) != 0 && strncmp(l, "inlined into ", 13) != 0)
+            break;
+        count++;
+    }
+    if (count == 0)
+        return;
+    mt_frame_t *frames = calloc(count, sizeof *frames);
+    if (frames == NULL)
+        return;
+    for (size_t k = 0; k < count; k++) {
+        char *l = ours(lines[*i + k]);
+        l += strspn(l, " ");
+        bool inlined = strncmp(l, "inlined into ", 13) == 0;
+        mt_place_t q;
+        parse_place(l + (inlined ? 13 : 5), &q);
+        frames[k] = (mt_frame_t){.pc = q.pc,
+                                 .func = q.func,
+                                 .file = q.file,
+                                 .line = q.line,
+                                 .module = q.module,
+                                 .offset = q.offset};
+        if (inlined && k == 0)
+            p->inlined = true;
+        else if (inlined)
+            frames[k - 1].inlined = true;
+    }
+    p->stack.frames = frames;
+    p->stack.nframes = count;
+    *i += count;
+}
+
+/* What a run's standard error says. */
+typedef struct said {
+    bool reached;      /* the fail_nth line: the allocation was made, and failed */
+    const char *alloc; /* its kind */
+    uint64_t bytes;
+    mt_place_t failed;  /* the call that got NULL */
+    const char *signal; /* the crash report's signal, or NULL */
+    mt_place_t crash;   /* where it crashed (file and pc 0: not said) */
+} said_t;
+
+/* "fail_nth=K: malloc of 24 bytes at PLACE returns NULL, on purpose" */
+static void parse_failed(char *l, said_t *out)
+{
+    char *of = strstr(l, " of "), *at = of != NULL ? strstr(of, " at ") : NULL;
+    char *end = at != NULL ? strstr(at, " returns NULL, on purpose") : NULL;
+    if (end == NULL)
+        return;
+    *of = '\0';
+    *end = '\0';
+    out->reached = true;
+    out->alloc = strchr(l, ' ') != NULL ? strchr(l, ' ') + 1 : l;
+    out->bytes = strtoull(of + 4, NULL, 10);
+    parse_place(at + 4, &out->failed);
+    out->failed.kind = out->alloc;
+    out->failed.kind_id = mt_kind_named(out->alloc);
+}
+
+/* "CRASH: SIGSEGV at address 0x0 in prog (pid 7), at PLACE" */
+static void parse_crash(char *l, said_t *out)
+{
+    char *sig = l + strlen("CRASH: ");
+    char *space = strchr(sig, ' ');
+    char *at = strstr(sig, "), at ");
+    if (space != NULL)
+        *space = '\0';
+    out->signal = sig;
+    if (at != NULL && space != NULL && at > space)
+        parse_place(at + 6, &out->crash);
+}
+
+/* Reads what memtrack said in text (cut into lines: the places point into it). */
+static void read_said(char *text, said_t *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = 0, size = 0;
+    char **lines = NULL;
+    for (char *l = text; l != NULL && *l != '\0';) {
+        char *nl = strchr(l, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        if (n == size) {
+            size = size != 0 ? 2 * size : 256;
+            char **bigger = realloc(lines, size * sizeof *lines);
+            if (bigger == NULL)
+                break;
+            lines = bigger;
+        }
+        lines[n++] = l;
+        l = nl != NULL ? nl + 1 : NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *l = ours(lines[i]);
+        if (l != NULL && !out->reached && strncmp(l, "fail_nth=", 9) == 0) {
+            parse_failed(l, out);
+            i++;
+            parse_stack(lines, n, &i, &out->failed);
+            i--;
+        } else if (l != NULL && out->signal == NULL && strncmp(l, "CRASH: ", 7) == 0) {
+            parse_crash(l, out);
+            i++;
+            parse_stack(lines, n, &i, &out->crash);
+            i--;
+        }
+    }
+    free(lines);
+}
+
+/* ---- paths ------------------------------------------------------------------------------- */
+
+/* The failing call as compared: each frame by line, or by module and offset. */
+static char *key_of(const mt_place_t *p)
+{
+    size_t size = 256 + 64 * p->stack.nframes, len = 0;
+    char *key = malloc(size);
+    for (size_t i = 0; key != NULL && i <= p->stack.nframes; i++) {
+        mt_frame_t f = {0};
+        if (i == 0) {
+            f.file = p->file, f.line = p->line, f.func = p->func, f.module = p->module;
+            f.offset = p->offset;
+        } else {
+            f = p->stack.frames[i - 1];
+        }
+        char item[1024];
+        if (f.file != NULL)
+            snprintf(item, sizeof item, "%s:%ld:%s\n", f.file, f.line, f.func ? f.func : "");
+        else
+            snprintf(item, sizeof item, "%s+%llx:%s\n",
+                     site_base_name(f.module) ? site_base_name(f.module) : "",
+                     (unsigned long long)f.offset, f.func ? f.func : "");
+        size_t n = strlen(item);
+        if (len + n + 1 > size) {
+            char *bigger = realloc(key, 2 * (len + n + 1));
+            if (bigger == NULL) {
+                free(key);
+                return NULL;
+            }
+            key = bigger;
+            size = 2 * (len + n + 1);
+        }
+        memcpy(key + len, item, n + 1);
+        len += n;
+    }
+    return key;
+}
+
+static void free_place(mt_place_t *p)
+{
+    free((void *)p->stack.frames);
+    p->stack.frames = NULL;
+    p->stack.nframes = 0;
+}
+
+static void add_k(sweep_path_t *p, uint64_t k)
+{
+    p->runs++;
+    if (p->nks < SWEEP_KS_MAX)
+        p->ks[p->nks++] = k; /* (runs are judged in order: ascending) */
+}
+
+/* The path of kind and failing call said, k added; NULL when out of memory. A new path
+ * takes said's places and the text they borrow from (*text is then NULL). */
+static sweep_path_t *path_for(sweep_t *s, path_kind_t kind, said_t *said, char **text, uint64_t k,
+                              int status)
+{
+    char *key = key_of(&said->failed);
+    if (key == NULL)
+        return NULL;
+    for (size_t i = 0; i < s->npaths; i++) {
+        if (s->paths[i].kind == kind && strcmp(s->paths[i].key, key) == 0) {
+            free(key);
+            add_k(&s->paths[i], k);
+            return NULL; /* (known: nothing more to keep of this run) */
+        }
+    }
+    if (s->npaths == s->paths_size) {
+        size_t size = s->paths_size != 0 ? 2 * s->paths_size : 16;
+        sweep_path_t *bigger = realloc(s->paths, size * sizeof *bigger);
+        if (bigger == NULL) {
+            free(key);
+            return NULL;
+        }
+        s->paths = bigger;
+        s->paths_size = size;
+    }
+    sweep_path_t *p = &s->paths[s->npaths++];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->key = key;
+    p->alloc = said->alloc;
+    p->bytes = said->bytes;
+    p->failed = said->failed;
+    p->crash = said->crash;
+    p->signal = said->signal;
+    p->status = status;
+    p->text = *text;
+    *text = NULL;
+    memset(&said->failed, 0, sizeof said->failed);
+    memset(&said->crash, 0, sizeof said->crash);
+    add_k(p, k);
+    return p;
+}
+
+/* The leak groups of r that the first run does not have, or has fewer blocks of. */
+static size_t new_leaks(const sweep_t *s, mt_report_t *r)
+{
+    const mt_report_t *base = &s->baseline.model;
+    bool *used = calloc(base->nsites + 1, sizeof *used);
+    size_t n = 0;
+    for (size_t i = 0; used != NULL && i < r->nsites; i++) {
+        mt_leak_site_t site = r->sites[i];
+        for (size_t j = 0; j < base->nsites; j++) {
+            if (used[j] || !site_same(&base->sites[j].where, &site.where))
+                continue;
+            used[j] = true;
+            site.blocks =
+                site.blocks > base->sites[j].blocks ? site.blocks - base->sites[j].blocks : 0;
+            site.bytes = site.bytes > base->sites[j].bytes ? site.bytes - base->sites[j].bytes : 0;
+            break;
+        }
+        if (site.blocks != 0)
+            r->sites[n++] = site; /* (in place: the order kept, largest first) */
+    }
+    free(used);
+    return n;
+}
+
+/* The heap errors of r that the first run did not find (kind, block's site and finder). */
+static size_t new_errors(const sweep_t *s, const mt_report_t *r, const mt_report_error_t **out)
+{
+    const mt_report_t *base = &s->baseline.model;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nerror_list; i++) {
+        const mt_report_error_t *e = &r->error_list[i];
+        bool known = false;
+        for (size_t j = 0; j < base->nerror_list && !known; j++) {
+            const mt_report_error_t *b = &base->error_list[j];
+            known = site_str_same(e->kind, b->kind) && site_same(&e->alloc, &b->alloc) &&
+                    site_same(&e->found, &b->found);
+        }
+        if (!known)
+            out[n++] = e;
+    }
+    return n;
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "a signal";
+    }
+}
+
+void sweep_judge(sweep_t *s, uint64_t k, int status, int signal, bool hung, const char *err_path,
+                 const char *json_path)
+{
+    s->runs++;
+    char *text = read_text(err_path);
+    said_t said;
+    read_said(text != NULL ? text : (char *)"", &said);
+    if (hung || signal != 0) {
+        if (said.signal == NULL || hung)
+            said.signal = signal_name(hung ? SIGKILL : signal);
+        (void)path_for(s, hung ? PATH_HANG : PATH_CRASH, &said, &text, k, status);
+    } else if (!said.reached) {
+        s->unreached++; /* this run made fewer allocations than the first */
+    } else {
+        report_file_t *f = calloc(1, sizeof *f);
+        bool leaked = false, erred = false;
+        if (f != NULL && report_load(json_path, f, NULL)) {
+            const mt_report_error_t **errors = calloc(f->model.nerror_list + 1, sizeof *errors);
+            size_t nleaks = new_leaks(s, &f->model);
+            size_t nerrors = errors != NULL ? new_errors(s, &f->model, errors) : 0;
+            leaked = nleaks != 0;
+            erred = nerrors != 0;
+            sweep_path_t *p = NULL;
+            if (erred && (p = path_for(s, PATH_ERROR, &said, &text, k, status)) != NULL) {
+                p->errors = errors;
+                p->nerrors = nerrors;
+                errors = NULL;
+            }
+            /* (a run that leaked and erred is on two paths: the second reads it again) */
+            if (leaked && p != NULL) {
+                report_file_t *again = calloc(1, sizeof *again);
+                char *text2 = read_text(err_path);
+                said_t said2;
+                read_said(text2 != NULL ? text2 : (char *)"", &said2);
+                if (again != NULL && report_load(json_path, again, NULL)) {
+                    size_t n2 = new_leaks(s, &again->model);
+                    sweep_path_t *q = path_for(s, PATH_LEAK, &said2, &text2, k, status);
+                    if (q != NULL) {
+                        q->report = again, q->leaks = again->model.sites, q->nleaks = n2;
+                        again = NULL;
+                    }
+                }
+                if (again != NULL && again->root != NULL)
+                    report_unload(again);
+                free(again);
+                free_place(&said2.failed);
+                free_place(&said2.crash);
+                free(text2);
+            } else if (leaked && (p = path_for(s, PATH_LEAK, &said, &text, k, status)) != NULL) {
+                p->leaks = f->model.sites;
+                p->nleaks = nleaks;
+            }
+            free(errors);
+            if (p != NULL) {
+                p->report = f;
+                f = NULL;
+            }
+        } else {
+            erred = true; /* it made the allocation, and then wrote no report */
+            (void)path_for(s, PATH_ERROR, &said, &text, k, status);
+        }
+        if (f != NULL && f->root != NULL)
+            report_unload(f);
+        free(f);
+        if (!leaked && !erred)
+            s->clean++;
+    }
+    free_place(&said.failed);
+    free_place(&said.crash);
+    free(text);
+}
+
+/* Crashes first, then hangs, leaks and errors; each kind by its first allocation. */
+static int by_kind(const void *x, const void *y)
+{
+    const sweep_path_t *a = x, *b = y;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return a->ks[0] < b->ks[0] ? -1 : a->ks[0] > b->ks[0];
+}
+
+void sweep_sort(sweep_t *s)
+{
+    if (s->npaths > 1)
+        qsort(s->paths, s->npaths, sizeof *s->paths, by_kind);
+}
+
+void sweep_free(sweep_t *s)
+{
+    for (size_t i = 0; i < s->npaths; i++) {
+        sweep_path_t *p = &s->paths[i];
+        free(p->key);
+        free_place(&p->failed);
+        free_place(&p->crash);
+        free(p->errors);
+        if (p->report != NULL) {
+            report_unload(p->report);
+            free(p->report);
+        }
+        free(p->text);
+    }
+    free(s->paths);
+    s->paths = NULL;
+    s->npaths = 0;
+}
