@@ -272,6 +272,7 @@ MT_EXPORT void memtrack_fail_end(void)
 
 void mt_fail_counts(mt_fail_counts_t *out)
 {
+    mt_fail_freeze(); /* (a process that made no block has not frozen the options yet) */
     out->armed = mt_fail_armed;
     out->counted = atomic_load(&fail.counted);
     out->failed = atomic_load(&fail.failed);
