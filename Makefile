@@ -52,7 +52,8 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
+	install-command uninstall bench bench-core bench-pools bench-startup bench-sweep sanitize \
+	fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -296,7 +297,7 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup
+bench: bench-core bench-pools bench-startup bench-sweep
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
@@ -339,6 +340,14 @@ $(B)/bench/exit-tracked: tools/bench/exit_at_once.c $(B)/libmemtrack.so
 	$(CC) -O2 $< -o $@ -L$(B) -Wl,-rpath,$(CURDIR)/$(B) -Wl,--no-as-needed -lmemtrack
 
 STARTUP_PROGS = $(addprefix $(B)/bench/,one-plain one-tracked exit-plain exit-empty exit-tracked)
+
+# A fail sweep of a program of 2,000 allocations, every failure handled (tools/bench/README.md).
+$(B)/bench/sweep-list: tools/bench/sweep_list.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	./memtrack cc -O2 -g $< -o $@
+
+bench-sweep: all $(B)/bench/sweep-list
+	time ./memtrack run --fail-sweep -- $(B)/bench/sweep-list
 
 bench-startup: all $(B)/bench/startup $(STARTUP_PROGS)
 	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \

@@ -4,8 +4,11 @@
  *
  * Every run gets the same input: the program's standard input, when it is not a terminal,
  * is read once into a file each run reads from (else /dev/null); its standard output is
- * thrown away and its standard error kept in a file for what memtrack says there. Each run
- * writes its JSON report (system_leaks=1: a failure that leaks inside the C library, a
+ * thrown away and its standard error kept in a file for what memtrack says there. It runs
+ * without address space randomization and without symbols (symbolize=0: libdw took most
+ * of a run's time), so code addresses tell places apart; the paths found are run again
+ * with symbols, for the summary to name their lines (refine). Each run writes its JSON
+ * report (system_leaks=1: a failure that leaks inside the C library, a
  * FILE a failing path forgot to close, is the program's too). A run still going after the
  * timeout (ten times the first run's time, at least ten seconds; --timeout) is killed and
  * is a path that hangs. A progress line is shown while it runs when standard error is a
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,8 +104,10 @@ static void file_of(char *out, size_t size, uint64_t k, const char *kind)
     snprintf(out, size, "%s/%llu.%s", tmp, (unsigned long long)k, kind);
 }
 
-/* Starts run k (0: the count) with its options; the pid, or -1. */
-static pid_t start(const sweep_t *s, uint64_t k, const sigset_t *old_mask)
+/* Starts run k (0: the count) with its options, with symbols or without (the sweep's runs:
+ * symbolizing took most of a run's time; the paths found are run again with them); the
+ * pid, or -1. */
+static pid_t start(const sweep_t *s, uint64_t k, bool symbols, const sigset_t *old_mask)
 {
     char err[PATH_MAX], json[PATH_MAX], in[PATH_MAX];
     file_of(err, sizeof err, k, "err");
@@ -110,8 +116,12 @@ static pid_t start(const sweep_t *s, uint64_t k, const sigset_t *old_mask)
     pid_t pid = fork();
     if (pid != 0)
         return pid;
-    /* the child */
+    /* the child: without address space randomization, so that the addresses of code that
+     * was not symbolized are the same in every run (what tells its places apart) */
     sigprocmask(SIG_SETMASK, old_mask, NULL);
+    int persona = personality(0xffffffff);
+    if (persona != -1)
+        (void)personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
     size_t size = strlen(s->options) + 2 * PATH_MAX + 256;
     char *options = malloc(size);
     if (options == NULL)
@@ -123,8 +133,9 @@ static pid_t start(const sweep_t *s, uint64_t k, const sigset_t *old_mask)
         snprintf(pick, sizeof pick, "fail_nth=%llu%s", (unsigned long long)k,
                  s->window ? ":fail_window=1" : "");
     snprintf(options, size,
-             "%s%s%s:json=%s:report=stderr:quiet=0:crash_report=1:system_leaks=1:exitcode=-1",
-             s->options, s->options[0] != '\0' ? ":" : "", pick, json);
+             "%s%s%s:json=%s:report=stderr:quiet=0:crash_report=1:system_leaks=1:exitcode=-1%s",
+             s->options, s->options[0] != '\0' ? ":" : "", pick, json,
+             symbols ? "" : ":symbolize=0");
     if (s->track_named) {
         size_t n = strlen(options);
         snprintf(options + n, size - n, ":track_pid=%ld", (long)getpid());
@@ -190,14 +201,27 @@ static bool show_err(uint64_t k)
     return ours;
 }
 
-/* Waits for pid, the timeout aside (the count has none); its status as memtrack run gives
- * it and in *signal what ended it. */
-static int wait_for(pid_t pid, int *signal)
+/* Waits for pid, killing it after timeout seconds (0: none); its status as memtrack run
+ * gives it, in *signal what ended it and in *hung whether the timeout did. */
+static int wait_for(pid_t pid, double timeout, int *signal, bool *hung)
 {
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    *signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    double t0 = now();
+    *hung = false;
+    for (;;) {
+        pid_t got = waitpid(pid, &st, timeout > 0 ? WNOHANG : 0);
+        if (got == pid || (got < 0 && errno != EINTR))
+            break;
+        if (got == 0) {
+            struct timespec pause = {0, 5 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            if (!*hung && now() - t0 > timeout) {
+                (void)kill(pid, SIGKILL);
+                *hung = true;
+            }
+        }
+    }
+    *signal = WIFSIGNALED(st) && !*hung ? WTERMSIG(st) : 0;
     return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 2;
 }
 
@@ -206,10 +230,12 @@ static int wait_for(pid_t pid, int *signal)
 static int count(sweep_t *s, const sigset_t *old_mask, double *took)
 {
     double t0 = now();
-    pid_t pid = start(s, 0, old_mask);
+    pid_t pid = start(s, 0, false, old_mask);
     if (pid < 0)
         return usage("cannot start the program:", strerror(errno));
-    int sig, status = wait_for(pid, &sig);
+    int sig;
+    bool hung;
+    int status = wait_for(pid, 0, &sig, &hung);
     *took = now() - t0;
     char json[PATH_MAX];
     file_of(json, sizeof json, 0, "json");
@@ -293,7 +319,7 @@ static bool sweep_all(sweep_t *s, const sigset_t *old_mask, double timeout)
             unsigned i = 0;
             while (slots[i].pid != 0)
                 i++;
-            pid_t pid = start(s, next, old_mask);
+            pid_t pid = start(s, next, false, old_mask);
             if (pid < 0) {
                 free(slots);
                 free(waiting);
@@ -365,6 +391,34 @@ static bool sweep_all(sweep_t *s, const sigset_t *old_mask, double timeout)
     free(slots);
     free(waiting);
     return stop_signal == 0;
+}
+
+/* The paths found run again with symbols, so that the summary names their lines: the first
+ * run again (the baseline to tell their leaks from), then each path's first allocation. */
+static void refine(sweep_t *s, const sigset_t *old_mask, double timeout)
+{
+    report_file_t base;
+    char err[PATH_MAX], json[PATH_MAX];
+    int sig;
+    bool hung;
+    file_of(json, sizeof json, 0, "json");
+    pid_t pid = start(s, 0, true, old_mask);
+    if (pid < 0 || (wait_for(pid, timeout, &sig, &hung), sig != 0 || hung) ||
+        !report_load(json, &base, NULL))
+        return; /* the paths keep what the sweep's runs said */
+    for (size_t i = 0; i < s->npaths && stop_signal == 0; i++) {
+        uint64_t k = s->paths[i].ks[0];
+        file_of(err, sizeof err, k, "err");
+        file_of(json, sizeof json, k, "json");
+        pid = start(s, k, true, old_mask);
+        if (pid < 0)
+            break;
+        int status = wait_for(pid, timeout, &sig, &hung);
+        (void)sweep_refine(&s->paths[i], &base, status, sig, hung, err, json);
+        (void)unlink(err);
+        (void)unlink(json);
+    }
+    report_unload(&base);
 }
 
 /* ---- the summary's files ---------------------------------------------------------------- */
@@ -519,6 +573,9 @@ int tool_fail_sweep(int argc, char **argv)
         } else {
             double timeout = s.timeout != 0 ? s.timeout : took * 10 > 10 ? took * 10 : 10;
             bool done = sweep_all(&s, &old_mask, timeout);
+            if (done && s.npaths != 0)
+                refine(&s, &old_mask, timeout);
+            done &= stop_signal == 0;
             s.seconds = now() - t0;
             if (done) {
                 sweep_sort(&s);

@@ -74,6 +74,12 @@ int tool_fail_sweep(int argc, char **argv);
  * error and JSON report, and adds it to its path, or counts it clean or unreached. */
 void sweep_judge(sweep_t *s, uint64_t k, int status, int signal, bool hung, const char *err_path,
                  const char *json_path);
+/* Judges again path p's first run, made again with symbols (the sweep's runs take none:
+ * symbolizing at every run cost most of its time), against baseline (the first run's
+ * report, with symbols too): when it went the same way, p shows it instead; false when
+ * not (p is left as it was). */
+bool sweep_refine(sweep_path_t *p, const report_file_t *baseline, int status, int signal, bool hung,
+                  const char *err_path, const char *json_path);
 /* Orders the paths as the summary lists them: crashes, hangs, leaks, errors, each kind by
  * its first allocation. */
 void sweep_sort(sweep_t *s);

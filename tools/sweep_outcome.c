@@ -6,7 +6,8 @@
  *
  * Runs that went wrong the same way from the same failing call (its place and stack, as
  * --diff compares sites: by line, or by module and offset for code known by address) are
- * one path, listed once with the allocations that took it.
+ * one path, listed once with the allocations that took it. Its first run is made again with
+ * symbols (the sweep's runs take none), and the path shows that one (sweep_refine).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -231,18 +232,15 @@ static char *key_of(const mt_place_t *p)
     for (size_t i = 0; key != NULL && i <= p->stack.nframes; i++) {
         mt_frame_t f = {0};
         if (i == 0) {
-            f.file = p->file, f.line = p->line, f.func = p->func, f.module = p->module;
-            f.offset = p->offset;
+            f.file = p->file, f.line = p->line, f.func = p->func, f.pc = p->pc;
         } else {
             f = p->stack.frames[i - 1];
         }
         char item[1024];
         if (f.file != NULL)
             snprintf(item, sizeof item, "%s:%ld:%s\n", f.file, f.line, f.func ? f.func : "");
-        else
-            snprintf(item, sizeof item, "%s+%llx:%s\n",
-                     site_base_name(f.module) ? site_base_name(f.module) : "",
-                     (unsigned long long)f.offset, f.func ? f.func : "");
+        else /* (the runs take no address randomization: an address is the same in each) */
+            snprintf(item, sizeof item, "%llx\n", (unsigned long long)f.pc);
         size_t n = strlen(item);
         if (len + n + 1 > size) {
             char *bigger = realloc(key, 2 * (len + n + 1));
@@ -273,59 +271,26 @@ static void add_k(sweep_path_t *p, uint64_t k)
         p->ks[p->nks++] = k; /* (runs are judged in order: ascending) */
 }
 
-/* The path of kind and failing call said, k added; NULL when out of memory. A new path
- * takes said's places and the text they borrow from (*text is then NULL). */
-static sweep_path_t *path_for(sweep_t *s, path_kind_t kind, said_t *said, char **text, uint64_t k,
-                              int status)
+/* The same site in two runs of the sweep: as --diff has it, and for code known by address
+ * alone (the sweep's runs are not symbolized), the same address: the runs take no address
+ * randomization. */
+static bool same_site(const mt_place_t *a, const mt_place_t *b)
 {
-    char *key = key_of(&said->failed);
-    if (key == NULL)
-        return NULL;
-    for (size_t i = 0; i < s->npaths; i++) {
-        if (s->paths[i].kind == kind && strcmp(s->paths[i].key, key) == 0) {
-            free(key);
-            add_k(&s->paths[i], k);
-            return NULL; /* (known: nothing more to keep of this run) */
-        }
-    }
-    if (s->npaths == s->paths_size) {
-        size_t size = s->paths_size != 0 ? 2 * s->paths_size : 16;
-        sweep_path_t *bigger = realloc(s->paths, size * sizeof *bigger);
-        if (bigger == NULL) {
-            free(key);
-            return NULL;
-        }
-        s->paths = bigger;
-        s->paths_size = size;
-    }
-    sweep_path_t *p = &s->paths[s->npaths++];
-    memset(p, 0, sizeof *p);
-    p->kind = kind;
-    p->key = key;
-    p->alloc = said->alloc;
-    p->bytes = said->bytes;
-    p->failed = said->failed;
-    p->crash = said->crash;
-    p->signal = said->signal;
-    p->status = status;
-    p->text = *text;
-    *text = NULL;
-    memset(&said->failed, 0, sizeof said->failed);
-    memset(&said->crash, 0, sizeof said->crash);
-    add_k(p, k);
-    return p;
+    if (a->file == NULL && b->file == NULL && a->pc != b->pc)
+        return false;
+    return site_same(a, b);
 }
 
-/* The leak groups of r that the first run does not have, or has fewer blocks of. */
-static size_t new_leaks(const sweep_t *s, mt_report_t *r)
+/* The leak groups of r that baseline does not have, or has fewer blocks of, moved to the
+ * front of r's sites (largest first, as they were); how many. */
+static size_t new_leaks(const mt_report_t *base, mt_report_t *r)
 {
-    const mt_report_t *base = &s->baseline.model;
     bool *used = calloc(base->nsites + 1, sizeof *used);
     size_t n = 0;
     for (size_t i = 0; used != NULL && i < r->nsites; i++) {
         mt_leak_site_t site = r->sites[i];
         for (size_t j = 0; j < base->nsites; j++) {
-            if (used[j] || !site_same(&base->sites[j].where, &site.where))
+            if (used[j] || !same_site(&base->sites[j].where, &site.where))
                 continue;
             used[j] = true;
             site.blocks =
@@ -334,24 +299,24 @@ static size_t new_leaks(const sweep_t *s, mt_report_t *r)
             break;
         }
         if (site.blocks != 0)
-            r->sites[n++] = site; /* (in place: the order kept, largest first) */
+            r->sites[n++] = site;
     }
     free(used);
     return n;
 }
 
-/* The heap errors of r that the first run did not find (kind, block's site and finder). */
-static size_t new_errors(const sweep_t *s, const mt_report_t *r, const mt_report_error_t **out)
+/* The heap errors of r that baseline did not find (kind, block's site and finder). */
+static size_t new_errors(const mt_report_t *base, const mt_report_t *r,
+                         const mt_report_error_t **out)
 {
-    const mt_report_t *base = &s->baseline.model;
     size_t n = 0;
     for (size_t i = 0; i < r->nerror_list; i++) {
         const mt_report_error_t *e = &r->error_list[i];
         bool known = false;
         for (size_t j = 0; j < base->nerror_list && !known; j++) {
             const mt_report_error_t *b = &base->error_list[j];
-            known = site_str_same(e->kind, b->kind) && site_same(&e->alloc, &b->alloc) &&
-                    site_same(&e->found, &b->found);
+            known = site_str_same(e->kind, b->kind) && same_site(&e->alloc, &b->alloc) &&
+                    same_site(&e->found, &b->found);
         }
         if (!known)
             out[n++] = e;
@@ -374,76 +339,170 @@ static const char *signal_name(int sig)
     }
 }
 
+/* How one run ended: what it said, and (when it ended by itself) its report with the leaks
+ * and errors the baseline has not. What a path takes is set to NULL here. */
+typedef struct outcome {
+    said_t said;
+    char *text; /* its standard error, which said's places borrow from */
+    int status;
+    bool crashed, hung, unreported;
+    report_file_t *report;
+    size_t nleaks;                    /* report's sites[0..nleaks): leaked only here */
+    const mt_report_error_t **errors; /* into report */
+    size_t nerrors;
+} outcome_t;
+
+static void outcome_free(outcome_t *o)
+{
+    free_place(&o->said.failed);
+    free_place(&o->said.crash);
+    free(o->text);
+    free(o->errors);
+    if (o->report != NULL) {
+        report_unload(o->report);
+        free(o->report);
+    }
+    memset(o, 0, sizeof *o);
+}
+
+static void judge_run(const report_file_t *baseline, int status, int signal, bool hung,
+                      const char *err_path, const char *json_path, outcome_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->status = status;
+    o->text = read_text(err_path);
+    read_said(o->text != NULL ? o->text : (char *)"", &o->said);
+    o->hung = hung;
+    o->crashed = !hung && signal != 0;
+    if (hung || signal != 0) {
+        if (o->said.signal == NULL || hung)
+            o->said.signal = signal_name(hung ? SIGKILL : signal);
+        return;
+    }
+    if (!o->said.reached)
+        return;
+    o->report = calloc(1, sizeof *o->report);
+    if (o->report == NULL || !report_load(json_path, o->report, NULL)) {
+        free(o->report);
+        o->report = NULL;
+        o->unreported = true; /* it made the allocation, and then wrote no report */
+        return;
+    }
+    mt_report_t *r = &o->report->model;
+    o->errors = calloc(r->nerror_list + 1, sizeof *o->errors);
+    o->nleaks = new_leaks(&baseline->model, r);
+    o->nerrors = o->errors != NULL ? new_errors(&baseline->model, r, o->errors) : 0;
+}
+
+/* Whether the run went wrong as a path of kind does. */
+static bool went(const outcome_t *o, path_kind_t kind)
+{
+    switch (kind) {
+    case PATH_CRASH: return o->crashed;
+    case PATH_HANG: return o->hung;
+    case PATH_LEAK: return o->nleaks != 0;
+    case PATH_ERROR: return o->nerrors != 0 || o->unreported;
+    case PATH_KINDS: break;
+    }
+    return false;
+}
+
+/* Makes p show run o: its places, text and report (taken from o). */
+static void path_take(sweep_path_t *p, outcome_t *o)
+{
+    free_place(&p->failed);
+    free_place(&p->crash);
+    free(p->text);
+    free(p->errors);
+    if (p->report != NULL) {
+        report_unload(p->report);
+        free(p->report);
+    }
+    p->alloc = o->said.alloc;
+    p->bytes = o->said.bytes;
+    p->failed = o->said.failed;
+    p->crash = o->said.crash;
+    p->signal = o->said.signal;
+    p->status = o->status;
+    p->text = o->text;
+    p->report = o->report;
+    p->leaks = p->kind == PATH_LEAK && o->report != NULL ? o->report->model.sites : NULL;
+    p->nleaks = p->kind == PATH_LEAK ? o->nleaks : 0;
+    p->errors = p->kind == PATH_ERROR ? o->errors : NULL;
+    p->nerrors = p->kind == PATH_ERROR ? o->nerrors : 0;
+    if (p->kind == PATH_ERROR)
+        o->errors = NULL;
+    memset(&o->said.failed, 0, sizeof o->said.failed);
+    memset(&o->said.crash, 0, sizeof o->said.crash);
+    o->text = NULL;
+    o->report = NULL;
+}
+
+/* Adds run k to the path of kind and its failing call; a new path takes o. */
+static void add_to_path(sweep_t *s, path_kind_t kind, outcome_t *o, uint64_t k)
+{
+    char *key = key_of(&o->said.failed);
+    if (key == NULL)
+        return;
+    for (size_t i = 0; i < s->npaths; i++) {
+        if (s->paths[i].kind == kind && strcmp(s->paths[i].key, key) == 0) {
+            free(key);
+            add_k(&s->paths[i], k);
+            return;
+        }
+    }
+    if (s->npaths == s->paths_size) {
+        size_t size = s->paths_size != 0 ? 2 * s->paths_size : 16;
+        sweep_path_t *bigger = realloc(s->paths, size * sizeof *bigger);
+        if (bigger == NULL) {
+            free(key);
+            return;
+        }
+        s->paths = bigger;
+        s->paths_size = size;
+    }
+    sweep_path_t *p = &s->paths[s->npaths++];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->key = key;
+    path_take(p, o);
+    add_k(p, k);
+}
+
 void sweep_judge(sweep_t *s, uint64_t k, int status, int signal, bool hung, const char *err_path,
                  const char *json_path)
 {
     s->runs++;
-    char *text = read_text(err_path);
-    said_t said;
-    read_said(text != NULL ? text : (char *)"", &said);
-    if (hung || signal != 0) {
-        if (said.signal == NULL || hung)
-            said.signal = signal_name(hung ? SIGKILL : signal);
-        (void)path_for(s, hung ? PATH_HANG : PATH_CRASH, &said, &text, k, status);
-    } else if (!said.reached) {
-        s->unreached++; /* this run made fewer allocations than the first */
-    } else {
-        report_file_t *f = calloc(1, sizeof *f);
-        bool leaked = false, erred = false;
-        if (f != NULL && report_load(json_path, f, NULL)) {
-            const mt_report_error_t **errors = calloc(f->model.nerror_list + 1, sizeof *errors);
-            size_t nleaks = new_leaks(s, &f->model);
-            size_t nerrors = errors != NULL ? new_errors(s, &f->model, errors) : 0;
-            leaked = nleaks != 0;
-            erred = nerrors != 0;
-            sweep_path_t *p = NULL;
-            if (erred && (p = path_for(s, PATH_ERROR, &said, &text, k, status)) != NULL) {
-                p->errors = errors;
-                p->nerrors = nerrors;
-                errors = NULL;
-            }
-            /* (a run that leaked and erred is on two paths: the second reads it again) */
-            if (leaked && p != NULL) {
-                report_file_t *again = calloc(1, sizeof *again);
-                char *text2 = read_text(err_path);
-                said_t said2;
-                read_said(text2 != NULL ? text2 : (char *)"", &said2);
-                if (again != NULL && report_load(json_path, again, NULL)) {
-                    size_t n2 = new_leaks(s, &again->model);
-                    sweep_path_t *q = path_for(s, PATH_LEAK, &said2, &text2, k, status);
-                    if (q != NULL) {
-                        q->report = again, q->leaks = again->model.sites, q->nleaks = n2;
-                        again = NULL;
-                    }
-                }
-                if (again != NULL && again->root != NULL)
-                    report_unload(again);
-                free(again);
-                free_place(&said2.failed);
-                free_place(&said2.crash);
-                free(text2);
-            } else if (leaked && (p = path_for(s, PATH_LEAK, &said, &text, k, status)) != NULL) {
-                p->leaks = f->model.sites;
-                p->nleaks = nleaks;
-            }
-            free(errors);
-            if (p != NULL) {
-                p->report = f;
-                f = NULL;
-            }
-        } else {
-            erred = true; /* it made the allocation, and then wrote no report */
-            (void)path_for(s, PATH_ERROR, &said, &text, k, status);
+    outcome_t o;
+    judge_run(&s->baseline, status, signal, hung, err_path, json_path, &o);
+    bool wrong = false, reached = o.said.reached;
+    for (int kind = 0; kind < PATH_KINDS; kind++) {
+        if (!went(&o, (path_kind_t)kind))
+            continue;
+        if (wrong) { /* a second path of one run (a leak and an error): read it again */
+            outcome_free(&o);
+            judge_run(&s->baseline, status, signal, hung, err_path, json_path, &o);
         }
-        if (f != NULL && f->root != NULL)
-            report_unload(f);
-        free(f);
-        if (!leaked && !erred)
-            s->clean++;
+        wrong = true;
+        add_to_path(s, (path_kind_t)kind, &o, k);
     }
-    free_place(&said.failed);
-    free_place(&said.crash);
-    free(text);
+    if (!wrong && !reached)
+        s->unreached++; /* this run made fewer allocations than the first */
+    else if (!wrong)
+        s->clean++;
+    outcome_free(&o);
+}
+
+bool sweep_refine(sweep_path_t *p, const report_file_t *baseline, int status, int signal, bool hung,
+                  const char *err_path, const char *json_path)
+{
+    outcome_t o;
+    judge_run(baseline, status, signal, hung, err_path, json_path, &o);
+    bool same = went(&o, p->kind);
+    if (same)
+        path_take(p, &o);
+    outcome_free(&o);
+    return same;
 }
 
 /* Crashes first, then hangs, leaks and errors; each kind by its first allocation. */

@@ -39,6 +39,7 @@
 #include "errors/format.h"
 #include "records/place.h"
 #include "records/site.h"
+#include "records/stack.h"
 
 bool mt_fail_armed;
 
@@ -191,7 +192,9 @@ static void log_failure(uint64_t nth, uint32_t site, size_t size)
 
 /* fail_nth=N: the allocation named by number is said when it fails, with its stack, so
  * that a run that crashes afterwards (and writes no exit report) still tells which call got
- * NULL: memtrack run --fail-sweep reads it there. As break_on's line (api/alloc.c). */
+ * NULL: memtrack run --fail-sweep reads it there. As break_on's line (api/alloc.c). A
+ * stack that was not symbolized (symbolize=0, as the sweep's runs are) is said by its
+ * return addresses, which tell it apart as well. */
 static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
 {
     size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
@@ -213,6 +216,14 @@ static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
     mt_buf_place(&b, &p);
     mt_buf_str(&b, " returns NULL, on purpose\n");
     mt_buf_stack_lines(&b, &p, "      ");
+    void *const *pcs;
+    unsigned n = p.stack.nframes == 0 ? mt_stack_get(mt_site_get(site)->stack, &pcs) : 0;
+    for (unsigned i = 0; i < n; i++) { /* symbolize=0: the return addresses themselves */
+        mt_buf_line(&b);
+        mt_buf_str(&b, "      from ");
+        mt_buf_hex(&b, (uint64_t)(uintptr_t)pcs[i]);
+        mt_buf_char(&b, '\n');
+    }
     mt_out_lock();
     mt_buf_flush(&b);
     mt_out_unlock();
