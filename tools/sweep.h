@@ -86,8 +86,8 @@ void sweep_sort(sweep_t *s);
 /* Frees the paths. */
 void sweep_free(sweep_t *s);
 
-/* sweep_render.c: the command that runs allocation k's failure again. */
-void sweep_rerun(const sweep_t *s, uint64_t k, mt_buf_t *b);
+/* sweep_render.c: the command that runs path p's first failure again. */
+void sweep_rerun(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b);
 /* The summary: text (to stderr), JSON, SARIF, HTML. */
 void sweep_render_text(const sweep_t *s, mt_buf_t *b);
 void sweep_render_json(const sweep_t *s, mt_buf_t *b);

@@ -34,12 +34,17 @@ static void shell_word(mt_buf_t *b, const char *w)
     mt_buf_char(b, '\'');
 }
 
-void sweep_rerun(const sweep_t *s, uint64_t k, mt_buf_t *b)
+void sweep_rerun(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
 {
+    /* A leak made inside a library of the system's (known by address alone: a Debian
+     * library under --preload) is listed only with system_leaks=1. */
+    bool system = false;
+    for (size_t i = 0; i < p->nleaks; i++)
+        system |= p->leaks[i].where.file == NULL;
     char options[8192];
-    snprintf(options, sizeof options, "%s%sfail_nth=%llu%s", s->user_options,
-             s->user_options[0] != '\0' ? ":" : "", (unsigned long long)k,
-             s->window ? ":fail_window=1" : "");
+    snprintf(options, sizeof options, "%s%sfail_nth=%llu%s%s", s->user_options,
+             s->user_options[0] != '\0' ? ":" : "", (unsigned long long)p->ks[0],
+             s->window ? ":fail_window=1" : "", system ? ":system_leaks=1" : "");
     mt_buf_str(b, "MEMTRACK_OPTIONS=");
     shell_word(b, options);
     mt_buf_char(b, ' ');
@@ -147,7 +152,7 @@ static void text_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
     }
     mt_buf_line(b);
     mt_buf_str(b, "  run it again: ");
-    sweep_rerun(s, p->ks[0], b);
+    sweep_rerun(s, p, b);
     mt_buf_char(b, '\n');
 }
 
@@ -243,7 +248,7 @@ static void json_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
     json_u64(b, "bytes", p->bytes);
     mt_buf_str(b, "\"rerun\": ");
     mt_buf_json_begin(b);
-    sweep_rerun(s, p->ks[0], b);
+    sweep_rerun(s, p, b);
     mt_buf_json_end(b);
     mt_buf_str(b, ",\n      \"failed_at\": ");
     mt_render_json_place(b, &p->failed);
@@ -340,7 +345,7 @@ static void sarif_result(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b, b
     mt_buf_str(b, " returned NULL (");
     say_allocations(b, p);
     mt_buf_str(b, "); run it again: ");
-    sweep_rerun(s, p->ks[0], b);
+    sweep_rerun(s, p, b);
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_place(&p->failed))
@@ -490,7 +495,7 @@ static void html_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
     }
     mt_buf_str(b, "<p>run it again: <code class=\"rerun\">");
     mt_buf_escape(b, MT_ESCAPE_HTML);
-    sweep_rerun(s, p->ks[0], b);
+    sweep_rerun(s, p, b);
     mt_buf_escape(b, MT_ESCAPE_NONE);
     mt_buf_str(b, "</code></p></section>\n");
 }

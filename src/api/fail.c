@@ -217,7 +217,7 @@ static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
     mt_buf_str(&b, " returns NULL, on purpose\n");
     mt_buf_stack_lines(&b, &p, "      ");
     void *const *pcs;
-    unsigned n = p.stack.nframes == 0 ? mt_stack_get(mt_site_get(site)->stack, &pcs) : 0;
+    unsigned n = !mt_opt.symbolize ? mt_stack_get(mt_site_get(site)->stack, &pcs) : 0;
     for (unsigned i = 0; i < n; i++) { /* symbolize=0: the return addresses themselves */
         mt_buf_line(&b);
         mt_buf_str(&b, "      from ");
