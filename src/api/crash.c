@@ -54,11 +54,16 @@ static struct sigaction previous[CRASH_SIGNALS];
 static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
+#ifndef _WIN32
 /* The signal's context, for the place of the crash (set by the handler of the thread that
  * crashed, read by its own crash report). */
 static MT_TLS void *crash_context;
+#endif
+#if !defined(_WIN32) && !defined(MT_BARE_METAL) /* (where a signal's context can be read) */
+#define MT_CRASH_PLACE 1
 /* The place of the crash's callers, resolved (one crash report at a time prints it). */
 static mt_frame_t crash_frames[MT_STACK_ROOM(MT_STACK_MAX)] MT_COLD;
+#endif
 
 /* A fault at a page guard is reported from the handler, symbolized there: opening libdw and
  * reading a line table takes about 150 KiB of stack. Pages never touched cost nothing. */
@@ -78,7 +83,7 @@ static void hand_on(unsigned i, const siginfo_t *info)
 
 #endif
 
-#ifndef _WIN32
+#ifdef MT_CRASH_PLACE
 /* The interrupted instruction and frame record, from the signal's context (0 elsewhere). */
 static uintptr_t context_pc(const void *context, uintptr_t *fp)
 {
@@ -226,10 +231,11 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
     }
     /* The place is symbolized (libdw) as a report's are: not when the crash happened
      * inside the tracker, whose locks or state that would need. */
-    mt_place_t place, *where = NULL;
+    const mt_place_t *where = NULL;
+#ifdef MT_CRASH_PLACE
+    mt_place_t place;
     bool inside = mt_busy != 0 || mt_locks_held != 0;
     mt_busy++;
-#ifndef _WIN32
     uint32_t site = crash_context != NULL && !inside ? crash_place(crash_context) : MT_SITE_NONE;
     if (site != MT_SITE_NONE) {
         size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
@@ -238,6 +244,8 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
         (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth));
         where = &place;
     }
+#else
+    mt_busy++;
 #endif
     mt_in_crash = 1;
     int fd = mt_out_fd();
