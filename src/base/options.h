@@ -96,7 +96,7 @@
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
 
-/* A string option's room: 1024 bytes, 256 on bare metal (eleven options have one). */
+/* A string option's room: 1024 bytes, 256 on bare metal (fourteen options have one). */
 #define MT_OPTION_STRING_MAX MT_SMALL(1024, 256)
 
 typedef struct mt_options {
