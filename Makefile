@@ -347,7 +347,7 @@ $(B)/bench/sweep-list: tools/bench/sweep_list.c $(B)/libmemtrack.so
 	./memtrack cc -O2 -g $< -o $@
 
 bench-sweep: all $(B)/bench/sweep-list
-	time ./memtrack run --fail-sweep -- $(B)/bench/sweep-list
+	time ./memtrack run --fail-sweep -- $(B)/bench/sweep-list </dev/null
 
 bench-startup: all $(B)/bench/startup $(STARTUP_PROGS)
 	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \

@@ -2,8 +2,9 @@
  * allocations (fail_count=1), then once per allocation k with fail_nth=k, as many runs at a
  * time as the machine has cores, and hands each ended run to sweep_outcome.c.
  *
- * Every run gets the same input: the program's standard input, when it is not a terminal,
- * is read once into a file each run reads from (else /dev/null); its standard output is
+ * Every run gets the same input: the program's standard input, when it is a file or a pipe,
+ * is read to its end once into a file each run reads from (else /dev/null: a terminal or a
+ * device is not read, so give </dev/null to a sweep whose pipe never ends); its output is
  * thrown away and its standard error kept in a file for what memtrack says there. It runs
  * without address space randomization and without symbols (symbolize=0: libdw took most
  * of a run's time), so code addresses tell places apart; the paths found are run again
@@ -158,12 +159,14 @@ static pid_t start(const sweep_t *s, uint64_t k, bool symbols, const sigset_t *o
 
 /* ---- the count ------------------------------------------------------------------------------ */
 
-/* Copies standard input, when it is not a terminal, for every run to read. */
+/* Copies standard input, when it is a file or a pipe (read to its end), for every run to
+ * read; a terminal or a device is not read: the runs get /dev/null. */
 static bool keep_stdin(void)
 {
     char in[PATH_MAX];
     snprintf(in, sizeof in, "%s/stdin", tmp);
-    if (isatty(0))
+    struct stat st;
+    if (fstat(0, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)))
         return true;
     int fd = open(in, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)

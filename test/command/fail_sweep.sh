@@ -180,6 +180,30 @@ sweep 23 --fail-sweep --options 'fail_fn=doc_new' -- ./doc
 grep -q '^memtrack: fail sweep of ./doc: 3 allocations,' sweep.err
 grep -qx "memtrack:   run it again: MEMTRACK_OPTIONS=fail_fn=doc_new:fail_nth=3 $M run -- ./doc" sweep.err
 
+# Standard input, a file or a pipe, is read once and given to every run
+cat >reader.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void)
+{
+    char line[64];
+    while (fgets(line, sizeof line, stdin) != NULL)
+        free(strdup(line));
+    return 0;
+}
+C
+"$M" cc -g reader.c -o reader
+printf 'one\ntwo\nthree\n' >input.txt
+status=0
+"$M" run --fail-sweep -- ./reader <input.txt 2>sweep.err || status=$?
+[ $status = 0 ] || { echo "sweep of reader <input.txt: status $status"; exit 1; }
+grep -q '^memtrack: fail sweep of ./reader: 3 allocations,' sweep.err
+status=0
+printf 'one\ntwo\n' | "$M" run --fail-sweep -- ./reader 2>sweep.err || status=$?
+[ $status = 0 ] || { echo "sweep of reader from a pipe: status $status"; exit 1; }
+grep -q '^memtrack: fail sweep of ./reader: 2 allocations,' sweep.err
+
 # Bad input: a message, status 2
 refused() { # refused MESSAGE ARGS...
     message=$1
