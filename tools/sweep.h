@@ -65,9 +65,29 @@ typedef struct sweep {
     size_t npaths, paths_size;
 } sweep_t;
 
+#define SWEEP_PROG "memtrack run" /* what the sweep's messages start with */
+
 /* memtrack-report --fail-sweep ... (above): 0 when every path was clean, the exit code
  * when some was not, 2 on bad usage or when the program cannot be swept. */
 int tool_fail_sweep(int argc, char **argv);
+
+/* sweep_runs.c: the runs. Makes the temporary directory, sets the stop signals' handlers
+ * and keeps standard input for every run; false after a message. */
+bool sweep_runs_begin(void);
+/* Removes the temporary directory. */
+void sweep_runs_end(void);
+/* The first run: s->counted, s->window and the baseline; 0 after a message when the
+ * program cannot be swept. *took: how long it ran. */
+int sweep_count(sweep_t *s, double *took);
+/* Every allocation from s->from to s->to, runs killed after timeout seconds; false when
+ * a stop signal ended it. */
+bool sweep_all(sweep_t *s, double timeout);
+/* The paths found run again with symbols (sweep_refine). */
+void sweep_again(sweep_t *s, double timeout);
+/* The stop signal that ended the sweep, 0 if none. */
+int sweep_stopped(void);
+/* Seconds on a monotonic clock. */
+double sweep_now(void);
 
 /* sweep_outcome.c: judges the run that failed allocation k (status as memtrack run gives
  * it; signal: what ended it, 0 if none; hung: killed at the timeout) from its standard
