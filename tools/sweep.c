@@ -148,6 +148,7 @@ int tool_fail_sweep(int argc, char **argv)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         s.jobs = cores > 0 ? (unsigned)cores : 1;
     }
+    s.symbols = strstr(s.options, "fail_fn=") != NULL || strstr(s.options, "fail_site=") != NULL;
     if (getcwd(s.cwd, sizeof s.cwd) == NULL)
         s.cwd[0] = '\0';
     int status = 2;

@@ -50,6 +50,7 @@ typedef struct sweep {
     const char *preload;      /* LD_PRELOAD of every run, or NULL */
     const char *self;         /* the memtrack command, for reruns */
     bool track_named;         /* --preload's program named: track_pid its pid */
+    bool symbols;             /* every run symbolized: fail_fn or fail_site needs names */
     uint64_t from, to;        /* 0: the first, the last */
     unsigned jobs, timeout;   /* 0: the machine's cores; a timeout from the first run's time */
     int exitcode;

@@ -9,7 +9,9 @@
  * thrown away and its standard error kept in a file for what memtrack says there. It runs
  * without address space randomization and without symbols (symbolize=0: libdw took most
  * of a run's time), so code addresses tell places apart; the paths found are run again
- * with symbols, for the summary to name their lines. Each run writes its JSON report
+ * with symbols, for the summary to name their lines. (Not without symbols when fail_fn or
+ * fail_site is among the options: they choose allocations by names that symbols give,
+ * and every run must count as the command that runs it again does.) Each run writes its JSON report
  * (system_leaks=1: a failure that leaks inside the C library, a FILE a failing path forgot
  * to close, is the program's too). A run still going after the timeout is killed and is a
  * path that hangs. A progress line is shown while it runs when standard error is a
@@ -114,7 +116,7 @@ static pid_t start(const sweep_t *s, uint64_t k, bool symbols)
     snprintf(options, size,
              "%s%s%s:json=%s:report=stderr:quiet=0:crash_report=1:system_leaks=1:exitcode=-1%s",
              s->options, s->options[0] != '\0' ? ":" : "", pick, json,
-             symbols ? "" : ":symbolize=0");
+             symbols || s->symbols ? "" : ":symbolize=0");
     if (s->track_named) {
         size_t n = strlen(options);
         snprintf(options + n, size - n, ":track_pid=%ld", (long)getpid());

@@ -179,6 +179,14 @@ grep -qx 'memtrack: 2 failure paths went wrong (1 crash, 1 leak); 1 run handled 
 sweep 23 --fail-sweep --options 'fail_fn=doc_new' -- ./doc
 grep -q '^memtrack: fail sweep of ./doc: 3 allocations,' sweep.err
 grep -qx "memtrack:   run it again: MEMTRACK_OPTIONS=fail_fn=doc_new:fail_nth=3 $M run -- ./doc" sweep.err
+# a function in the stack (main, of every allocation: the calls under it too), as the
+# command that runs a path again counts them
+sweep 23 --fail-sweep --options 'fail_fn=main' -- ./doc
+grep -q '^memtrack: fail sweep of ./doc: 4 allocations,' sweep.err
+cmd=$(sed -n "s/^memtrack:   run it again: \(MEMTRACK_OPTIONS=fail_fn=main:fail_nth=3 .*\)/\1/p" sweep.err)
+status=0
+eval "$cmd" >again.out 2>again.err || status=$?
+grep -qx 'memtrack: fail_nth=3: strdup of 6 bytes at lib.c:16 in doc_new() returns NULL, on purpose' again.err
 
 # Standard input, a file or a pipe, is read once and given to every run
 cat >reader.c <<'C'
