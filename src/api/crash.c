@@ -54,11 +54,6 @@ static struct sigaction previous[CRASH_SIGNALS];
 static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
-#ifndef _WIN32
-/* The signal's context, for the place of the crash (set by the handler of the thread that
- * crashed, read by its own crash report). */
-static MT_TLS void *crash_context;
-#endif
 #if !defined(_WIN32) && !defined(MT_BARE_METAL) /* (where a signal's context can be read) */
 #define MT_CRASH_PLACE 1
 /* The place of the crash's callers, resolved (one crash report at a time prints it). */
@@ -217,7 +212,8 @@ static void print_live_blocks(int fd)
     }
 }
 
-void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
+/* The crash report, with the place of the crash when the signal's context is given. */
+static void crash_report(const char *what, bool has_address, uintptr_t address, void *context)
 {
     if (!mt_opt.crash_report)
         return;
@@ -236,7 +232,7 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
     mt_place_t place;
     bool inside = mt_busy != 0 || mt_locks_held != 0;
     mt_busy++;
-    uint32_t site = crash_context != NULL && !inside ? crash_place(crash_context) : MT_SITE_NONE;
+    uint32_t site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
     if (site != MT_SITE_NONE) {
         size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
         depth = depth < MT_STACK_MAX ? depth : MT_STACK_MAX;
@@ -245,6 +241,7 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
         where = &place;
     }
 #else
+    (void)context;
     mt_busy++;
 #endif
     mt_in_crash = 1;
@@ -257,6 +254,11 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
     mt_busy--;
     mt_in_crash = 0;
     atomic_store(&reporting, 2);
+}
+
+void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
+{
+    crash_report(what, has_address, address, NULL);
 }
 
 #ifndef _WIN32
@@ -280,10 +282,8 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
         return;
     }
     bool fault = info != NULL && info->si_code > 0 && sig != SIGABRT;
-    crash_context = context;
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
-        mt_crash_report_now(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0);
-    crash_context = NULL;
+        crash_report(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0, context);
     hand_on(i, info);
     errno = saved_errno;
 }
