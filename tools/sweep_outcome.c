@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/runtime.h"
 #include "records/kinds.h"
 #include "site_match.h"
 #include "sweep.h"
@@ -282,13 +283,19 @@ static bool same_site(const mt_place_t *a, const mt_place_t *b)
 }
 
 /* The leak groups of r that baseline does not have, or has fewer blocks of, moved to the
- * front of r's sites (largest first, as they were); how many. */
+ * front of r's sites (largest first, as they were); how many. The runs list the blocks of
+ * the system's libraries too (system_leaks=1: a Debian library's leak under --preload, a
+ * FILE an error path forgot), but not those the C runtime keeps for itself: an error path
+ * that prints a message makes the C library load its locale's catalogs, and keep them. */
 static size_t new_leaks(const mt_report_t *base, mt_report_t *r)
 {
     bool *used = calloc(base->nsites + 1, sizeof *used);
     size_t n = 0;
     for (size_t i = 0; used != NULL && i < r->nsites; i++) {
         mt_leak_site_t site = r->sites[i];
+        if (site.where.file == NULL && site.where.module != NULL &&
+            mt_module_is_runtime(site.where.module))
+            continue;
         for (size_t j = 0; j < base->nsites; j++) {
             if (used[j] || !same_site(&base->sites[j].where, &site.where))
                 continue;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/options.h"
+#include "base/runtime.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
@@ -64,20 +65,6 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
     return 1; /* the loader lists the program first */
 }
 
-/* GNU libstdc++ and LLVM libc++ with its ABI library, by file name. Statically linked
- * (-static-libstdc++), the runtime is part of the program and its blocks look like the
- * program's. */
-static bool is_cxx_runtime(const char *path)
-{
-    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
-    const char *slash = strrchr(path, '/');
-    const char *base = slash != NULL ? slash + 1 : path;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(base, names[i], strlen(names[i])) == 0)
-            return true;
-    return false;
-}
-
 static uintptr_t program_base = 1, self_base;
 
 /* The program's load address (0 for a program not built as PIE). */
@@ -104,27 +91,12 @@ static bool module_is_system(const Dl_info *info)
     if (base == self_base)
         return true; /* libmemtrack itself */
     if (strstr(info->dli_fname, "ld-linux") != NULL || strstr(info->dli_fname, "vdso") != NULL ||
-        is_cxx_runtime(info->dli_fname))
+        mt_module_is_cxx_runtime(info->dli_fname))
         return true;
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         if (strncmp(info->dli_fname, system_dirs[i], strlen(system_dirs[i])) == 0)
             return true;
     return false;
-}
-
-/* The C runtime every process is built on, by its module's file name: the C library (with
- * the parts glibc keeps apart), the loader, the compiler's support library. */
-static bool is_c_runtime(const char *path)
-{
-    static const char *const names[] = {"libc.so",       "libc-",   "libc.musl",  "ld-linux",
-                                        "ld-musl",       "ld64.so", "libdl.so",   "librt.so",
-                                        "libpthread.so", "libm.so", "libgcc_s.so"};
-    const char *slash = strrchr(path, '/');
-    const char *base = slash != NULL ? slash + 1 : path;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(base, names[i], strlen(names[i])) == 0)
-            return true;
-    return is_cxx_runtime(path) || strstr(base, "vdso") != NULL;
 }
 
 bool mt_place_in_runtime(uint32_t id)
@@ -141,7 +113,7 @@ bool mt_place_in_runtime(uint32_t id)
     if (dladdr(s->pc, &info) == 0 || info.dli_fname == NULL)
         return true;               /* no module: the loader's or generated code */
     (void)module_is_system(&info); /* (finds libmemtrack's own base) */
-    return (uintptr_t)info.dli_fbase == self_base || is_c_runtime(info.dli_fname);
+    return (uintptr_t)info.dli_fbase == self_base || mt_module_is_runtime(info.dli_fname);
 }
 
 bool mt_place_listed(const char *list, const char *file, long line)
