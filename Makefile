@@ -43,8 +43,9 @@ include tools/platform.mk
 
 # The report tool reads a JSON report back into the library's model and renders it with
 # the library's own renderers.
-TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_read.c tools/run.c \
-	tools/options_man.c src/base/buf.c \
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/json_read.c tools/report_read.c tools/run.c \
+	tools/site_match.c tools/sweep.c tools/sweep_outcome.c tools/sweep_render.c \
+	tools/sweep_runs.c tools/options_man.c src/base/buf.c src/base/runtime.c \
 	src/base/options.c src/errors/format.c src/records/kinds.c src/report/model.c \
 	$(wildcard src/report/render_*.c)
 
@@ -53,7 +54,8 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall deb test-package bench bench-core bench-pools bench-startup bench-exit sanitize fuzz clean
+	install-command uninstall deb test-package bench bench-core bench-pools bench-startup bench-exit \
+	bench-sweep sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -355,7 +357,7 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup bench-exit
+bench: bench-core bench-pools bench-startup bench-exit bench-sweep
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
@@ -398,6 +400,14 @@ $(B)/bench/exit-tracked: tools/bench/exit_at_once.c $(B)/libmemtrack.so
 	$(CC) -O2 $< -o $@ -L$(B) -Wl,-rpath,$(CURDIR)/$(B) -Wl,--no-as-needed -lmemtrack
 
 STARTUP_PROGS = $(addprefix $(B)/bench/,one-plain one-tracked exit-plain exit-empty exit-tracked)
+
+# A fail sweep of a program of 2,000 allocations, every failure handled (tools/bench/README.md).
+$(B)/bench/sweep-list: tools/bench/sweep_list.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	./memtrack cc -O2 -g $< -o $@
+
+bench-sweep: all $(B)/bench/sweep-list
+	time ./memtrack run --fail-sweep -- $(B)/bench/sweep-list </dev/null
 
 bench-startup: all $(B)/bench/startup $(STARTUP_PROGS)
 	$(B)/bench/startup $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/one-plain \

@@ -162,6 +162,13 @@ int memtrack_set_options(const char *options);
 unsigned long memtrack_checkpoint(void);
 size_t memtrack_report_since(unsigned long mark);
 
+/* The window where allocations may be made to fail (option fail_window=1, with fail_nth,
+ * fail_rate...): between memtrack_fail_begin() and memtrack_fail_end(), so that start-up
+ * and teardown are spared and only the code under test meets a NULL. Windows nest, and
+ * count for every thread of the process. */
+void memtrack_fail_begin(void);
+void memtrack_fail_end(void);
+
 /* Bare metal (make PLATFORM=cortexm) with an RTOS or interrupt handlers that allocate:
  * the tracker calls lock(ctx) when a call enters it and unlock(ctx) when that call returns,
  * in pairs, never nested (it counts its own nesting), so the pair must be a critical
@@ -265,6 +272,12 @@ static MEMTRACK_INLINE_ size_t memtrack_report_since(unsigned long mark)
 {
     (void)mark;
     return 0;
+}
+static MEMTRACK_INLINE_ void memtrack_fail_begin(void)
+{
+}
+static MEMTRACK_INLINE_ void memtrack_fail_end(void)
+{
 }
 static MEMTRACK_INLINE_ int memtrack_set_lock_hooks(void (*lock)(void *ctx),
                                                     void (*unlock)(void *ctx), void *ctx)

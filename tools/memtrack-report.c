@@ -4,6 +4,7 @@
  *   memtrack-report FILE.json [--text] [--json OUT] [--sarif OUT] [--html OUT]
  *   memtrack-report --diff OLD.json NEW.json
  *   memtrack-report --found FILE.json...
+ *   memtrack-report --fail-sweep ... -- PROG ARGS...   (sweep.h)
  *   memtrack-report --options
  *   memtrack-report --options-man     (the OPTIONS list of memtrack(1), as mdoc lines)
  *
@@ -29,6 +30,8 @@
 #include "json.h"
 #include "options_man.h"
 #include "report_read.h"
+#include "site_match.h"
+#include "sweep.h"
 
 static const char *prog = "memtrack report";
 
@@ -38,62 +41,6 @@ static void usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(memtrack --help shows the usage)\n");
     exit(2);
-}
-
-/* A loaded report: the parsed tree and the model borrowing from it. */
-typedef struct loaded {
-    json_t *root;
-    mt_report_t model;
-} loaded_t;
-
-static bool load(const char *path, loaded_t *out)
-{
-    char err[512];
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-        return false;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    for (size_t n; text != NULL && (n = fread(text + len, 1, cap - len, f)) > 0;) {
-        len += n;
-        if (len == cap) {
-            char *bigger = realloc(text, cap * 2);
-            if (bigger == NULL) {
-                free(text);
-                text = NULL;
-            } else {
-                text = bigger;
-                cap *= 2;
-            }
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    if (text == NULL) {
-        fprintf(stderr, "%s: %s: out of memory\n", prog, path);
-        return false;
-    }
-    out->root = json_parse(text, len, err, sizeof err);
-    free(text);
-    if (out->root == NULL) {
-        fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
-        return false;
-    }
-    if (!report_from_json(out->root, &out->model, err, sizeof err)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, err);
-        report_release(&out->model);
-        json_free(out->root);
-        return false;
-    }
-    return true;
-}
-
-static void unload(loaded_t *l)
-{
-    report_release(&l->model);
-    json_free(l->root);
 }
 
 static bool write_out(const mt_report_t *r, const char *path,
@@ -144,56 +91,6 @@ static int print_options(void)
 }
 
 /* ---- --diff -------------------------------------------------------------------------- */
-
-static bool same_str(const char *a, const char *b)
-{
-    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static const char *base_of(const char *path)
-{
-    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
-    return slash != NULL ? slash + 1 : path;
-}
-
-/* The same caller in two runs: the same function and line; for a frame known by address
- * (which moves between runs), the same function, module and offset. */
-static bool same_frame(const mt_frame_t *a, const mt_frame_t *b)
-{
-    if (!same_str(a->func, b->func))
-        return false;
-    if (a->file != NULL || b->file != NULL)
-        return same_str(a->file, b->file) && a->line == b->line;
-    return same_str(base_of(a->module), base_of(b->module)) && a->offset == b->offset;
-}
-
-/* Leaks are grouped by site and call stack, so one site can leak from several callers:
- * the same group has the same callers, as deep as both reports looked (a report without
- * stacks, made with stack=0 or of format 2, matches on the site alone). */
-static bool same_callers(const mt_stack_t *a, const mt_stack_t *b)
-{
-    size_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
-    for (size_t i = 0; i < n; i++)
-        if (!same_frame(&a->frames[i], &b->frames[i]))
-            return false;
-    return true;
-}
-
-/* The same site in two runs: the same source line, kind and owner; for sites known by
- * address (which move between runs), the same module, function and offset; and the same
- * callers. */
-static bool same_site(const mt_place_t *a, const mt_place_t *b)
-{
-    if (!same_str(a->kind, b->kind) || !same_str(a->owner, b->owner) || !same_str(a->func, b->func))
-        return false;
-    if (a->file != NULL || b->file != NULL) {
-        if (!same_str(a->file, b->file) || a->line != b->line)
-            return false;
-    } else if (!same_str(base_of(a->module), base_of(b->module)) || a->offset != b->offset) {
-        return false;
-    }
-    return same_callers(&a->stack, &b->stack);
-}
 
 /* A count that moved: its direction and how far, so counts up to 2^64 - 1 compare and
  * print right (a difference of two such counts does not fit in 64 signed bits). */
@@ -280,7 +177,7 @@ static uint64_t hash_str(uint64_t h, const char *s)
     return h;
 }
 
-/* A hash that same_site() agrees with: equal sites hash alike (the callers are left out:
+/* A hash that site_same() agrees with: equal sites hash alike (the callers are left out:
  * sites with callers and without can be the same). */
 static uint64_t site_hash(const mt_place_t *p)
 {
@@ -288,7 +185,7 @@ static uint64_t site_hash(const mt_place_t *p)
     h = hash_str(hash_str(hash_str(h, p->kind), p->owner), p->func);
     if (p->file != NULL)
         return hash_str(h, p->file) ^ (uint64_t)p->line * UINT64_C(0x9E3779B97F4A7C15);
-    return hash_str(h, base_of(p->module)) ^ p->offset * UINT64_C(0x9E3779B97F4A7C15);
+    return hash_str(h, site_base_name(p->module)) ^ p->offset * UINT64_C(0x9E3779B97F4A7C15);
 }
 
 /* The old sites in an open-addressing table on their hash (index + 1; 0 is empty), so each
@@ -324,7 +221,7 @@ static size_t index_find(const site_index_t *x, const mt_report_t *a, const bool
 {
     for (size_t k = (size_t)site_hash(where) & x->mask; x->slot[k] != 0; k = (k + 1) & x->mask) {
         size_t i = x->slot[k] - 1;
-        if (!matched[i] && same_site(&a->sites[i].where, where))
+        if (!matched[i] && site_same(&a->sites[i].where, where))
             return i;
     }
     return SIZE_MAX;
@@ -332,11 +229,11 @@ static size_t index_find(const site_index_t *x, const mt_report_t *a, const bool
 
 static int diff(const char *old_path, const char *new_path)
 {
-    loaded_t o, n;
-    if (!load(old_path, &o))
+    report_file_t o, n;
+    if (!report_load(old_path, &o, prog))
         return 2;
-    if (!load(new_path, &n)) {
-        unload(&o);
+    if (!report_load(new_path, &n, prog)) {
+        report_unload(&o);
         return 2;
     }
     const mt_report_t *a = &o.model, *z = &n.model;
@@ -411,8 +308,8 @@ static int diff(const char *old_path, const char *new_path)
     free(changes);
     free(matched);
     free(index.slot);
-    unload(&o);
-    unload(&n);
+    report_unload(&o);
+    report_unload(&n);
     return status;
 }
 
@@ -424,8 +321,8 @@ static int found(int argc, char **argv)
     if (argc == 0)
         usage_error("%s", "--found needs at least one report");
     for (int i = 0; i < argc; i++) {
-        loaded_t l;
-        if (!load(argv[i], &l))
+        report_file_t l;
+        if (!report_load(argv[i], &l, prog))
             return 2;
         if (mt_report_found(&l.model)) {
             status = 1;
@@ -449,7 +346,7 @@ static int found(int argc, char **argv)
                 mt_buf_flush(&b);
             }
         }
-        unload(&l);
+        report_unload(&l);
     }
     return status;
 }
@@ -466,6 +363,8 @@ int main(int argc, char **argv)
         return mt_options_write_man(stdout);
     if (argc >= 2 && strcmp(argv[1], "--run") == 0)
         return tool_run(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "--fail-sweep") == 0)
+        return tool_fail_sweep(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--found") == 0)
         return found(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "--diff") == 0) {
@@ -495,8 +394,8 @@ int main(int argc, char **argv)
     }
     if (input == NULL)
         usage_error("%s", "which report? memtrack report FILE.json [--html OUT] [--sarif OUT]");
-    loaded_t l;
-    if (!load(input, &l))
+    report_file_t l;
+    if (!report_load(input, &l, prog))
         return 2;
     bool ok = true;
     if (text || (json == NULL && sarif == NULL && html == NULL))
@@ -507,6 +406,6 @@ int main(int argc, char **argv)
         ok &= write_out(&l.model, sarif, mt_render_sarif);
     if (html != NULL)
         ok &= write_out(&l.model, html, mt_render_html);
-    unload(&l);
+    report_unload(&l);
     return ok ? 0 : 2;
 }

@@ -6,6 +6,7 @@
  * outlive the model. A report of a newer format version, or one that misses a field,
  * is refused with a message that names the field.
  */
+#include "json_read.h"
 #include "report_read.h"
 #include "errors/words.h"
 #include "records/kinds.h"
@@ -16,279 +17,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct reader {
-    char *err;
-    size_t err_size;
-    bool failed;
-} reader_t;
-
-static void fail(reader_t *rd, const char *fmt, ...)
-{
-    if (rd->failed)
-        return;
-    rd->failed = true;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rd->err, rd->err_size, fmt, ap);
-    va_end(ap);
-}
-
-static const json_t *need(reader_t *rd, const json_t *obj, const char *key, json_type_t type,
-                          const char *where)
-{
-    static const char *const names[] = {"null",     "true or false", "a number",
-                                        "a string", "an array",      "an object"};
-    const json_t *v = json_get(obj, key);
-    if (v == NULL) {
-        fail(rd, "%s%s%s is missing", where, where[0] ? "." : "", key);
-        return NULL;
-    }
-    if (v->type != type) {
-        fail(rd, "%s%s%s should be %s", where, where[0] ? "." : "", key, names[type]);
-        return NULL;
-    }
-    return v;
-}
-
-/* A whole number that fits in 64 bits (a leading '-' only where signed is true). */
-static bool number_of(const json_t *v, bool is_signed, int64_t *out)
-{
-    if (v == NULL || v->type != JSON_NUMBER)
-        return false;
-    const char *s = v->text;
-    bool neg = s[0] == '-';
-    if (neg && !is_signed)
-        return false;
-    uint64_t acc = 0;
-    for (const char *d = s + neg; *d != '\0'; d++) {
-        if (*d < '0' || *d > '9')
-            return false; /* fractions and exponents are not counts */
-        if (acc > (UINT64_MAX - (uint64_t)(*d - '0')) / 10)
-            return false;
-        acc = acc * 10 + (uint64_t)(*d - '0');
-    }
-    if (is_signed && acc > (uint64_t)INT64_MAX)
-        return false;
-    *out = neg ? -(int64_t)acc : (int64_t)acc;
-    return true;
-}
-
-static uint64_t u64(reader_t *rd, const json_t *obj, const char *key, const char *where)
-{
-    int64_t v = 0;
-    const json_t *n = need(rd, obj, key, JSON_NUMBER, where);
-    if (n != NULL && !number_of(n, false, &v))
-        fail(rd, "%s.%s should be a whole number from 0 to 2^64-1", where, key);
-    return (uint64_t)v;
-}
-
-static bool boolean(reader_t *rd, const json_t *obj, const char *key, const char *where)
-{
-    const json_t *v = need(rd, obj, key, JSON_BOOL, where);
-    return v != NULL && v->boolean;
-}
-
-/* A string, or NULL when the member is null. */
-static const char *opt_string(reader_t *rd, const json_t *obj, const char *key, const char *where)
-{
-    const json_t *v = json_get(obj, key);
-    if (v == NULL) {
-        fail(rd, "%s.%s is missing", where, key);
-        return NULL;
-    }
-    if (v->type == JSON_NULL)
-        return NULL;
-    if (v->type != JSON_STRING) {
-        fail(rd, "%s.%s should be a string or null", where, key);
-        return NULL;
-    }
-    return v->text;
-}
-
-/* An address member ("0x..." or null, which reads as 0). */
-static uint64_t address_member(reader_t *rd, const json_t *obj, const char *key, const char *where)
-{
-    const char *s = opt_string(rd, obj, key, where);
-    if (s == NULL)
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 16);
-    if (strncmp(s, "0x", 2) != 0 || *end != '\0' || errno != 0)
-        fail(rd, "%s.%s should be \"0x\" and hex digits", where, key);
-    return (uint64_t)v;
-}
-
-static uint64_t address_of(reader_t *rd, const json_t *obj, const char *where)
-{
-    return address_member(rd, obj, "address", where);
-}
-
-static void *array_of(reader_t *rd, size_t n, size_t size);
-
-/* A place's or a frame's "line": a whole number (0: unknown). */
-static long line_of(reader_t *rd, const json_t *obj, const char *where)
-{
-    int64_t line = 0;
-    if (!number_of(need(rd, obj, "line", JSON_NUMBER, where), true, &line))
-        fail(rd, "%s.line should be a whole number", where);
-    return (long)line;
-}
-
-/* "inlined": true when the code was inlined into the next frame; absent (as in reports
- * before format 4): false. */
-static bool inlined_of(reader_t *rd, const json_t *obj, const char *where)
-{
-    return json_get(obj, "inlined") != NULL && boolean(rd, obj, "inlined", where);
-}
-
-/* A frame of a stack, or a wrapper's function: a place's fields without kind and owner. */
-static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const char *where)
-{
-    if (obj->type != JSON_OBJECT) {
-        fail(rd, "%s should be an object", where);
-        return;
-    }
-    f->pc = address_of(rd, obj, where);
-    f->func = opt_string(rd, obj, "function", where);
-    f->file = opt_string(rd, obj, "file", where);
-    f->line = line_of(rd, obj, where);
-    f->module = opt_string(rd, obj, "module", where);
-    f->offset = u64(rd, obj, "offset", where);
-    f->inlined = inlined_of(rd, obj, where);
-}
-
-/* A place's callers (absent: none, as in reports of format 2). The frames are counted
- * from the array itself and bounded, whatever the report says: at most
- * MT_REPORT_MAX_FRAMES, as the schema states. report_release frees them. */
-static void read_stack(reader_t *rd, const json_t *obj, mt_stack_t *s, const char *where)
-{
-    char sub[160];
-    const json_t *frames = json_get(obj, "stack");
-    if (frames == NULL)
-        return;
-    if (frames->type != JSON_ARRAY) {
-        fail(rd, "%s.stack should be an array", where);
-        return;
-    }
-    if (frames->count > MT_REPORT_MAX_FRAMES) {
-        fail(rd, "%s.stack holds more than %d frames", where, MT_REPORT_MAX_FRAMES);
-        return;
-    }
-    if (frames->count == 0)
-        return;
-    mt_frame_t *out = array_of(rd, frames->count, sizeof *out);
-    if (out == NULL)
-        return;
-    s->frames = out;
-    s->nframes = frames->count;
-    for (size_t i = 0; i < frames->count && !rd->failed; i++) {
-        snprintf(sub, sizeof sub, "%s.stack[%zu]", where, i);
-        read_frame(rd, frames->items[i], &out[i], sub);
-    }
-}
-
-static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const char *where)
-{
-    memset(p, 0, sizeof *p);
-    p->kind_id = MT_KIND_NONE;
-    if (obj == NULL || obj->type == JSON_NULL)
-        return;
-    if (obj->type != JSON_OBJECT) {
-        fail(rd, "%s should be an object or null", where);
-        return;
-    }
-    p->kind = opt_string(rd, obj, "kind", where);
-    p->kind_id = mt_kind_named(p->kind);
-    p->file = opt_string(rd, obj, "file", where);
-    p->line = line_of(rd, obj, where);
-    p->func = opt_string(rd, obj, "function", where);
-    p->owner = opt_string(rd, obj, "owner", where);
-    p->module = opt_string(rd, obj, "module", where);
-    p->pc = address_of(rd, obj, where);
-    p->offset = u64(rd, obj, "offset", where);
-    read_stack(rd, obj, &p->stack, where);
-    p->inlined = inlined_of(rd, obj, where) && p->stack.nframes > 0;
-}
-
 static void read_apart(reader_t *rd, const json_t *obj, mt_apart_t *a, const char *where)
 {
-    a->bytes = u64(rd, obj, "bytes", where);
-    a->blocks = u64(rd, obj, "blocks", where);
-    a->sites = u64(rd, obj, "sites", where);
+    a->bytes = rd_u64(rd, obj, "bytes", where);
+    a->blocks = rd_u64(rd, obj, "blocks", where);
+    a->sites = rd_u64(rd, obj, "sites", where);
 }
 
 static void read_sample(reader_t *rd, const json_t *obj, mt_sample_t *s, const char *where)
 {
     if (obj == NULL || obj->type != JSON_OBJECT) {
-        fail(rd, "%s should be an object", where);
+        rd_fail(rd, "%s should be an object", where);
         return;
     }
-    s->event = u64(rd, obj, "event", where);
-    s->bytes = u64(rd, obj, "bytes", where);
-    s->blocks = u64(rd, obj, "blocks", where);
-    s->usec = u64(rd, obj, "usec", where);
-}
-
-static void *array_of(reader_t *rd, size_t n, size_t size)
-{
-    void *p = calloc(n == 0 ? 1 : n, size);
-    if (p == NULL)
-        fail(rd, "out of memory");
-    return p;
+    s->event = rd_u64(rd, obj, "event", where);
+    s->bytes = rd_u64(rd, obj, "bytes", where);
+    s->blocks = rd_u64(rd, obj, "blocks", where);
+    s->usec = rd_u64(rd, obj, "usec", where);
 }
 
 static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
-    const json_t *leaks = need(rd, root, "leaks", JSON_OBJECT, "");
+    const json_t *leaks = rd_need(rd, root, "leaks", JSON_OBJECT, "");
     if (leaks == NULL)
         return;
-    r->leak_check = boolean(rd, leaks, "checked", "leaks");
-    r->leaked_bytes = u64(rd, leaks, "bytes", "leaks");
-    r->leaked_blocks = u64(rd, leaks, "blocks", "leaks");
-    r->list_sites = (size_t)u64(rd, leaks, "listed_in_text", "leaks");
-    const json_t *sites = need(rd, leaks, "sites", JSON_ARRAY, "leaks");
-    if (sites != NULL && (r->sites = array_of(rd, sites->count, sizeof *r->sites)) != NULL) {
+    r->leak_check = rd_bool(rd, leaks, "checked", "leaks");
+    r->leaked_bytes = rd_u64(rd, leaks, "bytes", "leaks");
+    r->leaked_blocks = rd_u64(rd, leaks, "blocks", "leaks");
+    r->list_sites = (size_t)rd_u64(rd, leaks, "listed_in_text", "leaks");
+    const json_t *sites = rd_need(rd, leaks, "sites", JSON_ARRAY, "leaks");
+    if (sites != NULL && (r->sites = rd_array(rd, sites->count, sizeof *r->sites)) != NULL) {
         for (size_t i = 0; i < sites->count && !rd->failed; i++) {
             const json_t *s = sites->items[i];
             mt_leak_site_t *out = &r->sites[i];
             snprintf(where, sizeof where, "leaks.sites[%zu]", i);
             if (s->type != JSON_OBJECT) {
-                fail(rd, "%s should be an object", where);
+                rd_fail(rd, "%s should be an object", where);
                 break;
             }
-            out->bytes = u64(rd, s, "bytes", where);
-            out->blocks = u64(rd, s, "blocks", where);
-            read_place(rd, s, &out->where, where);
-            const json_t *seqs = need(rd, s, "sequence_numbers", JSON_ARRAY, where);
+            out->bytes = rd_u64(rd, s, "bytes", where);
+            out->blocks = rd_u64(rd, s, "blocks", where);
+            rd_place(rd, s, &out->where, where);
+            const json_t *seqs = rd_need(rd, s, "sequence_numbers", JSON_ARRAY, where);
             size_t max = sizeof out->seqs / sizeof out->seqs[0];
             if (seqs != NULL && seqs->count > max)
-                fail(rd, "%s.sequence_numbers holds more than %zu numbers", where, max);
+                rd_fail(rd, "%s.sequence_numbers holds more than %zu numbers", where, max);
             for (size_t k = 0; seqs != NULL && k < seqs->count && k < max; k++) {
                 int64_t v;
-                if (!number_of(seqs->items[k], false, &v))
-                    fail(rd, "%s.sequence_numbers[%zu] should be a whole number", where, k);
+                if (!rd_number(seqs->items[k], false, &v))
+                    rd_fail(rd, "%s.sequence_numbers[%zu] should be a whole number", where, k);
                 out->seqs[out->nseqs++] = (uint64_t)v;
             }
         }
         r->nsites = sites->count;
     }
-    const json_t *sup = need(rd, leaks, "suppressed", JSON_OBJECT, "leaks");
+    const json_t *sup = rd_need(rd, leaks, "suppressed", JSON_OBJECT, "leaks");
     if (sup != NULL) {
         read_apart(rd, sup, &r->suppressed, "leaks.suppressed");
-        const json_t *rules = need(rd, sup, "rules", JSON_ARRAY, "leaks.suppressed");
-        if (rules != NULL && (r->rules = array_of(rd, rules->count, sizeof *r->rules)) != NULL) {
+        const json_t *rules = rd_need(rd, sup, "rules", JSON_ARRAY, "leaks.suppressed");
+        if (rules != NULL && (r->rules = rd_array(rd, rules->count, sizeof *r->rules)) != NULL) {
             for (size_t i = 0; i < rules->count && !rd->failed; i++) {
                 snprintf(where, sizeof where, "leaks.suppressed.rules[%zu]", i);
-                const json_t *rule = need(rd, rules->items[i], "rule", JSON_STRING, where);
+                const json_t *rule = rd_need(rd, rules->items[i], "rule", JSON_STRING, where);
                 r->rules[i].rule = rule != NULL ? rule->text : "";
                 read_apart(rd, rules->items[i], &r->rules[i].hits, where);
             }
             r->nrules = rules->count;
         }
     }
-    const json_t *sys = need(rd, leaks, "system", JSON_OBJECT, "leaks");
+    const json_t *sys = rd_need(rd, leaks, "system", JSON_OBJECT, "leaks");
     if (sys != NULL)
         read_apart(rd, sys, &r->system, "leaks.system");
 }
@@ -301,92 +99,92 @@ static void read_wrappers(reader_t *rd, const json_t *root, mt_report_t *r)
     if (list == NULL)
         return;
     if (list->type != JSON_ARRAY) {
-        fail(rd, "wrappers should be an array");
+        rd_fail(rd, "wrappers should be an array");
         return;
     }
     if (list->count > MT_REPORT_MAX_WRAPPERS) {
-        fail(rd, "wrappers holds more than %d functions", MT_REPORT_MAX_WRAPPERS);
+        rd_fail(rd, "wrappers holds more than %d functions", MT_REPORT_MAX_WRAPPERS);
         return;
     }
-    if ((r->wrappers = array_of(rd, list->count, sizeof *r->wrappers)) == NULL)
+    if ((r->wrappers = rd_array(rd, list->count, sizeof *r->wrappers)) == NULL)
         return;
     r->nwrappers = list->count;
     for (size_t i = 0; i < list->count && !rd->failed; i++) {
         snprintf(where, sizeof where, "wrappers[%zu]", i);
-        read_frame(rd, list->items[i], &r->wrappers[i].fn, where);
+        rd_frame(rd, list->items[i], &r->wrappers[i].fn, where);
         if (!rd->failed)
-            r->wrappers[i].detected = boolean(rd, list->items[i], "detected", where);
+            r->wrappers[i].detected = rd_bool(rd, list->items[i], "detected", where);
     }
 }
 
 static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
-    const json_t *errors = need(rd, root, "errors", JSON_OBJECT, "");
+    const json_t *errors = rd_need(rd, root, "errors", JSON_OBJECT, "");
     if (errors == NULL)
         return;
-    r->errors = (size_t)u64(rd, errors, "total", "errors");
-    const json_t *kinds = need(rd, errors, "by_kind", JSON_OBJECT, "errors");
+    r->errors = (size_t)rd_u64(rd, errors, "total", "errors");
+    const json_t *kinds = rd_need(rd, errors, "by_kind", JSON_OBJECT, "errors");
     if (kinds != NULL &&
-        (r->error_kinds = array_of(rd, kinds->count, sizeof *r->error_kinds)) != NULL) {
+        (r->error_kinds = rd_array(rd, kinds->count, sizeof *r->error_kinds)) != NULL) {
         for (size_t i = 0; i < kinds->count; i++) {
             int64_t v = 0;
-            if (!number_of(kinds->items[i], false, &v))
-                fail(rd, "errors.by_kind.%s should be a whole number", kinds->keys[i]);
+            if (!rd_number(kinds->items[i], false, &v))
+                rd_fail(rd, "errors.by_kind.%s should be a whole number", kinds->keys[i]);
             r->error_kinds[i].name = kinds->keys[i];
             r->error_kinds[i].count = (uint64_t)v;
         }
         r->nerror_kinds = kinds->count;
     }
-    const json_t *list = need(rd, errors, "list", JSON_ARRAY, "errors");
+    const json_t *list = rd_need(rd, errors, "list", JSON_ARRAY, "errors");
     if (list != NULL &&
-        (r->error_list = array_of(rd, list->count, sizeof *r->error_list)) != NULL) {
+        (r->error_list = rd_array(rd, list->count, sizeof *r->error_list)) != NULL) {
         for (size_t i = 0; i < list->count && !rd->failed; i++) {
             const json_t *e = list->items[i];
             mt_report_error_t *out = &r->error_list[i];
             snprintf(where, sizeof where, "errors.list[%zu]", i);
-            const json_t *kind = need(rd, e, "kind", JSON_STRING, where);
+            const json_t *kind = rd_need(rd, e, "kind", JSON_STRING, where);
             out->kind = kind != NULL ? kind->text : "?";
             out->kind_id = mt_error_kind_named(out->kind);
-            out->addr = address_of(rd, e, where);
-            out->size = u64(rd, e, "size", where);
-            out->seq = u64(rd, e, "sequence", where);
-            out->thread = u64(rd, e, "thread", where);
-            out->changed = u64(rd, e, "changed", where);
-            out->extent = u64(rd, e, "extent", where);
-            out->spans = json_get(e, "spans") != NULL ? u64(rd, e, "spans", where) : 0;
-            out->pointer = address_member(rd, e, "pointer", where);
+            out->addr = rd_address(rd, e, where);
+            out->size = rd_u64(rd, e, "size", where);
+            out->seq = rd_u64(rd, e, "sequence", where);
+            out->thread = rd_u64(rd, e, "thread", where);
+            out->changed = rd_u64(rd, e, "changed", where);
+            out->extent = rd_u64(rd, e, "extent", where);
+            out->spans = json_get(e, "spans") != NULL ? rd_u64(rd, e, "spans", where) : 0;
+            out->pointer = rd_address_member(rd, e, "pointer", where);
             int64_t offset = 0;
-            if (!number_of(need(rd, e, "offset", JSON_NUMBER, where), true, &offset))
-                fail(rd, "%s.offset should be a whole number", where);
+            if (!rd_number(rd_need(rd, e, "offset", JSON_NUMBER, where), true, &offset))
+                rd_fail(rd, "%s.offset should be a whole number", where);
             out->offset = offset;
-            out->what = opt_string(rd, e, "what", where);
+            out->what = rd_string(rd, e, "what", where);
             out->what_id = mt_pointer_class_named(out->what);
-            out->access = json_get(e, "access") != NULL ? opt_string(rd, e, "access", where) : NULL;
+            out->access = json_get(e, "access") != NULL ? rd_string(rd, e, "access", where) : NULL;
             char sub[96];
             snprintf(sub, sizeof sub, "%s.allocated_at", where);
-            read_place(rd, json_get(e, "allocated_at"), &out->alloc, sub);
+            rd_place(rd, json_get(e, "allocated_at"), &out->alloc, sub);
             snprintf(sub, sizeof sub, "%s.released_at", where);
-            read_place(rd, json_get(e, "released_at"), &out->freed, sub);
+            rd_place(rd, json_get(e, "released_at"), &out->freed, sub);
             snprintf(sub, sizeof sub, "%s.found_at", where);
-            read_place(rd, json_get(e, "found_at"), &out->found, sub);
+            rd_place(rd, json_get(e, "found_at"), &out->found, sub);
         }
         r->nerror_list = list->count;
     }
-    r->max_messages = u64(rd, errors, "max_messages", "errors");
-    const json_t *quiet = need(rd, errors, "not_printed", JSON_ARRAY, "errors");
+    r->max_messages = rd_u64(rd, errors, "max_messages", "errors");
+    const json_t *quiet = rd_need(rd, errors, "not_printed", JSON_ARRAY, "errors");
     if (quiet != NULL &&
-        (r->not_printed = array_of(rd, quiet->count, sizeof *r->not_printed)) != NULL) {
+        (r->not_printed = rd_array(rd, quiet->count, sizeof *r->not_printed)) != NULL) {
         for (size_t i = 0; i < quiet->count && !rd->failed; i++) {
             const json_t *n = quiet->items[i];
             mt_not_printed_t *out = &r->not_printed[i];
             snprintf(where, sizeof where, "errors.not_printed[%zu]", i);
-            const json_t *kind = need(rd, n, "kind", JSON_STRING, where);
+            const json_t *kind = rd_need(rd, n, "kind", JSON_STRING, where);
             out->kind = kind != NULL ? kind->text : "?";
-            out->count = u64(rd, n, "count", where);
+            out->count = rd_u64(rd, n, "count", where);
             char sub[96];
             snprintf(sub, sizeof sub, "%s.found_at", where);
-            read_place(rd, json_get(n, "found_at"), &out->found, sub);
+            rd_place(rd, json_get(n, "found_at"), &out->found, sub);
         }
         r->nnot_printed = quiet->count;
     }
@@ -395,39 +193,85 @@ static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
 static void read_unwritten(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
-    const json_t *u = need(rd, root, "unwritten", JSON_OBJECT, "");
+    const json_t *u = rd_need(rd, root, "unwritten", JSON_OBJECT, "");
     if (u == NULL)
         return;
-    r->unwritten_check = boolean(rd, u, "checked", "unwritten");
-    const json_t *sites = need(rd, u, "sites", JSON_ARRAY, "unwritten");
-    if (sites == NULL || (r->unwritten = array_of(rd, sites->count, sizeof *r->unwritten)) == NULL)
+    r->unwritten_check = rd_bool(rd, u, "checked", "unwritten");
+    const json_t *sites = rd_need(rd, u, "sites", JSON_ARRAY, "unwritten");
+    if (sites == NULL || (r->unwritten = rd_array(rd, sites->count, sizeof *r->unwritten)) == NULL)
         return;
     for (size_t i = 0; i < sites->count && !rd->failed; i++) {
         const json_t *s = sites->items[i];
         mt_unwritten_t *out = &r->unwritten[i];
         snprintf(where, sizeof where, "unwritten.sites[%zu]", i);
         if (s->type != JSON_OBJECT) {
-            fail(rd, "%s should be an object", where);
+            rd_fail(rd, "%s should be an object", where);
             break;
         }
-        out->blocks = u64(rd, s, "blocks", where);
-        out->bytes = u64(rd, s, "bytes", where);
-        out->unwritten = u64(rd, s, "unwritten", where);
-        read_place(rd, s, &out->where, where);
+        out->blocks = rd_u64(rd, s, "blocks", where);
+        out->bytes = rd_u64(rd, s, "bytes", where);
+        out->unwritten = rd_u64(rd, s, "unwritten", where);
+        rd_place(rd, s, &out->where, where);
     }
     r->nunwritten = sites->count;
+}
+
+/* The allocations made to fail on purpose (absent: no fail_ option was set). */
+static void read_injected(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    char where[64];
+    const json_t *in = json_get(root, "injected");
+    if (in == NULL)
+        return;
+    if (in->type != JSON_OBJECT) {
+        rd_fail(rd, "injected should be an object");
+        return;
+    }
+    mt_injected_t *out = &r->injected;
+    out->armed = true;
+    out->counted = rd_u64(rd, in, "counted", "injected");
+    out->failed = rd_u64(rd, in, "failed", "injected");
+    out->windows = rd_u64(rd, in, "windows", "injected");
+    out->in_windows = rd_u64(rd, in, "in_windows", "injected");
+    out->seed = rd_u64(rd, in, "seed", "injected");
+    const json_t *sites = rd_need(rd, in, "sites", JSON_ARRAY, "injected");
+    if (sites == NULL || (out->sites = rd_array(rd, sites->count, sizeof *out->sites)) == NULL)
+        return;
+    for (size_t i = 0; i < sites->count && !rd->failed; i++) {
+        const json_t *s = sites->items[i];
+        mt_injected_site_t *g = &out->sites[i];
+        snprintf(where, sizeof where, "injected.sites[%zu]", i);
+        if (s->type != JSON_OBJECT) {
+            rd_fail(rd, "%s should be an object", where);
+            break;
+        }
+        g->failures = rd_u64(rd, s, "failures", where);
+        g->bytes = rd_u64(rd, s, "bytes", where);
+        rd_place(rd, s, &g->where, where);
+        const json_t *nths = rd_need(rd, s, "allocations", JSON_ARRAY, where);
+        size_t max = sizeof g->nths / sizeof g->nths[0];
+        if (nths != NULL && nths->count > max)
+            rd_fail(rd, "%s.allocations holds more than %zu numbers", where, max);
+        for (size_t k = 0; nths != NULL && k < nths->count && k < max; k++) {
+            int64_t v;
+            if (!rd_number(nths->items[k], false, &v))
+                rd_fail(rd, "%s.allocations[%zu] should be a whole number", where, k);
+            g->nths[g->nnths++] = (uint64_t)v;
+        }
+        out->nsites = i + 1;
+    }
 }
 
 static void read_timeline(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
-    const json_t *t = need(rd, root, "timeline", JSON_OBJECT, "");
+    const json_t *t = rd_need(rd, root, "timeline", JSON_OBJECT, "");
     if (t == NULL)
         return;
     read_sample(rd, json_get(t, "peak"), &r->peak, "timeline.peak");
-    const json_t *samples = need(rd, t, "samples", JSON_ARRAY, "timeline");
+    const json_t *samples = rd_need(rd, t, "samples", JSON_ARRAY, "timeline");
     if (samples != NULL &&
-        (r->samples = array_of(rd, samples->count, sizeof *r->samples)) != NULL) {
+        (r->samples = rd_array(rd, samples->count, sizeof *r->samples)) != NULL) {
         for (size_t i = 0; i < samples->count; i++) {
             snprintf(where, sizeof where, "timeline.samples[%zu]", i);
             read_sample(rd, samples->items[i], &r->samples[i], where);
@@ -438,8 +282,8 @@ static void read_timeline(reader_t *rd, const json_t *root, mt_report_t *r)
 
 static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
 {
-    const json_t *opts = need(rd, root, "options", JSON_OBJECT, "");
-    if (opts == NULL || (r->options = array_of(rd, opts->count, sizeof *r->options)) == NULL)
+    const json_t *opts = rd_need(rd, root, "options", JSON_OBJECT, "");
+    if (opts == NULL || (r->options = rd_array(rd, opts->count, sizeof *r->options)) == NULL)
         return;
     for (size_t i = 0; i < opts->count; i++) {
         const json_t *v = opts->items[i];
@@ -458,7 +302,7 @@ static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
             o->type = 's';
             o->value = v->text;
             break;
-        default: fail(rd, "options.%s should be true, false, a number or a string", o->name);
+        default: rd_fail(rd, "options.%s should be true, false, a number or a string", o->name);
         }
     }
     r->noptions = opts->count;
@@ -467,20 +311,20 @@ static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
 static void read_stats(reader_t *rd, const json_t *root, memtrack_stats_t *st,
                        uint64_t *threads_running)
 {
-    const json_t *s = need(rd, root, "statistics", JSON_OBJECT, "");
+    const json_t *s = rd_need(rd, root, "statistics", JSON_OBJECT, "");
     if (s == NULL)
         return;
     *threads_running =
-        json_get(s, "threads_running") != NULL ? u64(rd, s, "threads_running", "statistics") : 0;
-    st->current_bytes = (size_t)u64(rd, s, "current_bytes", "statistics");
-    st->current_blocks = (size_t)u64(rd, s, "current_blocks", "statistics");
-    st->peak_bytes = (size_t)u64(rd, s, "peak_bytes", "statistics");
-    st->peak_blocks = (size_t)u64(rd, s, "peak_blocks", "statistics");
-    st->total_bytes = (size_t)u64(rd, s, "total_bytes", "statistics");
-    st->total_blocks = (size_t)u64(rd, s, "total_blocks", "statistics");
-    st->frees = (size_t)u64(rd, s, "frees", "statistics");
-    st->failed = (size_t)u64(rd, s, "failed", "statistics");
-    st->errors = (size_t)u64(rd, s, "errors", "statistics");
+        json_get(s, "threads_running") != NULL ? rd_u64(rd, s, "threads_running", "statistics") : 0;
+    st->current_bytes = (size_t)rd_u64(rd, s, "current_bytes", "statistics");
+    st->current_blocks = (size_t)rd_u64(rd, s, "current_blocks", "statistics");
+    st->peak_bytes = (size_t)rd_u64(rd, s, "peak_bytes", "statistics");
+    st->peak_blocks = (size_t)rd_u64(rd, s, "peak_blocks", "statistics");
+    st->total_bytes = (size_t)rd_u64(rd, s, "total_bytes", "statistics");
+    st->total_blocks = (size_t)rd_u64(rd, s, "total_blocks", "statistics");
+    st->frees = (size_t)rd_u64(rd, s, "frees", "statistics");
+    st->failed = (size_t)rd_u64(rd, s, "failed", "statistics");
+    st->errors = (size_t)rd_u64(rd, s, "errors", "statistics");
 }
 
 bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_size)
@@ -488,28 +332,28 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
     reader_t rd = {err, err_size, false};
     memset(r, 0, sizeof *r);
     if (root->type != JSON_OBJECT) {
-        fail(&rd, "not a memtrack report (the top is not an object)");
+        rd_fail(&rd, "not a memtrack report (the top is not an object)");
         return false;
     }
     const json_t *format = json_get(root, "format");
     if (format == NULL || format->type != JSON_STRING ||
         strcmp(format->text, "memtrack-report") != 0) {
-        fail(&rd, "not a memtrack report (no \"format\": \"memtrack-report\")");
+        rd_fail(&rd, "not a memtrack report (no \"format\": \"memtrack-report\")");
         return false;
     }
-    uint64_t version = u64(&rd, root, "version", "");
+    uint64_t version = rd_u64(&rd, root, "version", "");
     if (!rd.failed && version > MT_REPORT_FORMAT_VERSION) {
-        fail(&rd, "report format %llu is newer than this memtrack reads (%d)",
-             (unsigned long long)version, MT_REPORT_FORMAT_VERSION);
+        rd_fail(&rd, "report format %llu is newer than this memtrack reads (%d)",
+                (unsigned long long)version, MT_REPORT_FORMAT_VERSION);
         return false;
     }
-    const json_t *v = need(&rd, root, "memtrack", JSON_STRING, "");
+    const json_t *v = rd_need(&rd, root, "memtrack", JSON_STRING, "");
     r->version = v != NULL ? v->text : "";
-    v = need(&rd, root, "program", JSON_STRING, "");
+    v = rd_need(&rd, root, "program", JSON_STRING, "");
     r->program = v != NULL ? v->text : "";
-    r->pid = u64(&rd, root, "pid", "");
-    r->cwd = opt_string(&rd, root, "cwd", "report");
-    v = need(&rd, root, "when", JSON_STRING, "");
+    r->pid = rd_u64(&rd, root, "pid", "");
+    r->cwd = rd_string(&rd, root, "cwd", "report");
+    v = rd_need(&rd, root, "when", JSON_STRING, "");
     if (v != NULL) {
         if (strcmp(v->text, "exit") == 0)
             r->when = MT_WHEN_EXIT;
@@ -518,14 +362,15 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
         else if (strcmp(v->text, "since") == 0)
             r->when = MT_WHEN_SINCE;
         else
-            fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
+            rd_fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
     }
-    r->since = u64(&rd, root, "since", "");
+    r->since = rd_u64(&rd, root, "since", "");
     read_stats(&rd, root, &r->stats, &r->threads_running);
     read_leaks(&rd, root, r);
     read_wrappers(&rd, root, r);
     read_errors(&rd, root, r);
     read_unwritten(&rd, root, r);
+    read_injected(&rd, root, r);
     read_timeline(&rd, root, r);
     read_options(&rd, root, r);
     return !rd.failed;
@@ -552,6 +397,9 @@ void report_release(mt_report_t *r)
         release_stack(&r->not_printed[i].found);
     for (size_t i = 0; r->unwritten != NULL && i < r->nunwritten; i++)
         release_stack(&r->unwritten[i].where);
+    for (size_t i = 0; r->injected.sites != NULL && i < r->injected.nsites; i++)
+        release_stack(&r->injected.sites[i].where);
+    free(r->injected.sites);
     free(r->wrappers);
     free(r->sites);
     free(r->rules);
@@ -562,4 +410,68 @@ void report_release(mt_report_t *r)
     free(r->samples);
     free(r->options);
     memset(r, 0, sizeof *r);
+}
+
+/* The whole of f, NUL-terminated; NULL when out of memory. */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16;
+    char *text = malloc(cap);
+    *len = 0;
+    for (size_t n; text != NULL && (n = fread(text + *len, 1, cap - *len - 1, f)) > 0;) {
+        *len += n;
+        if (*len + 1 == cap) {
+            char *bigger = realloc(text, cap * 2);
+            if (bigger == NULL) {
+                free(text);
+                return NULL;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+    }
+    if (text != NULL)
+        text[*len] = '\0';
+    return text;
+}
+
+bool report_load(const char *path, report_file_t *out, const char *prog)
+{
+    char err[512];
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+        return false;
+    }
+    size_t len;
+    char *text = read_all(f, &len);
+    if (f != stdin)
+        fclose(f);
+    if (text == NULL) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+        return false;
+    }
+    out->root = json_parse(text, len, err, sizeof err);
+    free(text);
+    if (out->root == NULL) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
+        return false;
+    }
+    if (!report_from_json(out->root, &out->model, err, sizeof err)) {
+        if (prog != NULL)
+            fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+        report_release(&out->model);
+        json_free(out->root);
+        return false;
+    }
+    return true;
+}
+
+void report_unload(report_file_t *l)
+{
+    report_release(&l->model);
+    json_free(l->root);
 }

@@ -10,4 +10,14 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
 /* Frees the arrays report_from_json made. */
 void report_release(mt_report_t *r);
 
+/* A report read from a file: the parsed tree and the model borrowing from it. */
+typedef struct report_file {
+    json_t *root;
+    mt_report_t model;
+} report_file_t;
+/* Reads and parses path ("-": standard input); false, after a message on stderr that
+ * starts with prog (none when prog is NULL), when it cannot. */
+bool report_load(const char *path, report_file_t *out, const char *prog);
+void report_unload(report_file_t *l);
+
 #endif

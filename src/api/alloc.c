@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "api/fail.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
 #include "checks/quarantine.h"
@@ -210,6 +211,8 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
         return mt_fail(ENOMEM);
     if (MT_LIKELY(counting)) {
         mt_pg_countdown = countdown - 1;
+    } else if (MT_UNLIKELY(mt_fail_armed) && mt_fail_now(site, size)) {
+        return mt_fail(ENOMEM); /* on purpose (api/fail.c) */
     } else if (mt_page_guard_choose(site)) {
         void *guarded = page_guarded(size, align, site, zero);
         if (guarded != NULL)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/fail.h"
 #include "api/owned.h"
 #include "records/stats.h"
 
@@ -165,6 +166,11 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
                            int line, const char *func, void *pc)
 {
     arena_tracking_t *t = a->t;
+    uint32_t site = SITE_OF(ARENA);
+    if (MT_UNLIKELY(mt_fail_owned(site, size))) {
+        mt_stats_failed(); /* on purpose (api/fail.c): as when the arena is full */
+        return NULL;
+    }
     size_t start = place(a, size, align);
     if (start == SIZE_MAX || t->guard > SIZE_MAX / 8 || size > SIZE_MAX / 4) {
         mt_stats_failed();
@@ -211,7 +217,7 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     e->to = to;
     a->offset = e->end;
     uint64_t seq;
-    (void)mt_owned_insert(user, size, align, SITE_OF(ARENA), &seq);
+    (void)mt_owned_insert(user, size, align, site, &seq);
     return user;
 }
 

@@ -3,8 +3,9 @@
  *
  * At start (option crash_report, on by default) handlers for SIGSEGV, SIGBUS and SIGABRT
  * are installed, on an alternate stack for the thread that starts the tracker. The handler
- * checks every live block's guards and every quarantined block's fill, prints what it
- * finds and the live blocks by site, then hands the signal on as if memtrack had not been
+ * names the place of the crash and the calls that led there, checks every live block's
+ * guards and every quarantined block's fill, prints what it finds and the live blocks by
+ * site, then hands the signal on as if memtrack had not been
  * there: to the handler installed before it, or to the default action (core dump). A
  * fault is handed on by returning (the faulting instruction runs again); a sent signal
  * (abort(), kill) by raising it again, delivered as soon as the handler returns. A fault
@@ -15,7 +16,10 @@
  * Everything it calls is async-signal-safe or made so in crash mode (mt_in_crash): locks
  * are only tried (a shard some thread holds is skipped and counted), output goes straight
  * to write(2), nothing is allocated (the report's scratch memory is mmapped), and no
- * symbol is looked up. A handler the program installs later replaces this one.
+ * symbol is looked up. The one exception is the place of the crash, named first as the
+ * page guards name an access (checks/page_guard.c), symbolized with libdw: only when the
+ * crashing thread was not inside the tracker and held none of its locks. A handler the
+ * program installs later replaces this one.
  *
  * Windows has no such signals: there the platform layer (base/platform_windows.c) calls
  * mt_crash_report_now from its filter for exceptions no handler of the program took, and
@@ -29,11 +33,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__GLIBC__) /* (known once a C library header is read) */
+#include <execinfo.h>  /* backtrace(): through the signal's frame to the crash's callers */
+#define MT_HAVE_BACKTRACE 1
+#endif
+
 #include "api/api.h"
 #include "base/lock.h"
 #include "base/output.h"
+#include "base/symbolize.h"
+#include "base/unwind.h"
 #include "checks/page_guard.h"
 #include "records/stats.h"
+#include "errors/format.h"
+#include "records/place.h"
 #include "report/report.h"
 
 #ifndef _WIN32
@@ -46,6 +59,11 @@ static struct sigaction previous[CRASH_SIGNALS];
 static atomic_bool installed;
 static atomic_int reporting; /* a thread is printing the crash report */
 static uint32_t crash_site;
+#if !defined(_WIN32) && !defined(MT_BARE_METAL) /* (where a signal's context can be read) */
+#define MT_CRASH_PLACE 1
+/* The place of the crash's callers, resolved (one crash report at a time prints it). */
+static mt_frame_t crash_frames[MT_STACK_ROOM(MT_STACK_MAX)] MT_COLD;
+#endif
 
 /* The thread that starts the tracker has a large alternate stack; every other thread gets
  * one of its own at its first tracked block, smaller: the crash report and a page guard's
@@ -105,9 +123,94 @@ static bool let_program_handle(unsigned i, siginfo_t *info, void *context)
 
 #endif
 
+#ifdef MT_CRASH_PLACE
+/* The interrupted instruction and frame record, from the signal's context (0 elsewhere). */
+static uintptr_t context_pc(const void *context, uintptr_t *fp)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__) && defined(REG_RIP)
+    *fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    *fp = (uintptr_t)uc->uc_mcontext.regs[29];
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    *fp = 0;
+    return 0;
+#endif
+}
+
+/* The return addresses of the calls that led to pc: backtrace() unwinds through the
+ * signal's frame where there is one (glibc), else the frame records from fp are walked
+ * within this thread's stack. */
+static unsigned crash_callers(uintptr_t pc, uintptr_t fp, void **out, unsigned max)
+{
+    unsigned n = 0;
+#ifdef MT_HAVE_BACKTRACE
+    void *all[MT_STACK_MAX + 32];
+    int got = backtrace(all, (int)(sizeof all / sizeof all[0])), i = 0;
+    while (i < got && (uintptr_t)all[i] != pc)
+        i++;
+    for (i++; i < got && n < max; i++)
+        out[n++] = all[i];
+    if (n > 0)
+        return n;
+#endif
+#ifdef MT_UNWIND_FRAME_RECORDS
+    uint64_t hash;
+    if (fp >= mt_stack_bounds.low && fp <= mt_stack_bounds.last && mt_stack_bounds.last != 0)
+        n = mt_walk_records(fp, mt_stack_bounds.last, out, max, &hash);
+#else
+    (void)fp;
+#endif
+    return n;
+}
+
+static bool is_main(const mt_place_t *p)
+{
+    return p->func != NULL && strcmp(p->func, "main") == 0;
+}
+
+/* The place of the crash and the calls that led there, as a site with a stack: the
+ * faulting instruction, or for a signal raised inside the system's libraries (abort(), a
+ * NULL passed to strlen, an exception nothing caught) the first caller outside them.
+ * MT_SITE_NONE when it cannot be known. */
+static uint32_t crash_place(void *context)
+{
+    uintptr_t fp, pc = context_pc(context, &fp);
+    if (pc == 0)
+        return MT_SITE_NONE;
+    void *callers[MT_STACK_MAX];
+    unsigned n = crash_callers(pc, fp, callers, MT_STACK_MAX), k = 0;
+    /* pc + 1: sites by address are return addresses, looked up one byte before. */
+    void *at = (void *)(pc + 1);
+    mt_place_t p;
+    if (mt_place_of(mt_site_pc(at, MT_KIND_CRASH), &p)) {
+        while (k < n && mt_place_of(mt_site_pc(callers[k], MT_KIND_CRASH), &p))
+            k++;
+        if (k < n)
+            at = callers[k++];
+        else
+            k = 0;
+    }
+    /* Up to main: what called it (the C library's start-up, which backtrace() reaches
+     * where frame records end) is nobody's concern. */
+    size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
+    unsigned keep = 0;
+    bool in_main = mt_place_of(mt_site_pc(at, MT_KIND_CRASH), &p) || is_main(&p);
+    while (!in_main && keep < n - k && keep < depth) {
+        in_main = !mt_place_of(mt_site_pc(callers[k + keep], MT_KIND_CRASH), &p) && is_main(&p);
+        keep++;
+    }
+    return mt_site_pc_stacked(at, MT_KIND_CRASH, NULL, mt_stack_intern(callers + k, keep));
+}
+#endif
+
 /* "CRASH: SIGSEGV at address 0x10 in prog (pid 7); ...": what, and the address when the
- * crash was an access to memory (has_address). */
-static void print_header(int fd, const char *what, bool has_address, uintptr_t address)
+ * crash was an access to memory (has_address); then where, when it is known. */
+static void print_header(int fd, const char *what, bool has_address, uintptr_t address,
+                         const mt_place_t *where)
 {
     mt_buf_t b;
     mt_buf_init(&b, fd);
@@ -122,7 +225,17 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     mt_buf_str(&b, mt_program_name());
     mt_buf_str(&b, " (pid ");
     mt_buf_u64(&b, (uint64_t)getpid());
-    mt_buf_str(&b, "); the heap as the crash left it:\n");
+    if (where == NULL) {
+        mt_buf_str(&b, "); the heap as the crash left it:\n");
+        mt_buf_flush(&b);
+        return;
+    }
+    mt_buf_str(&b, "), at ");
+    mt_buf_place(&b, where);
+    mt_buf_char(&b, '\n');
+    mt_buf_stack_lines(&b, where, "      ");
+    mt_buf_line(&b);
+    mt_buf_str(&b, "the heap as the crash left it:\n");
     mt_buf_flush(&b);
 }
 
@@ -157,7 +270,8 @@ static void print_live_blocks(int fd, int held)
     mt_buf_flush(&b);
 }
 
-void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
+/* The crash report, with the place of the crash when the signal's context is given. */
+static void crash_report(const char *what, bool has_address, uintptr_t address, void *context)
 {
     if (!mt_opt.crash_report)
         return;
@@ -170,17 +284,40 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
         return;
     }
     int held = mt_locks_held; /* this thread's, as it crashed: the report takes its own */
-    mt_in_crash = 1;
+    /* The place is symbolized (libdw) as a report's are: not when the crash happened
+     * inside the tracker, whose locks or state that would need. */
+    const mt_place_t *where = NULL;
+#ifdef MT_CRASH_PLACE
+    mt_place_t place;
+    bool inside = mt_busy != 0 || held != 0;
     mt_busy++;
+    uint32_t site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
+    if (site != MT_SITE_NONE) {
+        size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
+        depth = depth < MT_STACK_MAX ? depth : MT_STACK_MAX;
+        (void)mt_place_of(site, &place);
+        (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth));
+        where = &place;
+    }
+#else
+    (void)context;
+    mt_busy++;
+#endif
+    mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address);
+        print_header(fd, what, has_address, address, where);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }
     mt_busy--;
     mt_in_crash = 0;
     atomic_store(&reporting, 2);
+}
+
+void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
+{
+    crash_report(what, has_address, address, NULL);
 }
 
 #ifndef _WIN32
@@ -216,7 +353,7 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
         return; /* the default action now ends the program: a fault again, or its raise */
     }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
-        mt_crash_report_now(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0);
+        crash_report(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0, context);
     hand_on(i, info);
     errno = saved_errno;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "api/fail.h"
 #include "base/output.h"
 
 atomic_int mt_state;
@@ -54,6 +55,7 @@ static void stand_aside_unless_tracked(void)
     (void)mt_options_parse("track_all=0:quiet=1:leaks=0:exitcode=-1:json=:sarif=:html=:"
                            "crash_report=0:timeline=0:page_guard_rate=0",
                            "track_programs");
+    mt_fail_stand_aside();
 }
 
 static void init_once_fn(void)
@@ -90,6 +92,7 @@ void mt_init(void)
 void mt_freeze_layout_slow(void)
 {
     mt_init();
+    mt_fail_freeze(); /* first: it asks the page guards for every allocation's slow branch */
     mt_layout_freeze();
 }
 

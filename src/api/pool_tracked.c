@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/fail.h"
 #include "api/pool.h"
 
 #define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name)
@@ -85,6 +86,11 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, cons
     pool_tracking_t *t = p->t;
     unsigned char *slot;
     bool reused = false;
+    uint32_t site = SITE_OF(POOL);
+    if (MT_UNLIKELY(mt_fail_owned(site, p->object_size))) {
+        mt_stats_failed(); /* on purpose (api/fail.c): as when the pool is full */
+        return NULL;
+    }
     /* Never-used slots first: a released one then waits as long as it can. */
     if (p->fresh < p->fresh_end) {
         slot = p->fresh;
@@ -100,7 +106,6 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, cons
     }
     if (reused && MT_UNLIKELY(!released_intact(p, slot)))
         report_released(p, slot, SITE_OF(POOL_ALLOC));
-    uint32_t site = SITE_OF(POOL);
     unsigned char *object = slot + t->front;
     mt_guard_fill(object, p->object_size, t->front, t->back);
     memset(object, MT_ALLOC_FILL_BYTE, p->object_size);

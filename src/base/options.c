@@ -52,10 +52,17 @@ static const option_desc_t options[] = {
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
-/* Options that shape blocks already made cannot change once the first block exists. */
+/* The options that choose allocations to fail (api/fail.c). */
+static bool is_fail_option(const option_desc_t *o)
+{
+    return strncmp(o->name, "fail_", 5) == 0;
+}
+
+/* Options that shape blocks already made cannot change once the first block exists; nor
+ * can those that choose allocations to fail, which number them from the first. */
 static bool option_is_frozen_kind(const option_desc_t *o)
 {
-    return strcmp(o->name, "guard") == 0 || strcmp(o->name, "fill_new") == 0 ||
+    return is_fail_option(o) || strcmp(o->name, "guard") == 0 || strcmp(o->name, "fill_new") == 0 ||
            strcmp(o->name, "fill_freed") == 0 || strcmp(o->name, "page_guard") == 0 ||
            strcmp(o->name, "page_guard_side") == 0 || strcmp(o->name, "page_guard_slots") == 0 ||
            strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "page_guard_rate") == 0;
@@ -149,7 +156,12 @@ static const char *string_form(const option_desc_t *o, const char *v, size_t n)
         return "fast or exact";
     if (strcmp(o->name, "alloc_fn") == 0 && memchr(v, ' ', n) != NULL)
         return "a function name without spaces";
-    if (strcmp(o->name, "page_guard_site") == 0 && n != 0) {
+    /* A pattern that chooses allocations to fail cannot be empty: nothing would fail. */
+    if ((strcmp(o->name, "fail_site") == 0 || strcmp(o->name, "fail_fn") == 0 ||
+         strcmp(o->name, "fail_owner") == 0) &&
+        (n == 0 || memchr(v, ' ', n) != NULL))
+        return strcmp(o->name, "fail_site") == 0 ? "FILE:LINE" : "a glob without spaces, not empty";
+    if ((strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "fail_site") == 0) && n != 0) {
         const char *colon = NULL;
         for (size_t i = 0; i < n; i++)
             colon = v[i] == ':' ? v + i : colon;
@@ -198,17 +210,19 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
         *(size_t *)o->field = (size_t)u;
         return NULL;
     case MT_OPT_STRING: {
-        const char *form = string_form(o, v, n);
-        if (form != NULL)
-            return form;
         if (v == o->def) { /* the default: nothing to copy (set_defaults) */
             *(const char **)o->field = o->def;
             return NULL;
         }
-        /* page_guard_site and alloc_fn are repeatable: each entry adds one ("" clears). */
+        const char *form = string_form(o, v, n);
+        if (form != NULL)
+            return form;
+        /* page_guard_site, alloc_fn and the fail_ patterns are repeatable: each entry adds
+         * one ("" clears, where it is allowed). */
         const char *now = *(const char **)o->field;
-        bool repeatable =
-            strcmp(o->name, "page_guard_site") == 0 || strcmp(o->name, "alloc_fn") == 0;
+        bool repeatable = strcmp(o->name, "page_guard_site") == 0 ||
+                          strcmp(o->name, "alloc_fn") == 0 ||
+                          (is_fail_option(o) && o->type == MT_OPT_STRING);
         size_t at = n != 0 && repeatable && now != NULL && now[0] != '\0' ? strlen(now) + 1 : 0;
         if (at + n >= MT_OPTION_STRING_MAX)
             return "a shorter value";
@@ -232,6 +246,9 @@ static const option_desc_t *find_option(const char *key, size_t n)
             return &options[i];
     return NULL;
 }
+
+/* A fail_ option of MEMTRACK_OPTIONS had a bad value (options_read stops the program). */
+static bool fail_option_bad;
 
 /* Applies one "key=value" entry; returns false after warning about it. */
 static bool apply_entry(const char *e, size_t n, const char *source)
@@ -269,6 +286,7 @@ static bool apply_entry(const char *e, size_t n, const char *source)
         memcpy(rest, b.data, len);
         rest[len] = '\0';
         warn(source, "bad value", v, vlen, rest, o);
+        fail_option_bad |= is_fail_option(o);
         return false;
     }
     if (strcmp(o->name, "report") == 0 || strcmp(o->name, "quiet") == 0)
@@ -319,10 +337,26 @@ static void set_defaults(void)
 
 static pthread_once_t options_once = PTHREAD_ONCE_INIT;
 
+/* Asked to make allocations fail, and told wrong (fail_nth=-1, fail_fn=): running the
+ * program without the failures it asked for would pass its error paths untested, so it
+ * does not run. (From memtrack_set_option, the call returns -1 instead.) */
+static void stop_for_bad_fail_option(void)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_line(&b);
+    mt_buf_str(&b, "error: MEMTRACK_OPTIONS: a fail_ option is wrong (above), and the program "
+                   "does not run without the failures it asked for: exit status 2\n");
+    mt_buf_flush(&b);
+    _exit(2);
+}
+
 static void options_read(void)
 {
     set_defaults();
     mt_options_parse(getenv("MEMTRACK_OPTIONS"), "MEMTRACK_OPTIONS");
+    if (fail_option_bad)
+        stop_for_bad_fail_option();
     if (mt_opt.help)
         mt_options_print_help();
 }

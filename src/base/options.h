@@ -74,6 +74,20 @@
     X(page_guard_stop, BOOL, "0",                                                                  \
       "at a page-guard fault: 0 reports it once and goes on; 1 then ends the program (SIGSEGV)")   \
     X(page_guard_seed, COUNT, "0", "seed of the page-guard sampling (0: a new one each run)")      \
+    /* allocations made to fail on purpose (api/fail.c) */                                         \
+    X(fail_nth, COUNT, "0", "make the program's Nth allocation fail (NULL, ENOMEM; 0: none)")      \
+    X(fail_from, COUNT, "0", "make every allocation from the program's Nth on fail (0: none)")     \
+    X(fail_rate, COUNT, "0", "make one allocation in N fail, at random (0: none)")                 \
+    X(fail_seed, COUNT, "0", "seed of fail_rate (0: a new one each run, said in the report)")      \
+    X(fail_site, STRING, "",                                                                       \
+      "FILE:LINE: fail only allocations made there (repeatable; FILE ends the path)")              \
+    X(fail_fn, STRING, "",                                                                         \
+      "fail only allocations with a function matching this glob in their stack (repeatable)")      \
+    X(fail_owner, STRING, "",                                                                      \
+      "fail only allocations of pools and arenas whose name matches this glob (repeatable)")       \
+    X(fail_window, BOOL, "0",                                                                      \
+      "fail only between memtrack_fail_begin() and memtrack_fail_end(), counting only there")      \
+    X(fail_count, BOOL, "0", "count the allocations as fail_nth numbers them, failing none")       \
     X(abort_on_error, BOOL, "0", "abort (core dump, debugger) right after the first error")        \
     X(break_on, COUNT, "0", "raise SIGTRAP when allocation number N is made (0: never)")           \
     X(check_every, COUNT, "0", "check every live block every N allocations and frees (0: never)")  \
@@ -85,7 +99,7 @@
 
 typedef enum { MT_OPT_BOOL, MT_OPT_INT, MT_OPT_SIZE, MT_OPT_COUNT, MT_OPT_STRING } mt_option_type_t;
 
-/* A string option's room: 1024 bytes, 256 on bare metal (eleven options have one). */
+/* A string option's room: 1024 bytes, 256 on bare metal (fourteen options have one). */
 #define MT_OPTION_STRING_MAX MT_SMALL(1024, 256)
 
 typedef struct mt_options {

@@ -137,7 +137,13 @@ void mt_page_guard_freeze(void)
     strcpy(pg.sites, mt_opt.page_guard_site);
     if (pg.sites[0] != '\0')
         pg.site_choice = mt_pages_alloc(SITE_CACHE);
-    mt_pg_every_call = pg.all || pg.sites[0] != '\0';
+    if (pg.all || pg.sites[0] != '\0') /* (api/fail.c may have asked for it already) */
+        mt_pg_every_call = true;
+}
+
+void mt_page_guard_every_call(void)
+{
+    mt_pg_every_call = true;
 }
 
 static uint64_t next_random(void)
@@ -170,25 +176,6 @@ static size_t next_gap(size_t rate, bool first)
     return 1 + (size_t)(next_random() % (2 * rate - 1));
 }
 
-/* FILE:LINE entries of page_guard_site: FILE matches the end of the path, at a '/'. */
-static bool site_listed(const char *file, int line)
-{
-    size_t flen = strlen(file);
-    for (const char *e = pg.sites; *e != '\0';) {
-        size_t n = strcspn(e, " ");
-        const char *colon = e + n;
-        while (colon > e && *colon != ':')
-            colon--;
-        size_t elen = (size_t)(colon - e);
-        if (atoi(colon + 1) == line && elen <= flen && strncmp(file + flen - elen, e, elen) == 0 &&
-            (elen == flen || file[flen - elen - 1] == '/'))
-            return true;
-        e += n;
-        e += *e == ' ';
-    }
-    return false;
-}
-
 static bool site_chosen(uint32_t site)
 {
     if (pg.all)
@@ -201,7 +188,7 @@ static bool site_chosen(uint32_t site)
     mt_busy++; /* a site known by address is symbolized: libdw allocates */
     (void)mt_place_of(site, &p);
     mt_busy--;
-    bool chosen = p.file != NULL && site_listed(p.file, p.line);
+    bool chosen = mt_place_listed(pg.sites, p.file, p.line);
     if (pg.site_choice != NULL && site < SITE_CACHE)
         pg.site_choice[site] = chosen ? 2 : 1;
     return chosen;
@@ -262,12 +249,13 @@ static bool reserve_locked(void)
     pg.failed = true;
     pg.page = (size_t)sysconf(_SC_PAGESIZE);
     size_t page = pg.page, total = 0;
-    pg.nclasses = mt_pg_every_call ? CLASSES_MAX : 1;
+    bool chosen = pg.all || pg.sites[0] != '\0'; /* (not mt_pg_every_call: api/fail.c sets it) */
+    pg.nclasses = chosen ? CLASSES_MAX : 1;
     for (unsigned c = 0; c < pg.nclasses; c++) {
         pg_class_t *k = &pg.classes[c];
         k->pages = (size_t)1 << c;
         k->stride = (k->pages + 1) * page;
-        size_t cap = mt_pg_every_call ? CLASS_SPAN / k->stride : pg.slots_max;
+        size_t cap = chosen ? CLASS_SPAN / k->stride : pg.slots_max;
         k->capacity = (uint32_t)(cap == 0 ? 1 : cap > (1u << 20) ? (1u << 20) : cap);
         total += k->capacity * k->stride + page;
     }

@@ -32,8 +32,13 @@ extern bool mt_page_guard_start;
  * mt_page_guard_choose only, which an allocation calls after the layout is frozen: while a
  * thread's countdown runs, the layout is frozen. */
 extern MT_TLS size_t mt_pg_countdown;
-/* Sites or all are chosen: every allocation asks mt_page_guard_choose. */
+/* Sites or all are chosen, or allocations may fail on purpose (api/fail.c): every
+ * allocation asks mt_page_guard_choose. */
 extern MT_HIDDEN bool mt_pg_every_call;
+/* Sends every allocation to mt_page_guard_choose from now on (as sites or all do), so that
+ * the caller's slow branch runs at each: api/fail.c asks it while allocations may be made
+ * to fail, which then costs the hot path nothing when they are not. At the layout's freeze. */
+void mt_page_guard_every_call(void);
 /* Whether the allocation about to be made at site is to be page-guarded. */
 bool mt_page_guard_choose(uint32_t site);
 /* The hot path's answer, from this thread's countdown as read: while it runs, no allocation

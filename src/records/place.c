@@ -16,9 +16,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/options.h"
+#include "base/runtime.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
@@ -66,20 +68,6 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
     return 1; /* the loader lists the program first */
 }
 
-/* GNU libstdc++ and LLVM libc++ with its ABI library, by file name. Statically linked
- * (-static-libstdc++), the runtime is part of the program and its blocks look like the
- * program's. */
-static bool is_cxx_runtime(const char *path)
-{
-    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
-    const char *slash = strrchr(path, '/');
-    const char *base = slash != NULL ? slash + 1 : path;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(base, names[i], strlen(names[i])) == 0)
-            return true;
-    return false;
-}
-
 static uintptr_t program_base = 1, self_base;
 
 /* The program's load address (0 for a program not built as PIE). */
@@ -106,7 +94,7 @@ static bool module_is_system(const mt_module_t *m)
     if (base == self_base)
         return true; /* libmemtrack itself */
     if (strstr(m->path, "ld-linux") != NULL || strstr(m->path, "vdso") != NULL ||
-        is_cxx_runtime(m->path))
+        mt_module_is_cxx_runtime(m->path))
         return true;
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         if (strncmp(m->path, system_dirs[i], strlen(system_dirs[i])) == 0)
@@ -137,6 +125,41 @@ static bool crash_place_in_program(void *pc, mt_place_t *out)
         out->offset = (uint64_t)(at - (program_base != 1 ? program_base : 0));
     }
     return true;
+}
+
+bool mt_place_in_runtime(uint32_t id)
+{
+    const mt_site_t *s = mt_site_get(id);
+    if (s->file != NULL || s->pc == NULL)
+        return false; /* the macros' sites are the program's own */
+    uintptr_t pc = (uintptr_t)s->pc;
+    if (mt_in_code_linked_after(pc))
+        return true; /* a static link: the C library linked after libmemtrack */
+    if (mt_in_program_image(pc))
+        return false;
+    Dl_info info;
+    if (dladdr(s->pc, &info) == 0 || info.dli_fname == NULL)
+        return true;               /* no module: the loader's or generated code */
+    (void)module_is_system(&(mt_module_t){info.dli_fname, (uintptr_t)info.dli_fbase}); /* self_base */
+    return (uintptr_t)info.dli_fbase == self_base || mt_module_is_runtime(info.dli_fname);
+}
+
+bool mt_place_listed(const char *list, const char *file, long line)
+{
+    size_t flen = file != NULL ? strlen(file) : 0;
+    for (const char *e = list; file != NULL && *e != '\0';) {
+        size_t n = strcspn(e, " ");
+        const char *colon = e + n;
+        while (colon > e && *colon != ':')
+            colon--;
+        size_t elen = (size_t)(colon - e);
+        if (atol(colon + 1) == line && elen <= flen && strncmp(file + flen - elen, e, elen) == 0 &&
+            (elen == flen || file[flen - elen - 1] == '/'))
+            return true;
+        e += n;
+        e += *e == ' ';
+    }
+    return false;
 }
 
 bool mt_place_of(uint32_t id, mt_place_t *out)

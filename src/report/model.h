@@ -27,8 +27,9 @@
 
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
  * a reader could notice. 2: errors' pointer, offset, what; not_printed; unwritten.
- * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. */
-#define MT_REPORT_FORMAT_VERSION 4
+ * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. 5: the
+ * allocations made to fail on purpose (injected). */
+#define MT_REPORT_FORMAT_VERSION 5
 
 /* A return address in code the compiler inlined stands for several functions, each shown
  * as a frame: the inlined one, then the functions it was inlined into. A stack of depth
@@ -132,6 +133,28 @@ typedef struct mt_unwritten {
     uint64_t blocks, bytes, unwritten;
 } mt_unwritten_t;
 
+/* Allocations made to fail on purpose (options fail_*), by the place of the call that got
+ * NULL (and its stack), in the order of their first failure. */
+typedef struct mt_injected_site {
+    mt_place_t where;
+    uint64_t failures;
+    uint64_t bytes;    /* what those calls asked for */
+    uint64_t nths[16]; /* the first failures' numbers among the allocations counted,
+                          ascending: MEMTRACK_OPTIONS=fail_nth=N fails one again */
+    unsigned nnths;
+} mt_injected_site_t;
+
+typedef struct mt_injected {
+    bool armed;          /* a fail_ option was set; nothing below is meaningful otherwise */
+    uint64_t counted;    /* allocations counted, as fail_nth numbers them */
+    uint64_t failed;     /* of those, failed on purpose (the sites list the first ones) */
+    uint64_t windows;    /* memtrack_fail_begin() calls */
+    uint64_t in_windows; /* allocations counted inside those windows */
+    uint64_t seed;       /* fail_rate's seed, to run it again (0: no fail_rate) */
+    mt_injected_site_t *sites;
+    size_t nsites;
+} mt_injected_t;
+
 typedef struct mt_name_count {
     const char *name;
     uint64_t count;
@@ -219,6 +242,8 @@ typedef struct mt_report {
     size_t nsamples;
     mt_sample_t peak; /* when live bytes were highest (event 0: not known) */
 
+    mt_injected_t injected; /* allocations made to fail on purpose */
+
     mt_option_value_t *options;
     size_t noptions;
 
@@ -245,6 +270,17 @@ void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f);
 bool mt_report_found(const mt_report_t *r);
 void mt_render_json(const mt_report_t *r, mt_buf_t *b);
 void mt_render_sarif(const mt_report_t *r, mt_buf_t *b);
+/* The renderers' pieces, for other documents that name places (the fail sweep's summary):
+ * a place as the JSON report writes it (null for no place); a SARIF location object (with
+ * a message and an id when given: NULL, -1 for none); the "stacks" and "codeFlows" members
+ * of a SARIF result for the callers of places[0..n) (at most 8), each said to be its
+ * message's followed by the place (nothing for places without callers). */
+void mt_render_json_place(mt_buf_t *b, const mt_place_t *p);
+void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id);
+void mt_render_sarif_stacks(mt_buf_t *b, const mt_place_t *const *places,
+                            const char *const *messages, size_t n);
 void mt_render_html(const mt_report_t *r, mt_buf_t *b);
+/* The HTML report's section of live bytes over the run (render_html_timeline.c). */
+void mt_render_html_timeline(const mt_report_t *r, mt_buf_t *b);
 
 #endif /* MT_MODEL_H */

@@ -107,7 +107,7 @@ static void place_fields(mt_buf_t *b, const mt_place_t *p)
     stack(b, &p->stack);
 }
 
-static void place(mt_buf_t *b, const mt_place_t *p)
+void mt_render_json_place(mt_buf_t *b, const mt_place_t *p)
 {
     if (p->kind == NULL && p->file == NULL && p->pc == 0) {
         mt_buf_str(b, "null");
@@ -116,6 +116,11 @@ static void place(mt_buf_t *b, const mt_place_t *p)
     mt_buf_char(b, '{');
     place_fields(b, p);
     mt_buf_char(b, '}');
+}
+
+static void place(mt_buf_t *b, const mt_place_t *p)
+{
+    mt_render_json_place(b, p);
 }
 
 static void apart(mt_buf_t *b, const mt_apart_t *a)
@@ -269,6 +274,36 @@ static void unwritten(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, r->nunwritten > 0 ? "\n    ]},\n" : "]},\n");
 }
 
+/* Allocations made to fail on purpose; left out when no fail_ option was set. */
+static void injected(mt_buf_t *b, const mt_injected_t *in)
+{
+    if (!in->armed)
+        return;
+    mt_buf_str(b, "  \"injected\": {");
+    u64_field(b, "counted", in->counted, false);
+    u64_field(b, "failed", in->failed, false);
+    u64_field(b, "windows", in->windows, false);
+    u64_field(b, "in_windows", in->in_windows, false);
+    u64_field(b, "seed", in->seed, false);
+    mt_buf_str(b, "\"sites\": [");
+    for (size_t i = 0; i < in->nsites; i++) {
+        const mt_injected_site_t *g = &in->sites[i];
+        mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");
+        u64_field(b, "failures", g->failures, false);
+        u64_field(b, "bytes", g->bytes, false);
+        mt_buf_str(b, "\"allocations\": [");
+        for (unsigned k = 0; k < g->nnths; k++) {
+            if (k > 0)
+                mt_buf_str(b, ", ");
+            mt_buf_u64(b, g->nths[k]);
+        }
+        mt_buf_str(b, "], ");
+        place_fields(b, &g->where);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, in->nsites > 0 ? "\n    ]},\n" : "]},\n");
+}
+
 static void sample(mt_buf_t *b, const mt_sample_t *s)
 {
     mt_buf_char(b, '{');
@@ -325,6 +360,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     wrappers(b, r);
     errors(b, r);
     unwritten(b, r);
+    injected(b, &r->injected);
     timeline(b, r);
     options(b, r);
     mt_buf_str(b, "}\n");

@@ -1,12 +1,13 @@
 /* render_sarif.c - leaks and errors as SARIF 2.1.0, so code-scanning services show each
  * one at its source line.
  *
- * One result per leak site (rule "leak/KIND", level warning) and per logged error (rule
- * "error/KIND", level error). A result's location is a source line when the site has
- * one: relative paths are resolved against SRCROOT, the directory the program ran in
- * (originalUriBaseIds). An error is shown where it was found when that is a source line,
- * else where its block was allocated; its other sites are related locations. Sites known
- * only by address get a logical location (function) and their module as the artifact.
+ * One result per leak site (rule "leak/KIND", level warning), per logged error (rule
+ * "error/KIND", level error) and per place where allocations failed on purpose (options
+ * fail_*: rule "injected/KIND", level note, so a user sees which error paths ran). A result's
+ * location is a source line when the site has one: relative paths are resolved against SRCROOT, the
+ * directory the program ran in (originalUriBaseIds). An error is shown where it was found when that
+ * is a source line, else where its block was allocated; its other sites are related locations.
+ * Sites known only by address get a logical location (function) and their module as the artifact.
  * A place with callers gives its result a stack and a code flow (SARIF's result.stacks
  * and result.codeFlows): a leak those of its allocation, an error those of its
  * allocation, its release and what found it.
@@ -19,10 +20,15 @@
 
 #define MAX_RULES 128
 
+typedef enum { RULE_LEAK, RULE_ERROR, RULE_INJECTED } rule_family_t;
+
 typedef struct rule {
-    bool error;       /* error/KIND, else leak/KIND */
-    const char *kind; /* an allocation kind or an error kind */
+    rule_family_t family; /* leak/KIND, error/KIND, injected/KIND */
+    const char *kind;     /* an allocation kind or an error kind */
 } rule_t;
+
+static const char *const family_prefixes[] = {"leak/", "error/", "injected/"};
+static const char *const family_levels[] = {"warning", "error", "note"};
 
 typedef struct rules {
     rule_t list[MAX_RULES];
@@ -48,7 +54,7 @@ static void buf_rule_kind(mt_buf_t *b, const char *kind)
 
 static void buf_rule_id(mt_buf_t *b, const rule_t *r)
 {
-    mt_buf_str(b, r->error ? "error/" : "leak/");
+    mt_buf_str(b, family_prefixes[r->family]);
     buf_rule_kind(b, r->kind);
 }
 
@@ -58,14 +64,14 @@ static bool same_kind(const char *a, const char *b)
 }
 
 /* The rule's index, added when new; MAX_RULES when the table is full. */
-static size_t rule_index(rules_t *rs, bool error, const char *kind)
+static size_t rule_index(rules_t *rs, rule_family_t family, const char *kind)
 {
     for (size_t i = 0; i < rs->count; i++)
-        if (rs->list[i].error == error && same_kind(rs->list[i].kind, kind))
+        if (rs->list[i].family == family && same_kind(rs->list[i].kind, kind))
             return i;
     if (rs->count == MAX_RULES)
         return MAX_RULES;
-    rs->list[rs->count].error = error;
+    rs->list[rs->count].family = family;
     rs->list[rs->count].kind = kind;
     return rs->count++;
 }
@@ -146,12 +152,14 @@ static void stack_frame(mt_buf_t *b, const mt_place_t *p)
 }
 
 /* Which of an error's places a stack is of: the message says it. */
-enum stack_of { STACK_ALLOC, STACK_RELEASE, STACK_FOUND };
+enum stack_of { STACK_ALLOC, STACK_RELEASE, STACK_FOUND, STACK_FAILED, STACK_TEXT };
 
-/* A place whose callers a result shows, and what it is to the result. */
+/* A place whose callers a result shows, and what it is to the result (STACK_TEXT: text
+ * says it, then the place). */
 typedef struct stacked {
     const mt_place_t *place;
     enum stack_of of;
+    const char *text;
 } stacked_t;
 
 /* The message of a stack or code flow: the place it ends at ("allocated at a.c:3 in f()"),
@@ -164,6 +172,8 @@ static void stack_message(mt_buf_t *b, const stacked_t *s)
     case STACK_ALLOC: mt_buf_str(b, "allocated at "); break;
     case STACK_RELEASE: mt_buf_str(b, "released at "); break;
     case STACK_FOUND: mt_buf_str(b, "found by "); break;
+    case STACK_FAILED: mt_buf_str(b, "failed on purpose at "); break;
+    case STACK_TEXT: mt_buf_str(b, s->text); break;
     }
     if (s->of == STACK_FOUND)
         mt_buf_found_by(b, s->place, 0);
@@ -240,10 +250,11 @@ static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
     mt_buf_char(b, ']');
 }
 
-static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const char *kind)
+static void result_head(mt_buf_t *b, bool *first, rules_t *rs, rule_family_t family,
+                        const char *kind)
 {
-    size_t index = rule_index(rs, error, kind);
-    rule_t r = {error, kind};
+    size_t index = rule_index(rs, family, kind);
+    rule_t r = {family, kind};
     mt_buf_str(b, *first ? "\n        {" : ",\n        {");
     *first = false;
     mt_buf_str(b, "\"ruleId\": \"");
@@ -254,7 +265,9 @@ static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const
         mt_buf_u64(b, index);
         mt_buf_str(b, ", ");
     }
-    mt_buf_str(b, error ? "\"level\": \"error\", " : "\"level\": \"warning\", ");
+    mt_buf_str(b, "\"level\": \"");
+    mt_buf_str(b, family_levels[family]);
+    mt_buf_str(b, "\", ");
 }
 
 /* A stable identity for code-scanning services: kind, file and function, not the line,
@@ -278,7 +291,7 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
                         rules_t *rs)
 {
     mt_buf_t *m = b; /* the message is written into the report, escaped as it goes */
-    result_head(b, first, rs, false, s->where.kind);
+    result_head(b, first, rs, RULE_LEAK, s->where.kind);
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_count(m, s->bytes, "byte", "bytes");
@@ -315,7 +328,7 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     if (has_location(&s->where))
         location(b, &s->where, NULL, -1);
     mt_buf_char(b, ']');
-    stacked_t made = {&s->where, STACK_ALLOC};
+    stacked_t made = {&s->where, STACK_ALLOC, NULL};
     stacks(b, &made, 1);
     fingerprint(b, "leak", &s->where);
     mt_buf_str(b, ", \"properties\": {\"bytes\": ");
@@ -327,7 +340,7 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
 
 static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs)
 {
-    result_head(b, first, rs, true, e->kind);
+    result_head(b, first, rs, RULE_ERROR, e->kind);
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_error_summary(b, e);
@@ -353,11 +366,11 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
     }
     mt_buf_char(b, ']');
     /* The stacks of the allocation, the release and the call that found the error. */
-    stacked_t places[3] = {{&e->alloc, STACK_ALLOC}, {&e->found, STACK_FOUND}};
+    stacked_t places[3] = {{&e->alloc, STACK_ALLOC, NULL}, {&e->found, STACK_FOUND, NULL}};
     size_t n = 2;
     if (e->freed.kind != NULL) {
-        places[1] = (stacked_t){&e->freed, STACK_RELEASE};
-        places[n++] = (stacked_t){&e->found, STACK_FOUND};
+        places[1] = (stacked_t){&e->freed, STACK_RELEASE, NULL};
+        places[n++] = (stacked_t){&e->found, STACK_FOUND, NULL};
     }
     stacks(b, places, n);
     fingerprint(b, e->kind, &e->alloc);
@@ -366,6 +379,54 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
     mt_buf_str(b, ", \"size\": ");
     mt_buf_u64(b, e->size);
     mt_buf_str(b, "}}");
+}
+
+/* Allocations made to fail on purpose at one place: a note, at the call that got NULL. */
+static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *first, rules_t *rs)
+{
+    result_head(b, first, rs, RULE_INJECTED, g->where.kind);
+    mt_buf_str(b, "\"message\": {\"text\": ");
+    mt_buf_json_begin(b);
+    mt_buf_count(b, g->failures, "allocation", "allocations");
+    mt_buf_str(b, " by ");
+    mt_buf_str(b, g->where.kind != NULL ? g->where.kind : "?");
+    mt_buf_str(b, " at ");
+    mt_buf_place(b, &g->where);
+    mt_buf_str(b, " failed on purpose (allocation");
+    mt_buf_str(b, g->nnths > 1 ? "s" : "");
+    for (unsigned i = 0; i < g->nnths; i++) {
+        mt_buf_str(b, i == 0 ? " " : ", ");
+        mt_buf_u64(b, g->nths[i]);
+    }
+    mt_buf_str(b, "): its error path ran");
+    mt_buf_json_end(b);
+    mt_buf_str(b, "}, \"locations\": [");
+    if (has_location(&g->where))
+        location(b, &g->where, NULL, -1);
+    mt_buf_char(b, ']');
+    stacked_t failed = {&g->where, STACK_FAILED, NULL};
+    stacks(b, &failed, 1);
+    fingerprint(b, "injected", &g->where);
+    mt_buf_str(b, ", \"properties\": {\"failures\": ");
+    mt_buf_u64(b, g->failures);
+    mt_buf_str(b, ", \"first\": ");
+    mt_buf_u64(b, g->nnths > 0 ? g->nths[0] : 0);
+    mt_buf_str(b, "}}");
+}
+
+void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id)
+{
+    location(b, p, message, id);
+}
+
+void mt_render_sarif_stacks(mt_buf_t *b, const mt_place_t *const *places,
+                            const char *const *messages, size_t n)
+{
+    stacked_t list[8];
+    size_t k = 0;
+    for (; k < n && k < sizeof list / sizeof list[0]; k++)
+        list[k] = (stacked_t){places[k], STACK_TEXT, messages[k]};
+    stacks(b, list, k);
 }
 
 static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
@@ -377,9 +438,13 @@ static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
         buf_rule_id(b, r);
         mt_buf_str(b, "\", \"shortDescription\": {\"text\": ");
         mt_buf_json_begin(b);
-        if (r->error) {
+        if (r->family == RULE_ERROR) {
             mt_buf_str(b, "Heap error: ");
             mt_buf_str(b, r->kind);
+        } else if (r->family == RULE_INJECTED) {
+            mt_buf_str(b, "Allocation by ");
+            mt_buf_str(b, r->kind != NULL ? r->kind : "an unknown call");
+            mt_buf_str(b, " made to fail on purpose (options fail_*)");
         } else {
             mt_buf_str(b, "Memory allocated by ");
             mt_buf_str(b, r->kind != NULL ? r->kind : "an unknown call");
@@ -387,7 +452,7 @@ static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
         }
         mt_buf_json_end(b);
         mt_buf_str(b, "}, \"defaultConfiguration\": {\"level\": \"");
-        mt_buf_str(b, r->error ? "error" : "warning");
+        mt_buf_str(b, family_levels[r->family]);
         mt_buf_str(b, "\"}}");
     }
 }
@@ -400,9 +465,11 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
 
     /* The rules, in the order the results use them. */
     for (size_t i = 0; i < r->nsites; i++)
-        (void)rule_index(&rs, false, r->sites[i].where.kind);
+        (void)rule_index(&rs, RULE_LEAK, r->sites[i].where.kind);
     for (size_t i = 0; i < r->nerror_list; i++)
-        (void)rule_index(&rs, true, r->error_list[i].kind);
+        (void)rule_index(&rs, RULE_ERROR, r->error_list[i].kind);
+    for (size_t i = 0; i < r->injected.nsites; i++)
+        (void)rule_index(&rs, RULE_INJECTED, r->injected.sites[i].where.kind);
 
     mt_buf_str(b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n");
     mt_buf_str(b, "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
@@ -427,6 +494,8 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
         leak_result(b, r, &r->sites[i], &first, &rs);
     for (size_t i = 0; i < r->nerror_list; i++)
         error_result(b, &r->error_list[i], &first, &rs);
+    for (size_t i = 0; i < r->injected.nsites; i++)
+        injected_result(b, &r->injected.sites[i], &first, &rs);
     mt_buf_str(b, first ? "]\n    }\n  ]\n}\n" : "\n      ]\n    }\n  ]\n}\n");
     mt_buf_flush(b);
 }

@@ -150,6 +150,70 @@ static void print_unwritten(const mt_report_t *r, mt_buf_t *b)
     }
 }
 
+/* Options fail_*: what was counted and failed, by the call that got NULL. Said whenever a
+ * fail_ option was set, a clean run's report included: the run was not an ordinary one. */
+static void print_injected(const mt_report_t *r, mt_buf_t *b)
+{
+    const mt_injected_t *in = &r->injected;
+    if (!in->armed)
+        return;
+    mt_buf_line(b);
+    if (in->failed == 0)
+        mt_buf_str(b, "no allocation");
+    else
+        mt_buf_count(b, in->failed, "allocation", "allocations");
+    mt_buf_str(b, " failed on purpose, of ");
+    mt_buf_u64(b, in->counted);
+    mt_buf_str(b, " counted");
+    if (in->windows != 0) {
+        mt_buf_str(b, " (");
+        mt_buf_u64(b, in->in_windows);
+        mt_buf_str(b, " inside memtrack_fail_begin() windows)");
+    }
+    if (in->seed != 0) {
+        mt_buf_str(b, "; fail_seed=");
+        mt_buf_u64(b, in->seed);
+    }
+    mt_buf_str(b, in->nsites > 0 ? ":\n" : "\n");
+    uint64_t listed = 0;
+    for (size_t i = 0; i < in->nsites; i++) {
+        const mt_injected_site_t *g = &in->sites[i];
+        listed += g->failures;
+        mt_buf_line(b);
+        mt_buf_str(b, "  ");
+        mt_buf_count(b, g->failures, "failure", "failures");
+        mt_buf_str(b, " at ");
+        mt_buf_place(b, &g->where);
+        mt_buf_str(b, " by ");
+        mt_buf_str(b, g->where.kind != NULL ? g->where.kind : "?");
+        if (g->where.owner != NULL) {
+            mt_buf_str(b, " \"");
+            mt_buf_text(b, g->where.owner);
+            mt_buf_char(b, '"');
+        }
+        mt_buf_str(b, g->nnths == 1 ? ": allocation " : ": allocations ");
+        for (unsigned k = 0; k < g->nnths; k++) {
+            mt_buf_str(b, k == 0 ? "" : ", ");
+            mt_buf_u64(b, g->nths[k]);
+        }
+        if (g->failures > g->nnths) {
+            mt_buf_str(b, " and ");
+            mt_buf_u64(b, g->failures - g->nnths);
+            mt_buf_str(b, " more");
+        }
+        mt_buf_str(b, " (");
+        mt_buf_count(b, g->bytes, "byte", "bytes");
+        mt_buf_str(b, ")\n");
+        mt_buf_stack_lines(b, &g->where, "      ");
+    }
+    if (listed < in->failed) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  ... and ");
+        mt_buf_count(b, in->failed - listed, "more failure", "more failures");
+        mt_buf_str(b, " not logged\n");
+    }
+}
+
 static void print_apart(mt_buf_t *b, const mt_apart_t *a, const char *why)
 {
     if (a->blocks == 0)
@@ -315,6 +379,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     if (!mt_report_found(r)) {
         if (flags & MT_TEXT_SILENT_WHEN_CLEAN) {
             mt_buf_shortage_lines(b, &r->shortage); /* a clean run may have missed blocks */
+            print_injected(r, b);  /* asked for with options fail_*: shown anyway */
             print_unwritten(r, b); /* asked for with option unwritten: shown anyway */
             mt_buf_flush(b);
             return; /* a clean run prints nothing else, as LeakSanitizer does */
@@ -328,6 +393,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_count(b, st->peak_blocks, "block", "blocks");
         mt_buf_str(b, ")\n");
         mt_buf_shortage_lines(b, &r->shortage);
+        print_injected(r, b);
         print_counted_apart(r, b);
         print_unwritten(r, b);
         mt_buf_flush(b);
@@ -360,6 +426,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_str(b, " still running: the report is what they had done when it was taken\n");
     }
     mt_buf_shortage_lines(b, &r->shortage);
+    print_injected(r, b);
 
     if (r->errors != 0) {
         print_error_counts(r, b);

@@ -25,6 +25,7 @@
 #include "records/place.h"
 #include "records/stats.h"
 #include "records/timeline.h"
+#include "report/injected.h"
 #include "report/report.h"
 #include "report/wrappers.h"
 
@@ -233,50 +234,11 @@ bool mt_report_trylock(void)
     return mt_mutex_trylock(&report_lock) == 0;
 }
 
-/* A bump allocator over the one mapping behind a model. */
-typedef struct scratch {
-    char *base;
-    size_t size, used;
-} scratch_t;
-
-static void *take(scratch_t *s, size_t bytes)
-{
-    size_t at = (s->used + 15) & ~(size_t)15;
-    if (at > s->size || bytes > s->size - at)
-        return NULL;
-    s->used = at + bytes;
-    return s->base + at;
-}
-
-static const char *take_string(scratch_t *s, const char *text, size_t n)
-{
-    char *copy = take(s, n + 1);
-    if (copy == NULL)
-        return "";
-    memcpy(copy, text, n);
-    copy[n] = '\0';
-    return copy;
-}
-
 static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
 {
     a->bytes += s->bytes;
     a->blocks += s->blocks;
     a->sites++;
-}
-
-/* Frames for the stacks of a model's places, depth each. */
-typedef struct frame_pool {
-    mt_frame_t *next, *end;
-    size_t depth;
-} frame_pool_t;
-
-static void resolve_stack(frame_pool_t *pool, uint32_t site, mt_place_t *where)
-{
-    size_t room = (size_t)(pool->end - pool->next);
-    size_t want = MT_STACK_ROOM(pool->depth);
-    size_t n = mt_place_stack(site, where, pool->next, room < want ? room : want);
-    pool->next += n;
 }
 
 /* Resolves each site's place and stack, moves the system's sites out of the list, shows
@@ -495,7 +457,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     size_t nunwritten = UNWRITTEN_MAX;
     size_t cwd_room = PATH_MAX;
 #endif
-    size_t nframes = ((size_t)nids + 3 * nerrors) * MT_STACK_ROOM(depth);
+    size_t nframes =
+        ((size_t)nids + 3 * nerrors + mt_report_injected_failures()) * MT_STACK_ROOM(depth);
     size_t nrules = mt_suppress_count();
     size_t nopts = mt_option_count();
     scratch_t s = {NULL, 0, 0};
@@ -506,7 +469,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
              options_room(nopts) + cwd_room +
              NOT_PRINTED_MAX * (sizeof(mt_capped_t) + sizeof(mt_not_printed_t)) +
              nunwritten * (sizeof(mt_unwritten_site_t) + sizeof(mt_unwritten_t)) +
-             nframes * sizeof(mt_frame_t) + MT_WRAPPERS_MAX * sizeof(mt_wrapper_t) + 22 * 16;
+             nframes * sizeof(mt_frame_t) + MT_WRAPPERS_MAX * sizeof(mt_wrapper_t) +
+             mt_report_injected_room() + 22 * 16;
     size_t round = MT_SMALL(4095u, 15u); /* pages, or the static buffer's 16 bytes */
     s.size = (s.size + round) & ~(size_t)round;
     s.base = mt_pages_alloc_for_report(s.size);
@@ -557,6 +521,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
+    mt_report_build_injected(r, &s, &pool);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
     build_options(r, &s);
     return true;

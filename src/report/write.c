@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "api/fail.h"
 #include "api/owned.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -319,12 +320,13 @@ static bool print_without_memory(bool at_exit)
 
 /* A clean run prints nothing and asks for no file: the exit report need not be built (a
  * suite of many small processes pays for it once a process). A run whose tracker ran out
- * of memory is not clean: blocks went untracked, and the report says so. */
+ * of memory is not clean: blocks went untracked, and the report says so; nor is one asked
+ * to make allocations fail (options fail_*), whose report lists them. */
 static bool clean_and_silent(void)
 {
     mt_shortage_t shortage;
     mt_report_shortage(&shortage);
-    return !mt_opt.verbose && !mt_opt.unwritten && mt_opt.json[0] == '\0' &&
+    return !mt_opt.verbose && !mt_opt.unwritten && !mt_fail_armed && mt_opt.json[0] == '\0' &&
            mt_opt.sarif[0] == '\0' && mt_opt.html[0] == '\0' && mt_error_total() == 0 &&
            mt_table_empty() && shortage.size == 0;
 }

@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$TOP
 STACK_LINE='^memtrack:  *from '
 E2E="clean clean_verbose leak_kinds overrun guard_zero atexit_order fork_exit options_bad \
-    options_code xmalloc pool_errors pool_register arena_errors"
+    options_code xmalloc pool_errors pool_register arena_errors fail_report"
 
 platforms=("$@")
 [ ${#platforms[@]} -eq 0 ] && platforms=(native $(make -s -C "$top" print-platforms))
