@@ -2,7 +2,8 @@
  * parses and `memtrack --options` prints (MT_OPTION_LIST, src/base/options.h).
  *
  * The table's texts are plain words written for a terminal; as roff text lines they need
- * only a backslash escaped and a leading '.' or '\'' made literal. Each ends with a full
+ * only a backslash escaped and a leading '.' or '\'' made literal, and a function's name
+ * (a word such as "memtrack_check()") its own .Fn line. Each ends with a full
  * stop; its first letter stays as the table has it, as `memtrack --options` prints it (it
  * may be a value, "all:", or a function, "realloc").
  */
@@ -16,6 +17,23 @@
 /* The longest text line written, as mandoc's style check wants it. */
 #define MT_MAN_LINE_MAX 80
 
+/* The length of the function name when word (n bytes) is a call such as "memtrack_check()",
+ * maybe followed by punctuation; else 0. */
+static size_t function_name(const char *word, size_t n)
+{
+    size_t id = 0;
+    while (id < n &&
+           (word[id] == '_' || (word[id] >= 'a' && word[id] <= 'z') ||
+            (word[id] >= 'A' && word[id] <= 'Z') || (id > 0 && word[id] >= '0' && word[id] <= '9')))
+        id++;
+    if (id == 0 || id + 2 > n || word[id] != '(' || word[id + 1] != ')')
+        return 0;
+    for (size_t i = id + 2; i < n; i++)
+        if (strchr(".,;:)", word[i]) == NULL)
+            return 0;
+    return id;
+}
+
 /* The text lines of one sentence: text escaped for roff, with a full stop, in lines of at
  * most 80 bytes where the words allow (mandoc -T lint asks it). */
 static void sentence(FILE *out, const char *text)
@@ -27,6 +45,18 @@ static void sentence(FILE *out, const char *text)
         for (size_t i = 0; i < n; i++)
             width += p[i] == '\\';
         width += stop;
+        size_t fn = function_name(p, n);
+        if (fn > 0) { /* a function, marked up as one (mandoc's style check asks it) */
+            if (column > 0)
+                fputc('\n', out);
+            fprintf(out, ".Fn %.*s", (int)fn, p);
+            for (size_t i = fn + 2; i < n; i++)
+                fprintf(out, " %c", p[i]);
+            fputs(stop ? " .\n" : "\n", out);
+            column = 0;
+            p += n;
+            continue;
+        }
         if (column > 0 && column + 1 + width > MT_MAN_LINE_MAX) {
             fputc('\n', out);
             column = 0;

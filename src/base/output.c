@@ -72,9 +72,10 @@ int mt_std_fd(int fd)
     if (state == 1 && st.st_dev == s->dev && st.st_ino == s->ino)
         return fd;
     int saved = errno, flags = fcntl(fd, F_GETFL);
-    bool for_messages = S_ISCHR(st.st_mode) ? isatty(fd) != 0
-                        : S_ISREG(st.st_mode) && flags != -1 && (flags & O_APPEND) != 0 &&
-                              (flags & O_ACCMODE) != O_RDONLY;
+    bool for_messages = S_ISCHR(st.st_mode)
+                            ? isatty(fd) != 0
+                            : S_ISREG(st.st_mode) && flags != -1 && (flags & O_APPEND) != 0 &&
+                                  (flags & O_ACCMODE) != O_RDONLY;
     errno = saved;
     return for_messages ? fd : -1;
 #else

@@ -510,7 +510,6 @@ static void describe_deep_locked(cache_entry_t *e, known_t want, bool kept)
 #define describe_deep_locked describe_locked
 #endif
 
-
 /* Describes pc as far as want, from the cache when it has as much: an address first named
  * by its module or its symbol alone is taken further. With option symbolize=0, the symbol
  * tables only, and not kept (the option may change). */

@@ -139,8 +139,9 @@ bool mt_place_in_runtime(uint32_t id)
         return false;
     Dl_info info;
     if (dladdr(s->pc, &info) == 0 || info.dli_fname == NULL)
-        return true;               /* no module: the loader's or generated code */
-    (void)module_is_system(&(mt_module_t){info.dli_fname, (uintptr_t)info.dli_fbase}); /* self_base */
+        return true; /* no module: the loader's or generated code */
+    (void)module_is_system(
+        &(mt_module_t){info.dli_fname, (uintptr_t)info.dli_fbase}); /* self_base */
     return (uintptr_t)info.dli_fbase == self_base || mt_module_is_runtime(info.dli_fname);
 }
 
