@@ -238,6 +238,44 @@ static void *array_of(reader_t *rd, size_t n, size_t size)
     return p;
 }
 
+/* A site's "held_by" (absent: nothing holds it, or the report was not classified). */
+static void read_holder(reader_t *rd, const json_t *site, mt_holder_t *h, const char *where)
+{
+    char sub[96];
+    const json_t *obj = json_get(site, "held_by");
+    memset(h, 0, sizeof *h);
+    if (obj == NULL)
+        return;
+    snprintf(sub, sizeof sub, "%s.held_by", where);
+    if (obj->type != JSON_OBJECT) {
+        fail(rd, "%s should be an object", sub);
+        return;
+    }
+    const json_t *kind = need(rd, obj, "kind", JSON_STRING, sub);
+    h->kind = kind != NULL ? mt_holder_named(kind->text) : MT_HOLDER_NONE;
+    if (kind != NULL && h->kind == MT_HOLDER_NONE)
+        fail(rd, "%s.kind: unknown holder \"%s\"", sub, kind->text);
+    h->name = opt_string(rd, obj, "name", sub);
+    h->func = opt_string(rd, obj, "function", sub);
+    h->file = opt_string(rd, obj, "file", sub);
+    h->line = line_of(rd, obj, sub);
+    h->module = opt_string(rd, obj, "module", sub);
+    h->thread = u64(rd, obj, "thread", sub);
+    h->offset = u64(rd, obj, "offset", sub);
+    const json_t *chain = need(rd, obj, "chain", JSON_ARRAY, sub);
+    if (chain != NULL && chain->count > MT_HOLDER_CHAIN_MAX)
+        fail(rd, "%s.chain holds more than %u blocks", sub, MT_HOLDER_CHAIN_MAX);
+    for (size_t k = 0; chain != NULL && k < chain->count && k < MT_HOLDER_CHAIN_MAX; k++) {
+        int64_t v;
+        if (!number_of(chain->items[k], false, &v))
+            fail(rd, "%s.chain[%zu] should be a whole number", sub, k);
+        h->chain[h->nchain++] = (uint64_t)v;
+    }
+    h->chain_length = u64(rd, obj, "chain_length", sub);
+    if (h->chain_length < h->nchain)
+        fail(rd, "%s.chain_length is shorter than its chain", sub);
+}
+
 static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
@@ -248,6 +286,12 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
     r->leaked_bytes = u64(rd, leaks, "bytes", "leaks");
     r->leaked_blocks = u64(rd, leaks, "blocks", "leaks");
     r->list_sites = (size_t)u64(rd, leaks, "listed_in_text", "leaks");
+    /* Classified by the leak scan (format 5): absent in older reports and unscanned ones. */
+    r->classified =
+        json_get(leaks, "classified") != NULL && boolean(rd, leaks, "classified", "leaks");
+    r->lost_only = r->classified && boolean(rd, leaks, "lost_only", "leaks");
+    if (json_get(leaks, "threads_unread") != NULL)
+        r->threads_unread = u64(rd, leaks, "threads_unread", "leaks");
     const json_t *sites = need(rd, leaks, "sites", JSON_ARRAY, "leaks");
     if (sites != NULL && (r->sites = array_of(rd, sites->count, sizeof *r->sites)) != NULL) {
         for (size_t i = 0; i < sites->count && !rd->failed; i++) {
@@ -271,6 +315,16 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
                     fail(rd, "%s.sequence_numbers[%zu] should be a whole number", where, k);
                 out->seqs[out->nseqs++] = (uint64_t)v;
             }
+            const json_t *cls = json_get(s, "class");
+            out->leak_class = MT_LEAK_UNCLASSIFIED;
+            if (cls != NULL &&
+                (cls->type != JSON_STRING ||
+                 (out->leak_class = mt_leak_class_named(cls->text)) == MT_LEAK_UNCLASSIFIED))
+                fail(rd,
+                     "%s.class should be \"lost\", \"indirect\", \"possible\" or "
+                     "\"reachable\"",
+                     where);
+            read_holder(rd, s, &out->held, where);
         }
         r->nsites = sites->count;
     }
@@ -291,6 +345,9 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
     const json_t *sys = need(rd, leaks, "system", JSON_OBJECT, "leaks");
     if (sys != NULL)
         read_apart(rd, sys, &r->system, "leaks.system");
+    const json_t *held = r->lost_only ? need(rd, leaks, "held", JSON_OBJECT, "leaks") : NULL;
+    if (held != NULL)
+        read_apart(rd, held, &r->held_apart, "leaks.held");
 }
 
 /* The allocation wrappers (absent: none), at most MT_REPORT_MAX_WRAPPERS. */
@@ -517,8 +574,10 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             r->when = MT_WHEN_NOW;
         else if (strcmp(v->text, "since") == 0)
             r->when = MT_WHEN_SINCE;
+        else if (strcmp(v->text, "lost") == 0)
+            r->when = MT_WHEN_LOST;
         else
-            fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
+            fail(&rd, "when should be \"exit\", \"now\", \"since\" or \"lost\"");
     }
     r->since = u64(&rd, root, "since", "");
     read_stats(&rd, root, &r->stats, &r->threads_running);

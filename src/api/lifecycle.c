@@ -9,6 +9,7 @@
  */
 #include "api/api.h"
 #include "api/owned.h"
+#include "api/reach.h"
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -77,9 +78,12 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     mt_busy--;
 }
 
-/* Runs after the program's atexit handlers and static destructors: see report.c. */
-__attribute__((destructor(101))) static void mt_destructor(void)
+/* Runs after the program's atexit handlers and static destructors: see report.c. The
+ * leak scan reads this thread's stack from here up (api/reach.h). */
+__attribute__((destructor(101))) MT_NOINLINE static void mt_destructor(void)
 {
     MT_ENTRY();
+    MT_REACH_FROM_HERE();
     mt_report_at_exit();
+    mt_reach_leave();
 }

@@ -293,6 +293,13 @@ static bool resolve_locked(uintptr_t addr, mt_data_symbol_t *out)
         mod = dw.dwfl_addrmodule(dw.dwfl, addr);
     if (mod == NULL)
         return false;
+    void **userdata; /* the module's name, kept once in libdwfl's slot for it */
+    const char *path = dw.dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (*userdata == NULL && path != NULL) {
+        const char *slash = strrchr(path, '/');
+        *userdata = (void *)keep(slash != NULL ? slash + 1 : path);
+    }
+    out->module = *userdata;
     GElf_Off off = 0;
     GElf_Sym sym;
     const char *symbol = dw.dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
@@ -304,11 +311,6 @@ static bool resolve_locked(uintptr_t addr, mt_data_symbol_t *out)
             *out = n->sym;
             return true;
         }
-    const char *path = dw.dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    if (path != NULL) {
-        const char *slash = strrchr(path, '/');
-        out->module = keep(slash != NULL ? slash + 1 : path);
-    }
     out->external = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
     if (mt_opt.symbolize)
         describe_locked(mod, (Dwarf_Addr)out->start, out);

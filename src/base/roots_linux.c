@@ -395,11 +395,27 @@ static bool add_other_threads(collect_t *c, const map_t *m, pid_t self, char *bu
  * address, through code without frame pointers too: the C library's exit() between main
  * and the exit report, say. Opened only by a scan; not found, the frame records are walked
  * instead (roots.c). */
+/* The registers a function must keep for its caller, by their DWARF numbers: what the
+ * program had in them when it called the tracker's entry point. */
+#if defined(__x86_64__)
+static const int kept_registers[] = {3, 6, 12, 13, 14, 15}; /* rbx rbp r12-r15 */
+#elif defined(__i386__)
+static const int kept_registers[] = {3, 5, 6, 7}; /* ebx ebp esi edi */
+#elif defined(__aarch64__)
+static const int kept_registers[] = {19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}; /* x19-x29 */
+#elif defined(__s390x__)
+static const int kept_registers[] = {6, 7, 8, 9, 10, 11, 12, 13}; /* r6-r13 */
+#else
+static const int kept_registers[] = {-1};
+#endif
+#define KEPT_REGISTERS (sizeof kept_registers / sizeof kept_registers[0])
+
 static struct {
     pthread_once_t once;
     _Unwind_Reason_Code (*backtrace)(_Unwind_Trace_Fn, void *);
     _Unwind_Ptr (*get_ip)(struct _Unwind_Context *);
     _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
+    _Unwind_Word (*get_gr)(struct _Unwind_Context *, int);
 } unwinder = {.once = PTHREAD_ONCE_INIT};
 
 static void open_unwinder(void)
@@ -409,54 +425,64 @@ static void open_unwinder(void)
         return;
     *(void **)&unwinder.get_ip = dlsym(lib, "_Unwind_GetIP");
     *(void **)&unwinder.get_cfa = dlsym(lib, "_Unwind_GetCFA");
-    if (unwinder.get_ip != NULL && unwinder.get_cfa != NULL)
+    *(void **)&unwinder.get_gr = dlsym(lib, "_Unwind_GetGR");
+    if (unwinder.get_ip != NULL && unwinder.get_cfa != NULL && unwinder.get_gr != NULL &&
+        kept_registers[0] >= 0)
         *(void **)&unwinder.backtrace = dlsym(lib, "_Unwind_Backtrace");
 }
 
 typedef struct unwinding {
     mt_roots_t *r;
-    uintptr_t from, end, last_cfa;
+    uintptr_t from, end, last_sp;
+    bool entry_seen;                /* the entry point's own frame went by */
+    uintptr_t kept[KEPT_REGISTERS]; /* the program's registers at its call of the entry point */
+    size_t nkept;
 } unwinding_t;
 
 /* The unwinder calls this for each frame, innermost first, with its instruction pointer (a
  * return address, but for the innermost) and the canonical frame address of the frame it
  * returns from: this frame's stack pointer. A frame's words lie from there up to the next
- * frame's. Only frames from the entry point up are kept. */
+ * frame's. The tracker's frames are below `from`; the entry point's own (its saved
+ * registers, a slot of padding that may hold anything of a call that returned) is left
+ * out: its caller's registers are taken from the unwinder instead, as values. */
 static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *arg)
 {
     unwinding_t *u = arg;
     mt_roots_t *r = u->r;
     uintptr_t sp = (uintptr_t)unwinder.get_cfa(ctx);
     uintptr_t ip = (uintptr_t)unwinder.get_ip(ctx);
-    if (sp < u->last_cfa || sp > u->end || r->nframes == MT_ROOT_FRAMES_MAX || ip == 0)
+    if (sp < u->last_sp || sp > u->end || r->nframes == MT_ROOT_FRAMES_MAX || ip == 0)
         return _URC_END_OF_STACK;
-    u->last_cfa = sp;
+    u->last_sp = sp;
     if (sp < u->from)
         return _URC_NO_REASON; /* the tracker's own frames */
+    if (!u->entry_seen) {
+        u->entry_seen = true;
+        return _URC_NO_REASON;
+    }
+    if (u->nkept == 0)
+        for (size_t k = 0; k < KEPT_REGISTERS; k++)
+            u->kept[u->nkept++] = (uintptr_t)unwinder.get_gr(ctx, kept_registers[k]);
     if (r->nframes != 0)
         r->frames[r->nframes - 1].end = sp;
     r->frames[r->nframes++] = (mt_stack_frame_t){sp, u->end, (void *)ip};
     return _URC_NO_REASON;
 }
 
-static bool unwind_frames(mt_roots_t *r, uintptr_t stack_from, uintptr_t stack_end)
+/* This thread's frames from the entry point's caller up, and that caller's registers. */
+static bool unwind_frames(mt_roots_t *r, uintptr_t stack_from, uintptr_t stack_end, unsigned thread)
 {
     pthread_once(&unwinder.once, open_unwinder);
     if (unwinder.backtrace == NULL)
         return false;
-    unwinding_t u = {r, stack_from, stack_end, 0};
+    unwinding_t u = {r, stack_from, stack_end, 0, false, {0}, 0};
     r->nframes = 0;
     unwinder.backtrace(unwind_step, &u);
-    /* The entry point's own frame is the first: its words, the registers it saved, go with
-     * its caller's frame, whose values they are. */
-    if (r->nframes >= 2) {
-        r->frames[1].start = stack_from;
-        memmove(&r->frames[0], &r->frames[1], (r->nframes - 1) * sizeof r->frames[0]);
-        r->nframes--;
-    } else if (r->nframes == 1) {
-        r->frames[0].start = stack_from;
+    if (r->nframes == 0 || u.nkept == 0) {
+        r->nframes = 0;
+        return false;
     }
-    return r->nframes != 0;
+    return mt_roots_add_values(r, u.kept, u.nkept, thread);
 }
 #endif
 
@@ -471,11 +497,11 @@ static bool add_own_stack(collect_t *c, uintptr_t from, uintptr_t end, void *fra
     mt_roots_t *r = c->roots;
 #ifdef HAVE_UNWINDER
     mt_busy++; /* its first call loads libgcc_s, which allocates */
-    bool unwound = unwind_frames(r, from, end);
+    bool unwound = unwind_frames(r, from, end, c->thread);
     mt_busy--;
     if (!unwound)
 #endif
-        mt_roots_walk_frames(r, frame, from, end);
+        mt_roots_walk_frames(r, frame, from, end); /* the entry point's frame included */
     if (r->nframes == 0)
         return mt_roots_add(r, from, end, MT_ROOT_STACK, c->thread, c->own_thread, c->nown_thread);
     for (size_t f = 0; f < r->nframes; f++) {

@@ -240,7 +240,9 @@ static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
     mt_buf_char(b, ']');
 }
 
-static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const char *kind)
+/* level: "error", "warning" or "note" (a leak the program still points at). */
+static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const char *kind,
+                        const char *level)
 {
     size_t index = rule_index(rs, error, kind);
     rule_t r = {error, kind};
@@ -254,7 +256,9 @@ static void result_head(mt_buf_t *b, bool *first, rules_t *rs, bool error, const
         mt_buf_u64(b, index);
         mt_buf_str(b, ", ");
     }
-    mt_buf_str(b, error ? "\"level\": \"error\", " : "\"level\": \"warning\", ");
+    mt_buf_str(b, "\"level\": \"");
+    mt_buf_str(b, level);
+    mt_buf_str(b, "\", ");
 }
 
 /* A stable identity for code-scanning services: kind, file and function, not the line,
@@ -278,7 +282,8 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
                         rules_t *rs)
 {
     mt_buf_t *m = b; /* the message is written into the report, escaped as it goes */
-    result_head(b, first, rs, false, s->where.kind);
+    result_head(b, first, rs, false, s->where.kind,
+                s->leak_class == MT_LEAK_REACHABLE ? "note" : "warning");
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_count(m, s->bytes, "byte", "bytes");
@@ -310,6 +315,12 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
         }
         mt_buf_char(m, ')');
     }
+    if (s->leak_class != MT_LEAK_UNCLASSIFIED) { /* "; still reachable: held by g_x at x.c:3" */
+        mt_buf_str(m, "; ");
+        mt_buf_str(m, mt_leak_class_text[s->leak_class]);
+        mt_buf_str(m, s->held.kind != MT_HOLDER_NONE ? ": " : "");
+        mt_buf_holder(m, &s->held);
+    }
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_location(&s->where))
@@ -322,12 +333,22 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     mt_buf_u64(b, s->bytes);
     mt_buf_str(b, ", \"blocks\": ");
     mt_buf_u64(b, s->blocks);
+    if (s->leak_class != MT_LEAK_UNCLASSIFIED) {
+        mt_buf_str(b, ", \"class\": ");
+        mt_buf_json_str(b, mt_leak_class_json[s->leak_class]);
+    }
+    if (s->held.kind != MT_HOLDER_NONE) {
+        mt_buf_str(b, ", \"heldBy\": ");
+        mt_buf_json_begin(b);
+        mt_buf_holder(b, &s->held);
+        mt_buf_json_end(b);
+    }
     mt_buf_str(b, "}}");
 }
 
 static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs)
 {
-    result_head(b, first, rs, true, e->kind);
+    result_head(b, first, rs, true, e->kind, "error");
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_error_summary(b, e);

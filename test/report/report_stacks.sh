@@ -22,7 +22,7 @@ validator = jsonschema.Draft202012Validator(schema)
 r = json.load(open(sys.argv[2]))
 errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(r)]
 assert not errors, errors
-assert r["version"] == 4
+assert r["version"] == 5
 def broken(change):
     bad = json.loads(json.dumps(r))
     change(bad)
@@ -63,6 +63,7 @@ def v2(b):
                 e[k].pop("stack", None)
 save("v2.json", v2)
 save("v3.json", lambda b: b.update(version=3))  # format 3: the same, less inlined code
+save("v4.json", lambda b: b.update(version=4))  # format 4: the same, no leak classes
 # Code inlined: load_image's was inlined into read_file's at shapes.c:20, itself inlined
 # into main at shapes.c:30 (one return address, three functions).
 def inlined(b):
@@ -92,16 +93,18 @@ refuse nodetected.json 'wrappers[1].detected is missing'
 # One model: the JSON written again is the fixture, byte for byte, stacks and wrappers too.
 "$M" report "$fixture" --json again.json --sarif again.sarif --html again.html
 cmp "$fixture" again.json
-# Reports of formats 2 and 3 are read, and written again as format 4 with nothing more in
+# Reports of formats 2 to 4 are read, and written again as format 5 with nothing more in
 # them.
 "$M" report v2.json --json v2-again.json
 "$M" report v3.json --json v3-again.json
 cmp "$fixture" v3-again.json
+"$M" report v4.json --json v4-again.json
+cmp "$fixture" v4-again.json
 $PY - <<'PY'
 import json
 a, b = json.load(open("v2.json")), json.load(open("v2-again.json"))
-assert b["version"] == 4 and "wrappers" not in b, b.keys()
-assert dict(a, version=4) == b
+assert b["version"] == 5 and "wrappers" not in b, b.keys()
+assert dict(a, version=5) == b
 assert all("stack" not in s for s in b["leaks"]["sites"])
 PY
 # Inlined code: read back and written again as it was; the text says which function the

@@ -1,0 +1,21 @@
+/* leaks.h - the leaks of a report, grouped by site, class and holder (leaks.c).
+ */
+#ifndef MT_LEAKS_H
+#define MT_LEAKS_H
+
+#include "report/model.h"
+
+/* Frames for the stacks of a model's places, depth each. */
+typedef struct mt_frame_pool {
+    mt_frame_t *next, *end;
+    size_t depth;
+} mt_frame_pool_t;
+
+/* Fills r->sites with the live blocks made at or after sequence number `since`: by site
+ * alone (by_id, nids entries, one per site), or when r->when asks for leaks and some are to
+ * be listed, by the leak scan's classes and holders too (r->groups then holds them; r->
+ * lost_only keeps lost and indirectly lost blocks only). */
+void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since,
+                           mt_frame_pool_t *pool);
+
+#endif /* MT_LEAKS_H */
