@@ -429,7 +429,7 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
  * MEMTRACK_STATIC_MEMORY(bytes). It grows with what the program does: about 5 KiB of
  * tables at the first block, a 57-byte record per live block (and per block in the
  * quarantine), about 250 bytes per site (file, line, function), and while a report is
- * made about 3.5 KiB, 216 bytes per site and 344 per error logged; an eighth of it (2 KiB
+ * made about 3.5 KiB, 232 bytes per site and 344 per error logged; an eighth of it (2 KiB
  * at least) is kept back for the report. 32 KiB serves a few hundred blocks. When it
  * runs out, blocks are handed out untracked and the report says how many and what size to
  * give it instead. The reports name the program memtrack_program_name ("program" unless

@@ -239,13 +239,18 @@ static void *array_of(reader_t *rd, size_t n, size_t size)
 }
 
 /* A site's "held_by" (absent: nothing holds it, or the report was not classified). */
-static void read_holder(reader_t *rd, const json_t *site, mt_holder_t *h, const char *where)
+static void read_holder(reader_t *rd, const json_t *site, const mt_holder_t **out,
+                        const char *where)
 {
     char sub[96];
     const json_t *obj = json_get(site, "held_by");
-    memset(h, 0, sizeof *h);
+    *out = NULL;
     if (obj == NULL)
         return;
+    mt_holder_t *h = array_of(rd, 1, sizeof *h);
+    if (h == NULL)
+        return;
+    *out = h;
     snprintf(sub, sizeof sub, "%s.held_by", where);
     if (obj->type != JSON_OBJECT) {
         fail(rd, "%s should be an object", sub);
@@ -600,8 +605,10 @@ static void release_stack(mt_place_t *p)
 
 void report_release(mt_report_t *r)
 {
-    for (size_t i = 0; r->sites != NULL && i < r->nsites; i++)
+    for (size_t i = 0; r->sites != NULL && i < r->nsites; i++) {
         release_stack(&r->sites[i].where);
+        free((void *)r->sites[i].held);
+    }
     for (size_t i = 0; r->error_list != NULL && i < r->nerror_list; i++) {
         release_stack(&r->error_list[i].alloc);
         release_stack(&r->error_list[i].freed);

@@ -83,7 +83,7 @@ __attribute__((constructor(101))) static void mt_constructor(void)
 __attribute__((destructor(101))) MT_NOINLINE static void mt_destructor(void)
 {
     MT_ENTRY();
-    MT_REACH_FROM_HERE();
+    MT_REACH_FROM_EXIT();
     mt_report_at_exit();
     mt_reach_leave();
 }

@@ -25,32 +25,36 @@
 #include "api/api.h"
 #include "api/reach.h"
 #include "checks/foreign.h"
-#include "records/place.h"
 
 /* ---- the entry point's stack ---------------------------------------------------------- */
 
 static MT_TLS uintptr_t stack_from; /* 0: no entry point marked its stack */
 static MT_TLS void *entry_frame;
+static MT_TLS bool entry_at_exit;
 
-MT_NOINLINE void mt_reach_enter(void *frame)
+MT_NOINLINE void mt_reach_enter(void *frame, bool at_exit)
 {
     /* The canonical frame address of this call is the caller's stack pointer at the call:
      * its frame, with the registers it saved, lies at and above it. */
     stack_from = (uintptr_t)__builtin_dwarf_cfa();
     entry_frame = frame;
+    entry_at_exit = at_exit;
 }
 
 void mt_reach_leave(void)
 {
     stack_from = 0;
     entry_frame = NULL;
+    entry_at_exit = false;
 }
 
 /* ---- reading memory through the kernel -------------------------------------------------- */
 
-#define BUFFER_BYTES (256u * 1024u)
-#define BATCH_BLOCKS 512u /* remote pieces a read may take (IOV_MAX is 1024) */
-#define PIECE 4096u       /* what a read that failed is tried again by */
+/* What is read at once, and the blocks a read may take (IOV_MAX is 1024); on bare metal,
+ * where the scan's memory is the static buffer's part kept for the report, little. */
+#define BUFFER_BYTES MT_SMALL(256u * 1024u, 512u)
+#define BATCH_BLOCKS MT_SMALL(256u, 8u)
+#define PIECE 4096u /* what a read that failed is tried again by */
 
 typedef struct reader {
     unsigned char *buf; /* BUFFER_BYTES, in pages of its own */
@@ -259,10 +263,10 @@ static void drain(scan_t *s)
 
 /* ---- taking the blocks ---------------------------------------------------------------- */
 
-static bool grow_blocks(mt_reach_t *r)
+/* Room for `more` blocks in all (the blocks so far kept). */
+static bool grow_blocks(mt_reach_t *r, size_t more)
 {
-    size_t more = r->cap != 0 ? r->cap * 2 : 1024;
-    mt_reach_block_t *fresh = mt_pages_alloc(more * sizeof *fresh);
+    mt_reach_block_t *fresh = mt_pages_alloc_for_report(more * sizeof *fresh);
     if (fresh == NULL)
         return false;
     if (r->blocks != NULL) {
@@ -279,10 +283,17 @@ typedef struct take_ctx {
     bool ok;
 } take_ctx_t;
 
+static void count_block(mt_block_t *b, void *ctx)
+{
+    (void)b;
+    (*(size_t *)ctx)++;
+}
+
 static void take_block(mt_block_t *b, void *ctx)
 {
     take_ctx_t *c = ctx;
-    if (c->r->n == c->r->cap && !(c->ok = c->ok && grow_blocks(c->r)))
+    /* (more than were counted: other threads made them since) */
+    if (c->r->n == c->r->cap && !(c->ok = c->ok && grow_blocks(c->r, c->r->cap * 2 + 16)))
         return;
     c->r->blocks[c->r->n++] =
         (mt_reach_block_t){mt_block_addr(b),  b->size, mt_meta_load(b),   0, b->site,
@@ -357,8 +368,8 @@ static bool scan_setup(scan_t *s, mt_reach_t *r)
     memset(s, 0, sizeof *s);
     s->r = r;
     s->leader = MT_REACH_NO_BLOCK;
-    s->rd.buf = mt_pages_alloc(BUFFER_BYTES);
-    s->queue = mt_pages_alloc(queue_room(r->n) * sizeof *s->queue);
+    s->rd.buf = mt_pages_alloc_for_report(BUFFER_BYTES);
+    s->queue = mt_pages_alloc_for_report(queue_room(r->n) * sizeof *s->queue);
     if (s->rd.buf == NULL || s->queue == NULL)
         return false;
     s->low = r->blocks[0].start;
@@ -367,7 +378,7 @@ static bool scan_setup(scan_t *s, mt_reach_t *r)
         if (end > s->high) {
             s->high = end;
         } else if (s->ends == NULL) { /* a block inside another: keep the highest ends */
-            s->ends = mt_pages_alloc(r->n * sizeof *s->ends);
+            s->ends = mt_pages_alloc_for_report(r->n * sizeof *s->ends);
             if (s->ends == NULL)
                 return false;
         }
@@ -393,19 +404,14 @@ static void scan_done(scan_t *s)
         mt_pages_free(s->ends, s->r->n * sizeof *s->ends);
 }
 
-/* The program's code: not a system library's (records/place.c's rule, as for sites). */
-static bool program_code(void *pc)
-{
-    mt_place_t place;
-    return !mt_place_of(mt_site_pc(pc, MT_KIND_NONE), &place);
-}
-
 bool mt_reach_scan(mt_reach_t *r)
 {
     memset(r, 0, sizeof *r);
     int saved = errno;
     mt_busy++;
-    take_ctx_t take = {r, true};
+    size_t live = 0;
+    mt_table_foreach(count_block, &live);
+    take_ctx_t take = {r, live == 0 || grow_blocks(r, live + live / 8 + MT_SMALL(64u, 0u))};
     mt_table_foreach(take_block, &take);
     bool ok = take.ok;
     if (ok && r->n != 0) {
@@ -413,7 +419,7 @@ bool mt_reach_scan(mt_reach_t *r)
         /* Without an entry point's mark, this thread's stack from here up: the frames of
          * the tracker's below it are its own, above it the program's. */
         uintptr_t from = stack_from != 0 ? stack_from : (uintptr_t)__builtin_frame_address(0);
-        ok = mt_roots_collect(&r->roots, from, entry_frame, program_code) &&
+        ok = mt_roots_collect(&r->roots, from, entry_frame, entry_at_exit) &&
              mt_reach_add_registered(&r->roots);
         if (ok)
             mt_roots_finish(&r->roots);

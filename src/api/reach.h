@@ -43,9 +43,15 @@ typedef struct mt_reach {
 #define MT_REACH_FROM_HERE()                                                                       \
     do {                                                                                           \
         __builtin_unwind_init();                                                                   \
-        mt_reach_enter(__builtin_frame_address(0));                                                \
+        mt_reach_enter(__builtin_frame_address(0), false);                                         \
     } while (0)
-void mt_reach_enter(void *frame);
+/* The same for the exit report, which the C library's exit() calls (base/roots.h). */
+#define MT_REACH_FROM_EXIT()                                                                       \
+    do {                                                                                           \
+        __builtin_unwind_init();                                                                   \
+        mt_reach_enter(__builtin_frame_address(0), true);                                          \
+    } while (0)
+void mt_reach_enter(void *frame, bool at_exit);
 /* Ends what MT_REACH_FROM_HERE began (before the entry point returns). */
 void mt_reach_leave(void);
 

@@ -39,8 +39,8 @@ size_t mt_own_thread_spans(mt_span_t *out)
 /* Grows an array in pages of its own: count items of size bytes, doubled. */
 static bool grow(void **array, size_t *cap, size_t size)
 {
-    size_t more = *cap != 0 ? *cap * 2 : 256;
-    void *fresh = mt_pages_alloc(more * size);
+    size_t more = *cap != 0 ? *cap * 2 : MT_SMALL(256u, 8u);
+    void *fresh = mt_pages_alloc_for_report(more * size);
     if (fresh == NULL)
         return false;
     if (*array != NULL) {
@@ -158,25 +158,28 @@ void mt_roots_walk_frames(mt_roots_t *r, void *frame, uintptr_t stack_from, uint
      * function's own words lie below its record, down to the record of the function it
      * called. So the words between two records belong to the function the lower record
      * returns into, and that return address names the line it is at. Each record must lie
-     * above the last, inside the stack: where one does not (code without frame pointers),
-     * the rest of the stack is a frame of no known function (pc NULL), read whole. */
+     * above the last, inside the stack: where the next one does not (code without frame
+     * pointers), the last function told keeps the rest of the stack, its own frame and
+     * those of the functions it was called from, which cannot be told apart. */
     const uintptr_t word = sizeof(void *);
     uintptr_t fp = (uintptr_t)frame, start = stack_from;
     if (fp < stack_from || fp % word != 0)
         return;
-    while (r->nframes + 1 < MT_ROOT_FRAMES_MAX && fp + 2 * word <= stack_end) {
+    while (r->nframes < MT_ROOT_FRAMES_MAX && fp + 2 * word <= stack_end) {
         uintptr_t next = ((const uintptr_t *)fp)[0];
         void *pc = ((void *const *)fp)[1];
-        if (pc == NULL || next <= fp || next % word != 0 || next + 2 * word > stack_end)
+        if (pc == NULL)
             break;
+        bool last = next <= fp || next % word != 0 || next + 2 * word > stack_end ||
+                    r->nframes + 1 == MT_ROOT_FRAMES_MAX;
         /* (The first frame's words start at the entry point's stack pointer: the registers
          * the entry point saved are its caller's.) */
-        r->frames[r->nframes++] = (mt_stack_frame_t){start, next + 2 * word, pc};
+        r->frames[r->nframes++] = (mt_stack_frame_t){start, last ? stack_end : next + 2 * word, pc};
+        if (last)
+            break;
         start = next + 2 * word;
         fp = next;
     }
-    if (r->nframes != 0)
-        r->frames[r->nframes++] = (mt_stack_frame_t){start, stack_end, NULL};
 #else
     (void)frame;
     (void)stack_from;

@@ -38,8 +38,8 @@ typedef struct mt_root {
 } mt_root_t;
 
 /* A frame of the calling thread's stack: its words are [start, end), and pc is a return
- * address into its function (the call it is in), which names it; NULL: not known (the
- * rest of a stack a walk could not follow). */
+ * address into its function (the call it is in), which names it. The last frame a walk
+ * could tell keeps the rest of the stack, which it could not follow. */
 typedef struct mt_stack_frame {
     uintptr_t start, end;
     void *pc;
@@ -57,19 +57,15 @@ typedef struct mt_roots {
     unsigned threads_unread; /* live threads whose stack could not be found */
 } mt_roots_t;
 
-/* Whether a return address is in the program's code (not a system library's): only such
- * frames of the calling thread are roots, when its frames are known. Their words are
- * live; a system library's frame between them and the top (the C library's exit(), its
- * start-up) holds only stale words of calls that returned, as main's once it returned. */
-typedef bool mt_program_code_fn(void *pc);
-
 /* Finds the roots. The calling thread's stack is read from stack_from up (the caller's
- * entry point's stack pointer: below it lies the tracker's own work), the frames whose
- * code program_code says is the program's when they can be told (frame: that entry
- * point's frame pointer, for frame records; NULL: none), all of it otherwise. Returns
- * false when there is no memory for them. Takes no tracker lock but the threads' list's. */
-bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame,
-                      mt_program_code_fn *program_code);
+ * entry point's stack pointer: below it lies the tracker's own work), less the frames of the
+ * C library and the loader when its frames can be told (frame: that entry point's frame
+ * pointer, for frame records; NULL: none): their words are stale ones of calls that
+ * returned (at exit, called from the C library's exit(), those of main once it returned).
+ * At exit (at_exit), a stack whose frames cannot be told is not read, for that reason.
+ * Returns false when there is no memory for them. Takes no tracker lock but the threads'
+ * list's. */
+bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame, bool at_exit);
 /* Adds a range of kind MT_ROOT_PROGRAM (registered roots, api/reach.c). */
 bool mt_roots_add_program(mt_roots_t *r, uintptr_t start, uintptr_t end, uint32_t index);
 void mt_roots_free(mt_roots_t *r);
@@ -92,8 +88,8 @@ bool mt_roots_add(mt_roots_t *r, uintptr_t start, uintptr_t end, mt_root_kind_t 
 bool mt_roots_add_values(mt_roots_t *r, const uintptr_t *values, size_t n, unsigned thread);
 /* Sorts the list (after the values' array stopped moving). */
 void mt_roots_finish(mt_roots_t *r);
-/* The calling thread's frames, from the frame record at frame up to stack_end (x86, x86-64
- * and arm64 frame records; elsewhere none). */
+/* The calling thread's frames, from the frame record at frame up to stack_end (x86 and
+ * x86-64 frame records; elsewhere none). */
 void mt_roots_walk_frames(mt_roots_t *r, void *frame, uintptr_t stack_from, uintptr_t stack_end);
 
 #endif /* MT_ROOTS_H */

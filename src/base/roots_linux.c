@@ -343,8 +343,10 @@ static bool add_thread(collect_t *c, const map_t *m, pid_t tid)
     bool whole = stack == NULL || !stack->readable;
     if (whole) /* running (or a stack pointer outside every mapping): its whole stack */
         stack = known ? map_find(m, note.sp) : NULL;
+    /* A thread the tracker never saw and whose stack pointer says nothing (running, or not
+     * the program's: an emulator's own threads) is left out; one it saw is counted. */
     if (stack == NULL || !stack->readable) {
-        c->roots->threads_unread++;
+        c->roots->threads_unread += known;
         return true;
     }
     uintptr_t from = whole ? stack->start : sp - RED_ZONE;
@@ -490,9 +492,27 @@ static bool unwind_frames(mt_roots_t *r, uintptr_t stack_from, uintptr_t stack_e
 
 #define READ_BUFFER (64u * 1024u)
 
-/* The calling thread's stack: its program's frames when they are known, else all of it. */
-static bool add_own_stack(collect_t *c, uintptr_t from, uintptr_t end, void *frame,
-                          mt_program_code_fn *program_code)
+/* True for code of the C library or the loader: a dynamic one by its file name, a static
+ * one as what the linker placed after libmemtrack's code (base/code_end.c). */
+static bool c_runtime_code(void *pc)
+{
+    static const char *const names[] = {"libc.so", "libc-",   "libc.musl", "ld-linux",
+                                        "ld-musl", "ld64.so", "ld.so"};
+    Dl_info info;
+    if (mt_in_code_linked_after((uintptr_t)pc))
+        return true;
+    if (dladdr(pc, &info) == 0 || info.dli_fname == NULL)
+        return false;
+    const char *slash = strrchr(info.dli_fname, '/');
+    const char *base = slash != NULL ? slash + 1 : info.dli_fname;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The calling thread's stack: less the C library's frames when they are known. */
+static bool add_own_stack(collect_t *c, uintptr_t from, uintptr_t end, void *frame, bool at_exit)
 {
     mt_roots_t *r = c->roots;
 #ifdef HAVE_UNWINDER
@@ -503,19 +523,21 @@ static bool add_own_stack(collect_t *c, uintptr_t from, uintptr_t end, void *fra
 #endif
         mt_roots_walk_frames(r, frame, from, end); /* the entry point's frame included */
     if (r->nframes == 0)
-        return mt_roots_add(r, from, end, MT_ROOT_STACK, c->thread, c->own_thread, c->nown_thread);
+        return at_exit ||
+               mt_roots_add(r, from, end, MT_ROOT_STACK, c->thread, c->own_thread, c->nown_thread);
+    /* A frame of the C library's is skipped, and with the last one a walk told, all the
+     * rest above it: at exit, called from the C library's exit(), the program's frames are
+     * found only with the unwinder (and what main's frame held is dead once it returned). */
     for (size_t f = 0; f < r->nframes; f++) {
         const mt_stack_frame_t *fr = &r->frames[f];
-        if ((fr->pc == NULL || program_code(fr->pc)) &&
-            !mt_roots_add(r, fr->start, fr->end, MT_ROOT_STACK, c->thread, c->own_thread,
-                          c->nown_thread))
+        if (!c_runtime_code(fr->pc) && !mt_roots_add(r, fr->start, fr->end, MT_ROOT_STACK,
+                                                     c->thread, c->own_thread, c->nown_thread))
             return false;
     }
     return true;
 }
 
-bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame,
-                      mt_program_code_fn *program_code)
+bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame, bool at_exit)
 {
     memset(r, 0, sizeof *r);
     int saved = errno;
@@ -539,7 +561,7 @@ bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame,
     /* This thread's stack, from the entry point's frame up; its registers are there. */
     const mapping_t *stack = map_find(&m, stack_from);
     if (c.ok && stack != NULL)
-        c.ok = add_own_stack(&c, stack_from, stack->end, frame, program_code);
+        c.ok = add_own_stack(&c, stack_from, stack->end, frame, at_exit);
     if (c.ok)
         c.ok = add_other_threads(&c, &m, thread_id(), buf, READ_BUFFER);
     map_free(&m);

@@ -40,7 +40,7 @@ bool mt_holders_init(mt_holders_t *h, const mt_reach_t *reach)
     if (n == 0)
         return true;
     h->size = bytes_for(n);
-    unsigned char *mem = mt_pages_alloc(h->size);
+    unsigned char *mem = mt_pages_alloc_for_report(h->size);
     if (mem == NULL)
         return false;
     h->roots = (holder_root_t *)(void *)mem; /* zero: not known yet */
@@ -86,8 +86,6 @@ static uint32_t named_frame(const mt_roots_t *roots, uintptr_t addr)
         const mt_stack_frame_t *fr = &roots->frames[f];
         if (addr < fr->start || addr >= fr->end)
             continue;
-        if (fr->pc == NULL)
-            return MT_SITE_NONE;
         uint32_t site = mt_site_pc(fr->pc, MT_KIND_NONE);
         mt_place_t place;
         return !mt_place_of(site, &place) && place.file != NULL ? site : MT_SITE_NONE;
@@ -242,6 +240,9 @@ static int cmp_str(const char *a, const char *b)
 
 int mt_holder_cmp(const mt_holder_t *a, const mt_holder_t *b)
 {
+    static const mt_holder_t none = {MT_HOLDER_NONE};
+    a = a != NULL ? a : &none;
+    b = b != NULL ? b : &none;
     if (a->kind != b->kind)
         return a->kind < b->kind ? -1 : 1;
     int c = cmp_str(a->name, b->name);

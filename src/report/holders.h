@@ -30,7 +30,7 @@ typedef struct mt_holder_key {
 mt_holder_key_t mt_holder_key(mt_holders_t *h, uint32_t i);
 /* Describes what holds block i (of class leak_class) for the report. */
 void mt_holder_describe(mt_holders_t *h, uint32_t i, mt_leak_class_t leak_class, mt_holder_t *out);
-/* 0 when two holders print the same (the same words for a report's group). */
+/* 0 when two holders print the same (the same words for a report's group); NULL is none. */
 int mt_holder_cmp(const mt_holder_t *a, const mt_holder_t *b);
 
 #endif /* MT_HOLDERS_H */

@@ -131,7 +131,7 @@ static int cmp_place(const mt_leak_site_t *x, const mt_leak_site_t *y)
     if (c == 0)
         c = (a->pc > b->pc) - (a->pc < b->pc);
     if (c == 0)
-        c = mt_holder_cmp(&x->held, &y->held);
+        c = mt_holder_cmp(x->held, y->held);
     return c;
 }
 
@@ -186,7 +186,7 @@ static int cmp_printed(const mt_leak_site_t *x, const mt_leak_site_t *y)
     if (c == 0 && x->leak_class != y->leak_class)
         c = x->leak_class < y->leak_class ? -1 : 1;
     if (c == 0)
-        c = mt_holder_cmp(&x->held, &y->held);
+        c = mt_holder_cmp(x->held, y->held);
     return c;
 }
 
@@ -237,7 +237,7 @@ static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, mt
     kept = 0;
     for (size_t i = 0; i < n; i++) {
         mt_leak_site_t *s = &sites[i];
-        long rule = mt_suppress_match(&s->where, &s->held);
+        long rule = mt_suppress_match(&s->where, s->held);
         if (rule >= 0) {
             add_apart(&r->suppressed, s);
             add_apart(&r->rules[rule].hits, s);
@@ -327,7 +327,7 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
 {
     const mt_reach_t *reach = h->reach;
     size_t keys_size = reach->n * sizeof(leak_key_t);
-    leak_key_t *keys = mt_pages_alloc(keys_size != 0 ? keys_size : 1);
+    leak_key_t *keys = mt_pages_alloc_for_report(keys_size != 0 ? keys_size : 1);
     *ok = keys != NULL;
     if (keys == NULL)
         return 0;
@@ -344,8 +344,10 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
     size_t ngroups = 0;
     for (size_t i = 0; i < n; i++)
         ngroups += i == 0 || !same_group(&keys[i - 1], &keys[i]);
-    r->groups_size = (ngroups != 0 ? ngroups : 1) * sizeof(mt_leak_site_t);
-    mt_leak_site_t *groups = r->groups = mt_pages_alloc(r->groups_size);
+    /* The groups, then their holders (each group's first block's). */
+    r->groups_size = (ngroups != 0 ? ngroups : 1) * (sizeof(mt_leak_site_t) + sizeof(mt_holder_t));
+    mt_leak_site_t *groups = r->groups = mt_pages_alloc_for_report(r->groups_size);
+    mt_holder_t *holders = groups != NULL ? (mt_holder_t *)(void *)(groups + ngroups) : NULL;
     *ok = groups != NULL;
     size_t g = 0;
     for (size_t i = 0; *ok && i < n; i++) {
@@ -354,7 +356,8 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
             mt_leak_site_t *s = &groups[g++];
             s->site = k->site < mt_site_count() ? k->site : MT_SITE_NONE;
             s->leak_class = (mt_leak_class_t)k->leak_class;
-            mt_holder_describe(h, k->block, s->leak_class, &s->held);
+            mt_holder_describe(h, k->block, s->leak_class, &holders[g - 1]);
+            s->held = &holders[g - 1];
         }
         mt_leak_site_t *s = &groups[g - 1];
         s->bytes += reach->blocks[k->block].size;
@@ -408,7 +411,9 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
      * as they are). Its groups replace the sites' counts. */
     mt_leak_site_t *sites = by_id;
     size_t n = 0;
-    if (r->when != MT_WHEN_NOW && any_listed(by_id, nids)) {
+    mt_shortage_t shortage; /* blocks went untracked: what holds what cannot be told */
+    mt_report_shortage(&shortage);
+    if (r->when != MT_WHEN_NOW && shortage.blocks == 0 && any_listed(by_id, nids)) {
         mt_reach_t reach;
         mt_holders_t h;
         if (mt_reach_scan(&reach)) {
@@ -435,7 +440,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
     for (size_t i = 0; i < n; i++) {
         if (m > 0 && sites[m - 1].leak_class == sites[i].leak_class &&
             mt_site_same(sites[m - 1].site, sites[i].site) &&
-            mt_holder_cmp(&sites[m - 1].held, &sites[i].held) == 0)
+            mt_holder_cmp(sites[m - 1].held, sites[i].held) == 0)
             merge_into(&sites[m - 1], &sites[i], c.keep_seqs);
         else
             sites[m++] = sites[i];

@@ -154,7 +154,9 @@ typedef struct mt_leak_site {
     uint64_t seqs[16]; /* smallest sequence numbers, ascending */
     unsigned nseqs;
     mt_leak_class_t leak_class;
-    mt_holder_t held; /* what holds its first block (smallest sequence number) */
+    const mt_holder_t *held; /* what holds its first block (smallest sequence number); NULL:
+                                nothing, or not scanned (a pointer: most sites have none, and
+                                a site is small on bare metal's budget) */
 } mt_leak_site_t;
 
 /* One heap error as logged when it was found. */

@@ -377,7 +377,8 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
             mt_buf_html(b, mt_leak_class_text[s->leak_class]);
             mt_buf_str(b, "</td><td class=\"held\">");
             mt_buf_escape(b, MT_ESCAPE_HTML);
-            mt_buf_holder(b, &s->held);
+            if (s->held != NULL)
+                mt_buf_holder(b, s->held);
             mt_buf_escape(b, MT_ESCAPE_NONE);
             mt_buf_str(b, "</td>");
         }

@@ -206,7 +206,8 @@ static void leaks(mt_buf_t *b, const mt_report_t *r)
             mt_buf_str(b, ", ");
             str_field(b, "class", mt_leak_class_json[s->leak_class], true);
         }
-        holder(b, &s->held);
+        if (s->held != NULL)
+            holder(b, s->held);
         mt_buf_char(b, '}');
     }
     mt_buf_str(b, r->nsites > 0 ? "\n    ],\n" : "],\n");

@@ -318,8 +318,9 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     if (s->leak_class != MT_LEAK_UNCLASSIFIED) { /* "; still reachable: held by g_x at x.c:3" */
         mt_buf_str(m, "; ");
         mt_buf_str(m, mt_leak_class_text[s->leak_class]);
-        mt_buf_str(m, s->held.kind != MT_HOLDER_NONE ? ": " : "");
-        mt_buf_holder(m, &s->held);
+        mt_buf_str(m, s->held != NULL && s->held->kind != MT_HOLDER_NONE ? ": " : "");
+        if (s->held != NULL)
+            mt_buf_holder(m, s->held);
     }
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
@@ -337,10 +338,10 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
         mt_buf_str(b, ", \"class\": ");
         mt_buf_json_str(b, mt_leak_class_json[s->leak_class]);
     }
-    if (s->held.kind != MT_HOLDER_NONE) {
+    if (s->held != NULL && s->held->kind != MT_HOLDER_NONE) {
         mt_buf_str(b, ", \"heldBy\": ");
         mt_buf_json_begin(b);
-        mt_buf_holder(b, &s->held);
+        mt_buf_holder(b, s->held);
         mt_buf_json_end(b);
     }
     mt_buf_str(b, "}}");

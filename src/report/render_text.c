@@ -55,10 +55,10 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
     }
     mt_buf_char(b, '\n');
     mt_buf_stack_lines(b, &s->where, "      ");
-    if (s->held.kind != MT_HOLDER_NONE) {
+    if (s->held != NULL && s->held->kind != MT_HOLDER_NONE) {
         mt_buf_line(b);
         mt_buf_str(b, "      ");
-        mt_buf_holder(b, &s->held);
+        mt_buf_holder(b, s->held);
         mt_buf_char(b, '\n');
     }
 }
