@@ -51,7 +51,8 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
-	install-command uninstall bench bench-core bench-pools bench-startup sanitize fuzz clean
+	install-command uninstall bench bench-core bench-pools bench-startup bench-reach sanitize fuzz \
+	clean
 .DEFAULT_GOAL := all
 
 help:
@@ -304,10 +305,14 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup
+bench: bench-core bench-pools bench-startup bench-reach
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
+
+# The leak scan's time per live block and per megabyte of roots, beside Valgrind's leak check.
+bench-reach: all $(B)/.deps-bench
+	tools/bench/reach.sh $(if $(filter-out 0,$(QUICK)),--quick)
 
 $(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
 	@mkdir -p $(dir $@)

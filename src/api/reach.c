@@ -12,9 +12,11 @@
  *
  * A word finds its block by bisection in a copy of the table sorted by address, made at the
  * scan in pages of its own. The tracker's own memory is never a root (its records hold the
- * address of every block), nor are blocks in quarantine. Memory is read through the kernel
- * (process_vm_readv, many blocks a call): a block freed meanwhile by another thread, a
- * stack that goes away, a guard page or device memory makes a read fail, never a fault.
+ * address of every block), nor are blocks in quarantine. Roots, and blocks whose memory
+ * their owner may unmap (a pool's, a registrar's), are read through the kernel
+ * (process_vm_readv, many blocks a call): a stack that goes away, a guard page or device
+ * memory makes a read fail, never a fault. malloc'd blocks are read in place, every shard
+ * locked so that none is given back meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +51,19 @@ void mt_reach_leave(void)
 }
 
 /* ---- reading memory through the kernel -------------------------------------------------- */
+
+/* Reading the program's memory as its threads change it is the scan's way (a conservative
+ * scan): ThreadSanitizer is told so where blocks are read in place. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MT_NO_TSAN __attribute__((no_sanitize("thread")))
+#endif
+#elif defined(__SANITIZE_THREAD__)
+#define MT_NO_TSAN __attribute__((no_sanitize("thread")))
+#endif
+#ifndef MT_NO_TSAN
+#define MT_NO_TSAN
+#endif
 
 /* What is read at once, and the blocks a read may take (IOV_MAX is 1024); on bare metal,
  * where the scan's memory is the static buffer's part kept for the report, little. */
@@ -92,6 +107,7 @@ typedef struct scan {
     uint32_t *queue;     /* blocks to read: room for two visits each */
     size_t head, tail;
     uint32_t leader; /* the clique being followed (MT_REACH_NO_BLOCK: the roots' pass) */
+    bool locked;     /* every shard's lock is held: blocks are read in place */
     bool ok;
 } scan_t;
 
@@ -141,6 +157,26 @@ static void enqueue(scan_t *s, uint32_t i)
     s->queue[s->tail++] = i; /* room: see queue_room */
 }
 
+static bool read_plain(scan_t *s, uint32_t i);
+
+/* Valgrind's heuristics for a pointer one word into a block (its length64 and newarray): a
+ * block whose first word holds its length less that word (SQLite's allocator keeps its
+ * blocks' sizes so) or a count of elements that fit in it (C++'s new[] of objects with a
+ * destructor keeps the count before them), pointed at just past that word, is pointed at
+ * as by its start. */
+static MT_NO_TSAN bool counted_start(scan_t *s, uint32_t j)
+{
+    const mt_reach_block_t *b = &s->r->blocks[j];
+    uintptr_t first;
+    if (b->size < 2 * sizeof first || b->start % sizeof first != 0)
+        return false;
+    if (s->locked && read_plain(s, j))
+        memcpy(&first, (const void *)b->start, sizeof first);
+    else if (!read_all(&s->rd, b->start, sizeof first, &first))
+        return false;
+    return first != 0 && first <= b->size - sizeof first;
+}
+
 /* Word `value`, kept at address `at` in block `from` (MT_REACH_NO_BLOCK: in a root). */
 static void visit(scan_t *s, uintptr_t at, uintptr_t value, uint32_t from)
 {
@@ -157,7 +193,9 @@ static void visit(scan_t *s, uintptr_t at, uintptr_t value, uint32_t from)
         to->state = MT_REACH_INDIRECT;
     } else {
         bool definite = from == MT_REACH_NO_BLOCK || s->r->blocks[from].state == MT_REACH_REACHABLE;
-        if (into == 0 && definite && to->state != MT_REACH_REACHABLE)
+        bool start = into == 0 || (into == sizeof(uintptr_t) && to->state != MT_REACH_REACHABLE &&
+                                   counted_start(s, j));
+        if (start && definite && to->state != MT_REACH_REACHABLE)
             to->state = MT_REACH_REACHABLE;
         else if (to->state == MT_REACH_UNREACHED)
             to->state = MT_REACH_POSSIBLE;
@@ -170,8 +208,8 @@ static void visit(scan_t *s, uintptr_t at, uintptr_t value, uint32_t from)
     enqueue(s, j);
 }
 
-static void visit_words(scan_t *s, uintptr_t addr, const unsigned char *bytes, size_t n,
-                        uint32_t from)
+static MT_NO_TSAN void visit_words(scan_t *s, uintptr_t addr, const unsigned char *bytes, size_t n,
+                                   uint32_t from)
 {
     size_t words = n / sizeof(uintptr_t);
     for (size_t k = 0; k < words; k++) {
@@ -211,7 +249,31 @@ static uintptr_t block_words(const mt_reach_block_t *b, uintptr_t *end)
     return start;
 }
 
-/* Reads the queued blocks, many a call, and visits their words, until the queue is empty. */
+/* Visits the words of block i in place when it is a malloc'd block still live: while the
+ * scan holds every shard's lock, no such block can be given back to the C library, so its
+ * memory stays (a pool's, an arena's or a registrar's block lives in memory its owner may
+ * unmap: read through the kernel). */
+/* Whether block i is a malloc'd block still live, to be read in place (with every shard's
+ * lock held): its record, as the table has it now, is still its own. */
+static bool read_plain(scan_t *s, uint32_t i)
+{
+    const mt_reach_block_t *b = &s->r->blocks[i];
+    const mt_block_t *rec = b->record;
+    return !(b->meta & MT_META_FLAG_OWNED) && mt_block_addr(rec) == b->start &&
+           !(mt_meta_load(rec) & MT_META_FLAG_FREED) && rec->size == b->size;
+}
+
+static MT_NO_TSAN bool visit_in_place(scan_t *s, uint32_t i, uintptr_t start, uintptr_t end)
+{
+    if (s->r->blocks[i].meta & MT_META_FLAG_OWNED)
+        return false;     /* read through the kernel */
+    if (read_plain(s, i)) /* else freed since it was taken: nothing is held through it */
+        visit_words(s, start, (const unsigned char *)start, end - start, i);
+    return true;
+}
+
+/* Reads the queued blocks and visits their words, until the queue is empty: in place, or
+ * many a call through the kernel. */
 static void drain(scan_t *s)
 {
     struct iovec remote[BATCH_BLOCKS];
@@ -222,6 +284,10 @@ static void drain(scan_t *s)
             uint32_t i = s->queue[s->head];
             uintptr_t end, start = block_words(&s->r->blocks[i], &end);
             size_t n = end - start;
+            if (s->locked && visit_in_place(s, i, start, end)) {
+                s->head++;
+                continue;
+            }
             if (n > BUFFER_BYTES - bytes) {
                 if (k == 0) { /* a large block alone, in pieces */
                     s->head++;
@@ -296,8 +362,8 @@ static void take_block(mt_block_t *b, void *ctx)
     if (c->r->n == c->r->cap && !(c->ok = c->ok && grow_blocks(c->r, c->r->cap * 2 + 16)))
         return;
     c->r->blocks[c->r->n++] =
-        (mt_reach_block_t){mt_block_addr(b),  b->size, mt_meta_load(b),   0, b->site,
-                           MT_REACH_NO_BLOCK, 0,       MT_REACH_UNREACHED};
+        (mt_reach_block_t){mt_block_addr(b),  b->size, mt_meta_load(b),    0, b->site,
+                           MT_REACH_NO_BLOCK, 0,       MT_REACH_UNREACHED, b};
 }
 
 static void sift_down(mt_reach_block_t *a, size_t root, size_t n)
@@ -426,8 +492,14 @@ bool mt_reach_scan(mt_reach_t *r)
         scan_t s = {.r = r};
         ok = ok && scan_setup(&s, r);
         if (ok) {
+            /* The blocks are read with every shard locked: another thread's malloc or free
+             * waits meanwhile. Nothing here takes another lock of the tracker's or the
+             * loader's (the roots are found already), nor allocates. */
+            mt_table_lock_all();
+            s.locked = true;
             scan_roots(&s);
             follow_cliques(&s);
+            mt_table_unlock_all();
         }
         scan_done(&s);
     }

@@ -21,12 +21,13 @@ typedef enum mt_reach_state {
 typedef struct mt_reach_block {
     uintptr_t start;
     size_t size;
-    uint64_t meta;   /* the record's (sequence number, flags) */
-    uintptr_t via;   /* the word that reached it: in a root, or in block `parent` */
-    uint32_t site;   /* where it was made */
-    uint32_t parent; /* the block holding that word, or MT_REACH_NO_BLOCK (a root's) */
-    uint32_t offset; /* how far into this block that word points (UINT32_MAX: farther) */
-    uint8_t state;   /* mt_reach_state_t */
+    uint64_t meta;            /* the record's (sequence number, flags) */
+    uintptr_t via;            /* the word that reached it: in a root, or in block `parent` */
+    uint32_t site;            /* where it was made */
+    uint32_t parent;          /* the block holding that word, or MT_REACH_NO_BLOCK (a root's) */
+    uint32_t offset;          /* how far into this block that word points (UINT32_MAX: farther) */
+    uint8_t state;            /* mt_reach_state_t */
+    const mt_block_t *record; /* its record when taken (records stay in the tracker's memory) */
 } mt_reach_block_t;
 
 typedef struct mt_reach {
