@@ -10,6 +10,7 @@
 #include "api/api.h"
 #include "api/owned.h"
 #include "api/reach.h"
+#include "base/data_symbols.h"
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -22,6 +23,7 @@
 static void fork_prepare(void)
 {
     mt_report_lock();
+    mt_reach_roots_lock_all();
     mt_owners_lock_all();
     mt_table_lock_all();
     mt_page_guard_lock();
@@ -31,12 +33,16 @@ static void fork_prepare(void)
     mt_timeline_lock();
     mt_out_lock();
     mt_symbols_lock_all();
+    mt_data_symbols_lock_all();
+    mt_roots_lock_all();
     mt_mem_lock_all(); /* last: the tracker allocates for itself under its other locks */
 }
 
 static void fork_parent(void)
 {
     mt_mem_unlock_all();
+    mt_roots_unlock_all();
+    mt_data_symbols_unlock_all();
     mt_symbols_unlock_all();
     mt_out_unlock();
     mt_timeline_unlock();
@@ -46,12 +52,15 @@ static void fork_parent(void)
     mt_page_guard_unlock();
     mt_table_unlock_all();
     mt_owners_unlock_all();
+    mt_reach_roots_unlock_all();
     mt_report_unlock();
 }
 
 static void fork_child(void)
 {
     mt_mem_unlock_all();
+    mt_roots_unlock_all();
+    mt_data_symbols_unlock_all();
     mt_symbols_unlock_all();
     mt_out_unlock();
     mt_out_after_fork_child();
@@ -62,6 +71,7 @@ static void fork_child(void)
     mt_page_guard_unlock();
     mt_table_unlock_all();
     mt_owners_unlock_all();
+    mt_reach_roots_unlock_all();
     mt_report_unlock();
 }
 

@@ -69,5 +69,8 @@ uint32_t mt_reach_find(const mt_reach_t *r, uintptr_t addr);
 bool mt_reach_add_registered(mt_roots_t *roots);
 /* The site a registered root was registered at (its index, mt_root_t.index). */
 uint32_t mt_reach_registered_site(uint32_t index);
+/* Around fork: the registered roots' lock. */
+void mt_reach_roots_lock_all(void);
+void mt_reach_roots_unlock_all(void);
 
 #endif /* MT_REACH_H */

@@ -89,6 +89,16 @@ MT_EXPORT void memtrack_unregister_root(const void *ptr)
     pthread_mutex_unlock(&roots.lock);
 }
 
+void mt_reach_roots_lock_all(void)
+{
+    pthread_mutex_lock(&roots.lock);
+}
+
+void mt_reach_roots_unlock_all(void)
+{
+    pthread_mutex_unlock(&roots.lock);
+}
+
 bool mt_reach_add_registered(mt_roots_t *r)
 {
     bool ok = true;

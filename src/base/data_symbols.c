@@ -325,6 +325,20 @@ static bool resolve_locked(uintptr_t addr, mt_data_symbol_t *out)
 }
 #endif /* MT_HAVE_LIBDW */
 
+void mt_data_symbols_lock_all(void)
+{
+#ifdef MT_HAVE_LIBDW
+    pthread_mutex_lock(&dw.lock);
+#endif
+}
+
+void mt_data_symbols_unlock_all(void)
+{
+#ifdef MT_HAVE_LIBDW
+    pthread_mutex_unlock(&dw.lock);
+#endif
+}
+
 bool mt_symbolize_data(uintptr_t addr, mt_data_symbol_t *out)
 {
     memset(out, 0, sizeof *out);

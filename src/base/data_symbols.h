@@ -22,5 +22,8 @@ typedef struct mt_data_symbol {
  * never allocates through the tracker. Not async-signal-safe. Option symbolize=0 keeps
  * it to the dynamic symbol table. */
 bool mt_symbolize_data(uintptr_t addr, mt_data_symbol_t *out);
+/* Around fork: its lock. */
+void mt_data_symbols_lock_all(void);
+void mt_data_symbols_unlock_all(void);
 
 #endif /* MT_DATA_SYMBOLS_H */

@@ -76,9 +76,12 @@ const mt_root_t *mt_roots_find(const mt_roots_t *r, uintptr_t addr);
  * kernel refuses unreadable memory elsewhere). */
 bool mt_memory_may_read(uintptr_t addr, size_t n);
 
-/* A thread's first call into the tracker (base/platform.c): notes where its stack is and
- * its copy of the tracker's thread-local data, for a scan another thread runs. */
+/* A thread's first event (records/stats.c): notes where its stack is and its copy of the
+ * tracker's thread-local data, for a scan another thread runs. */
 void mt_roots_thread_seen(unsigned number);
+/* Around fork: the list of threads seen (its lock). */
+void mt_roots_lock_all(void);
+void mt_roots_unlock_all(void);
 
 /* ---- roots.c: shared by the platforms' files --------------------------------------- */
 /* Adds [start, end) of a kind, less every span in `holes` (sorted or not). */

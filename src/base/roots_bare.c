@@ -60,6 +60,14 @@ void mt_roots_thread_seen(unsigned number)
 /* ARMv7-M's memory map: code and SRAM below 0x40000000 and external RAM from 0x60000000 to
  * 0xA0000000 read as memory; peripherals, external devices and the system region are
  * device memory, which a read may change. */
+void mt_roots_lock_all(void)
+{
+}
+
+void mt_roots_unlock_all(void)
+{
+}
+
 bool mt_memory_may_read(uintptr_t addr, size_t n)
 {
     uintptr_t end = addr + n;

@@ -208,6 +208,16 @@ void mt_roots_thread_seen(unsigned number)
     mt_unlock(&seen.lock);
 }
 
+void mt_roots_lock_all(void)
+{
+    mt_lock(&seen.lock);
+}
+
+void mt_roots_unlock_all(void)
+{
+    mt_unlock(&seen.lock);
+}
+
 static bool note_of_locked(pid_t tid, thread_note_t *out)
 {
     if (seen.pid != getpid())

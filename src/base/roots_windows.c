@@ -242,6 +242,14 @@ void mt_roots_thread_seen(unsigned number)
     (void)number; /* every thread is found with its context (add_other_threads) */
 }
 
+void mt_roots_lock_all(void)
+{
+}
+
+void mt_roots_unlock_all(void)
+{
+}
+
 bool mt_memory_may_read(uintptr_t addr, size_t n)
 {
     (void)addr;
