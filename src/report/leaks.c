@@ -411,9 +411,8 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
      * as they are). Its groups replace the sites' counts. */
     mt_leak_site_t *sites = by_id;
     size_t n = 0;
-    mt_shortage_t shortage; /* blocks went untracked: what holds what cannot be told */
-    mt_report_shortage(&shortage);
-    if (r->when != MT_WHEN_NOW && shortage.blocks == 0 && any_listed(by_id, nids)) {
+    /* (blocks went untracked, r->shortage: what holds what cannot be told) */
+    if (r->when != MT_WHEN_NOW && r->shortage.blocks == 0 && any_listed(by_id, nids)) {
         mt_reach_t reach;
         mt_holders_t h;
         if (mt_reach_scan(&reach)) {

@@ -14,7 +14,8 @@ typedef struct mt_frame_pool {
 /* Fills r->sites with the live blocks made at or after sequence number `since`: by site
  * alone (by_id, nids entries, one per site), or when r->when asks for leaks and some are to
  * be listed, by the leak scan's classes and holders too (r->groups then holds them; r->
- * lost_only keeps lost and indirectly lost blocks only). */
+ * lost_only keeps lost and indirectly lost blocks only; no scan once r->shortage says
+ * blocks went untracked). */
 void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since,
                            mt_frame_pool_t *pool);
 

@@ -270,6 +270,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     for (size_t i = 0; i < nrules; i++)
         r->rules[i].rule = mt_suppress_rule(i);
     r->nrules = nrules;
+    mt_report_shortage(&r->shortage); /* (before the leaks: untracked blocks, no scan) */
     if (r->leak_check)
         mt_report_build_leaks(r, by_id, nids, since, &pool);
     if (r->leak_check && when != MT_WHEN_SINCE) {
@@ -290,7 +291,6 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
             r->stats.peak_blocks = r->stats.current_blocks;
     }
     r->threads_running = mt_stats_other_threads();
-    mt_report_shortage(&r->shortage);
     build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
