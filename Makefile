@@ -55,7 +55,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
 	install-command uninstall deb test-package bench bench-core bench-pools bench-startup bench-exit \
-	bench-sweep sanitize fuzz clean
+	bench-sweep bench-reach sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -104,11 +104,19 @@ $(B)/obj/%.o: src/%.cpp $(B)/.deps-build
 # whole tracker (the process allocator with the entry points, the exit report with the
 # lifecycle), as the shared library does. The C++ operators stay apart: a C program never
 # pulls them in. base/code_end.o goes last: it marks the end of libmemtrack's code, after
-# which a static link places the C library (src/base/code_end.c).
+# which a static link places the C library (src/base/code_end.c). base/own_data_begin.o
+# goes first and base/own_data_end.o last, in the shared library too: they mark where
+# libmemtrack's data lies, which the leak scan must not read as the program's
+# (src/base/own_data.h).
 CODE_END_OBJ = $(B)/obj/base/code_end.o
+OWN_BEGIN_OBJ = $(B)/obj/base/own_data_begin.o
+OWN_END_OBJ = $(B)/obj/base/own_data_end.o
+LIB_C_OBJ_ORDERED = $(OWN_BEGIN_OBJ) \
+	$(filter-out $(CODE_END_OBJ) $(OWN_BEGIN_OBJ) $(OWN_END_OBJ),$(LIB_C_OBJ)) \
+	$(CODE_END_OBJ) $(OWN_END_OBJ)
 $(B)/libmemtrack.a: $(LIB_OBJ)
 	rm -f $@
-	$(LD) -r -o $(B)/memtrack-c.o $(filter-out $(CODE_END_OBJ),$(LIB_C_OBJ)) $(CODE_END_OBJ)
+	$(LD) -r -o $(B)/memtrack-c.o $(LIB_C_OBJ_ORDERED)
 	$(AR) rcs $@ $(B)/memtrack-c.o $(LIB_CXX_OBJ)
 
 # The operators reference the C++ runtime weakly (src/api/cxx.cpp), so libmemtrack.so
@@ -119,7 +127,8 @@ CHECK_NO_CXX_RUNTIME = if nm -D --undefined-only $@ | grep -E ' U (_Z|__cxa_|__g
 	rm -f $@; exit 1; fi
 
 $(B)/libmemtrack.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $^ $(LIB_LDLIBS) $(SANITIZE_FLAGS)
+	$(CC) -shared -Wl,-soname,libmemtrack.so -o $@ $(OWN_BEGIN_OBJ) \
+	    $(filter-out $(OWN_BEGIN_OBJ) $(OWN_END_OBJ),$^) $(OWN_END_OBJ) $(LIB_LDLIBS) $(SANITIZE_FLAGS)
 	@$(CHECK_NO_CXX_RUNTIME)
 
 $(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) $(wildcard src/*/*.h) \
@@ -357,10 +366,14 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup bench-exit bench-sweep
+bench: bench-core bench-pools bench-startup bench-exit bench-sweep bench-reach
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
+
+# The leak scan's time per live block and per megabyte of roots, beside Valgrind's leak check.
+bench-reach: all $(B)/.deps-bench
+	tools/bench/reach.sh $(if $(filter-out 0,$(QUICK)),--quick)
 
 $(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
 	@mkdir -p $(dir $@)

@@ -168,6 +168,20 @@ size_t memtrack_report_since(unsigned long mark);
  * count for every thread of the process. */
 void memtrack_fail_begin(void);
 void memtrack_fail_end(void);
+/* Leaks now, for tests that check them mid-run: the live blocks nothing the program can
+ * reach points at (lost), and those only lost blocks point at (indirectly lost), as the exit
+ * report lists them with option leaks=lost. Prints them by site (nothing when there are
+ * none) and returns how many there are. The program's globals, thread-local variables,
+ * stacks and registers are read for pointers, and so is memory registered below. */
+size_t memtrack_check_leaks(void);
+/* Memory the leak scan reads for pointers as it reads globals: what the tracker cannot
+ * find by itself (an engine's own mapped heap, a buffer a script interpreter keeps
+ * pointers in). Blocks it points at are held by "the root registered at FILE:LINE".
+ * memtrack_unregister_root(ptr) takes it back. */
+void memtrack_register_root(const void *ptr, size_t size);
+void memtrack_register_root_at(const void *ptr, size_t size, const char *file, int line,
+                               const char *func);
+void memtrack_unregister_root(const void *ptr);
 
 /* Bare metal (make PLATFORM=cortexm) with an RTOS or interrupt handlers that allocate:
  * the tracker calls lock(ctx) when a call enters it and unlock(ctx) when that call returns,
@@ -278,6 +292,19 @@ static MEMTRACK_INLINE_ void memtrack_fail_begin(void)
 }
 static MEMTRACK_INLINE_ void memtrack_fail_end(void)
 {
+}
+static MEMTRACK_INLINE_ size_t memtrack_check_leaks(void)
+{
+    return 0;
+}
+static MEMTRACK_INLINE_ void memtrack_register_root(const void *ptr, size_t size)
+{
+    (void)ptr;
+    (void)size;
+}
+static MEMTRACK_INLINE_ void memtrack_unregister_root(const void *ptr)
+{
+    (void)ptr;
 }
 static MEMTRACK_INLINE_ int memtrack_set_lock_hooks(void (*lock)(void *ctx),
                                                     void (*unlock)(void *ctx), void *ctx)
@@ -416,7 +443,7 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
  * MEMTRACK_STATIC_MEMORY(bytes). It grows with what the program does: about 5 KiB of
  * tables at the first block, a 57-byte record per live block (and per block in the
  * quarantine), about 250 bytes per site (file, line, function), and while a report is
- * made about 3.5 KiB, 216 bytes per site and 344 per error logged; an eighth of it (2 KiB
+ * made about 3.5 KiB, 232 bytes per site and 344 per error logged; an eighth of it (2 KiB
  * at least) is kept back for the report. 32 KiB serves a few hundred blocks. When it
  * runs out, blocks are handed out untracked and the report says how many and what size to
  * give it instead. The reports name the program memtrack_program_name ("program" unless
@@ -586,6 +613,8 @@ using ::memtrack_valloc_at;
     memtrack_register_alloc_at((ptr), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_register_free(ptr, owner)                                                         \
     memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_register_root(ptr, size)                                                          \
+    memtrack_register_root_at((ptr), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS: pools and arenas */
 
 #undef MEMTRACK_INLINE_

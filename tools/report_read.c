@@ -36,6 +36,49 @@ static void read_sample(reader_t *rd, const json_t *obj, mt_sample_t *s, const c
     s->usec = rd_u64(rd, obj, "usec", where);
 }
 
+/* A site's "held_by" (absent: nothing holds it, or the report was not classified). */
+static void read_holder(reader_t *rd, const json_t *site, const mt_holder_t **out,
+                        const char *where)
+{
+    char sub[96];
+    const json_t *obj = json_get(site, "held_by");
+    *out = NULL;
+    if (obj == NULL)
+        return;
+    mt_holder_t *h = rd_array(rd, 1, sizeof *h);
+    if (h == NULL)
+        return;
+    *out = h;
+    snprintf(sub, sizeof sub, "%s.held_by", where);
+    if (obj->type != JSON_OBJECT) {
+        rd_fail(rd, "%s should be an object", sub);
+        return;
+    }
+    const json_t *kind = rd_need(rd, obj, "kind", JSON_STRING, sub);
+    h->kind = kind != NULL ? mt_holder_named(kind->text) : MT_HOLDER_NONE;
+    if (kind != NULL && h->kind == MT_HOLDER_NONE)
+        rd_fail(rd, "%s.kind: unknown holder \"%s\"", sub, kind->text);
+    h->name = rd_string(rd, obj, "name", sub);
+    h->func = rd_string(rd, obj, "function", sub);
+    h->file = rd_string(rd, obj, "file", sub);
+    h->line = rd_line(rd, obj, sub);
+    h->module = rd_string(rd, obj, "module", sub);
+    h->thread = rd_u64(rd, obj, "thread", sub);
+    h->offset = rd_u64(rd, obj, "offset", sub);
+    const json_t *chain = rd_need(rd, obj, "chain", JSON_ARRAY, sub);
+    if (chain != NULL && chain->count > MT_HOLDER_CHAIN_MAX)
+        rd_fail(rd, "%s.chain holds more than %u blocks", sub, MT_HOLDER_CHAIN_MAX);
+    for (size_t k = 0; chain != NULL && k < chain->count && k < MT_HOLDER_CHAIN_MAX; k++) {
+        int64_t v;
+        if (!rd_number(chain->items[k], false, &v))
+            rd_fail(rd, "%s.chain[%zu] should be a whole number", sub, k);
+        h->chain[h->nchain++] = (uint64_t)v;
+    }
+    h->chain_length = rd_u64(rd, obj, "chain_length", sub);
+    if (h->chain_length < h->nchain)
+        rd_fail(rd, "%s.chain_length is shorter than its chain", sub);
+}
+
 static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
@@ -46,6 +89,12 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
     r->leaked_bytes = rd_u64(rd, leaks, "bytes", "leaks");
     r->leaked_blocks = rd_u64(rd, leaks, "blocks", "leaks");
     r->list_sites = (size_t)rd_u64(rd, leaks, "listed_in_text", "leaks");
+    /* Classified by the leak scan (format 5): absent in older reports and unscanned ones. */
+    r->classified =
+        json_get(leaks, "classified") != NULL && rd_bool(rd, leaks, "classified", "leaks");
+    r->lost_only = r->classified && rd_bool(rd, leaks, "lost_only", "leaks");
+    if (json_get(leaks, "threads_unread") != NULL)
+        r->threads_unread = rd_u64(rd, leaks, "threads_unread", "leaks");
     const json_t *sites = rd_need(rd, leaks, "sites", JSON_ARRAY, "leaks");
     if (sites != NULL && (r->sites = rd_array(rd, sites->count, sizeof *r->sites)) != NULL) {
         for (size_t i = 0; i < sites->count && !rd->failed; i++) {
@@ -69,6 +118,16 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
                     rd_fail(rd, "%s.sequence_numbers[%zu] should be a whole number", where, k);
                 out->seqs[out->nseqs++] = (uint64_t)v;
             }
+            const json_t *cls = json_get(s, "class");
+            out->leak_class = MT_LEAK_UNCLASSIFIED;
+            if (cls != NULL &&
+                (cls->type != JSON_STRING ||
+                 (out->leak_class = mt_leak_class_named(cls->text)) == MT_LEAK_UNCLASSIFIED))
+                rd_fail(rd,
+                        "%s.class should be \"lost\", \"indirect\", \"possible\" or "
+                        "\"reachable\"",
+                        where);
+            read_holder(rd, s, &out->held, where);
         }
         r->nsites = sites->count;
     }
@@ -89,6 +148,9 @@ static void read_leaks(reader_t *rd, const json_t *root, mt_report_t *r)
     const json_t *sys = rd_need(rd, leaks, "system", JSON_OBJECT, "leaks");
     if (sys != NULL)
         read_apart(rd, sys, &r->system, "leaks.system");
+    const json_t *held = r->lost_only ? rd_need(rd, leaks, "held", JSON_OBJECT, "leaks") : NULL;
+    if (held != NULL)
+        read_apart(rd, held, &r->held_apart, "leaks.held");
 }
 
 /* The allocation wrappers (absent: none), at most MT_REPORT_MAX_WRAPPERS. */
@@ -361,8 +423,10 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             r->when = MT_WHEN_NOW;
         else if (strcmp(v->text, "since") == 0)
             r->when = MT_WHEN_SINCE;
+        else if (strcmp(v->text, "lost") == 0)
+            r->when = MT_WHEN_LOST;
         else
-            rd_fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
+            rd_fail(&rd, "when should be \"exit\", \"now\", \"since\" or \"lost\"");
     }
     r->since = rd_u64(&rd, root, "since", "");
     read_stats(&rd, root, &r->stats, &r->threads_running);
@@ -386,8 +450,10 @@ static void release_stack(mt_place_t *p)
 
 void report_release(mt_report_t *r)
 {
-    for (size_t i = 0; r->sites != NULL && i < r->nsites; i++)
+    for (size_t i = 0; r->sites != NULL && i < r->nsites; i++) {
         release_stack(&r->sites[i].where);
+        free((void *)r->sites[i].held);
+    }
     for (size_t i = 0; r->error_list != NULL && i < r->nerror_list; i++) {
         release_stack(&r->error_list[i].alloc);
         release_stack(&r->error_list[i].freed);

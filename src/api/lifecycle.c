@@ -9,6 +9,8 @@
  */
 #include "api/api.h"
 #include "api/owned.h"
+#include "api/reach.h"
+#include "base/data_symbols.h"
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -21,6 +23,7 @@
 static void fork_prepare(void)
 {
     mt_report_lock();
+    mt_reach_roots_lock_all();
     mt_owners_lock_all();
     mt_table_lock_all();
     mt_page_guard_lock();
@@ -30,12 +33,16 @@ static void fork_prepare(void)
     mt_timeline_lock();
     mt_out_lock();
     mt_symbols_lock_all();
+    mt_data_symbols_lock_all();
+    mt_roots_lock_all();
     mt_mem_lock_all(); /* last: the tracker allocates for itself under its other locks */
 }
 
 static void fork_parent(void)
 {
     mt_mem_unlock_all();
+    mt_roots_unlock_all();
+    mt_data_symbols_unlock_all();
     mt_symbols_unlock_all();
     mt_out_unlock();
     mt_timeline_unlock();
@@ -45,12 +52,15 @@ static void fork_parent(void)
     mt_page_guard_unlock();
     mt_table_unlock_all();
     mt_owners_unlock_all();
+    mt_reach_roots_unlock_all();
     mt_report_unlock();
 }
 
 static void fork_child(void)
 {
     mt_mem_unlock_all();
+    mt_roots_unlock_all();
+    mt_data_symbols_unlock_all();
     mt_symbols_unlock_all();
     mt_out_unlock();
     mt_out_after_fork_child();
@@ -61,6 +71,7 @@ static void fork_child(void)
     mt_page_guard_unlock();
     mt_table_unlock_all();
     mt_owners_unlock_all();
+    mt_reach_roots_unlock_all();
     mt_report_unlock();
 }
 
@@ -80,9 +91,12 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     mt_busy--;
 }
 
-/* Runs after the program's atexit handlers and static destructors: see report.c. */
-__attribute__((destructor(101))) static void mt_destructor(void)
+/* Runs after the program's atexit handlers and static destructors: see report.c. The
+ * leak scan reads this thread's stack from here up (api/reach.h). */
+__attribute__((destructor(101))) MT_NOINLINE static void mt_destructor(void)
 {
     MT_ENTRY();
+    MT_REACH_FROM_EXIT();
     mt_report_at_exit();
+    mt_reach_leave();
 }

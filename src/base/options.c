@@ -154,6 +154,9 @@ static const char *string_form(const option_desc_t *o, const char *v, size_t n)
     if (strcmp(o->name, "unwind") == 0 &&
         !((n == 4 && strncmp(v, "fast", 4) == 0) || (n == 5 && strncmp(v, "exact", 5) == 0)))
         return "fast or exact";
+    if (strcmp(o->name, "leaks") == 0 && !(n == 1 && (v[0] == '0' || v[0] == '1')) &&
+        !(n == 3 && strncmp(v, "all", 3) == 0) && !(n == 4 && strncmp(v, "lost", 4) == 0))
+        return "all, lost or 0";
     if (strcmp(o->name, "alloc_fn") == 0 && memchr(v, ' ', n) != NULL)
         return "a function name without spaces";
     /* A pattern that chooses allocations to fail cannot be empty: nothing would fail. */
@@ -237,6 +240,14 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
     }
     }
     return "a valid value";
+}
+
+mt_leaks_mode_t mt_leaks_mode(void)
+{
+    const char *v = mt_opt.leaks;
+    if (v == NULL || strcmp(v, "0") == 0)
+        return MT_LEAKS_NONE;
+    return strcmp(v, "lost") == 0 ? MT_LEAKS_LOST : MT_LEAKS_ALL;
 }
 
 static const option_desc_t *find_option(const char *key, size_t n)

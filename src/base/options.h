@@ -22,7 +22,8 @@
       "print a one-line summary for a clean run, and the options in effect at start")              \
     X(exitcode, INT, "-1",                                                                         \
       "exit status when leaks or errors were found; -1 leaves the program's status")               \
-    X(leaks, BOOL, "1", "report leaks at exit (0: report errors only)")                            \
+    X(leaks, STRING, "all",                                                                        \
+      "leaks reported at exit: all (every live block), lost (nothing points at them), 0: none")    \
     X(report_sites, COUNT, "30", "leak sites listed in the report; the rest are summed")           \
     X(report_seqs, COUNT, "5", "sequence numbers listed per leak site")                            \
     X(max_messages, COUNT, "20",                                                                   \
@@ -134,6 +135,14 @@ const char *mt_option_default(size_t i);
 const char *mt_option_help(size_t i);
 bool mt_option_fixed_at_first_block(size_t i);
 const char *mt_option_type_word(mt_option_type_t type);
+
+/* Option leaks: which live blocks the exit report lists and counts as found. */
+typedef enum {
+    MT_LEAKS_NONE, /* leaks=0: errors only */
+    MT_LEAKS_ALL,  /* leaks=all (or 1): every live block, grouped by how it is held */
+    MT_LEAKS_LOST, /* leaks=lost: only lost and indirectly lost blocks (LeakSanitizer's set) */
+} mt_leaks_mode_t;
+mt_leaks_mode_t mt_leaks_mode(void);
 /* Set once the first block is made: options that shape blocks can no longer change. */
 extern atomic_bool mt_options_frozen;
 /* Raised each time option report or quiet changes: the output opens its stream anew. */

@@ -1,8 +1,8 @@
 /* platform_windows.c - the platform on Windows (mingw-w64; the Windows build only): the
  * CRT's allocator underneath ours, the tracker's pages from VirtualAlloc, the program's
  * name and image from its module, and the POSIX names the other sources use (win32/posix.h
- * and the headers beside it) over their Win32 equivalents. The only file that includes
- * <windows.h>.
+ * and the headers beside it) over their Win32 equivalents. With the leak scan's roots
+ * (roots_windows.c), the only file that includes <windows.h>.
  *
  * No interposition: the process's malloc stays the CRT's, only code built with the header
  * is tracked (README "Platforms"). The CRT has no aligned allocation that free() takes

@@ -207,3 +207,92 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_spans(b, e);
     }
 }
+
+/* " at file:line" when the file is known. */
+static void at_line(mt_buf_t *b, const char *file, long line)
+{
+    if (file == NULL)
+        return;
+    mt_buf_str(b, " at ");
+    mt_buf_text(b, file);
+    mt_buf_char(b, ':');
+    mt_buf_u64(b, (uint64_t)(line < 0 ? 0 : line));
+}
+
+static void of_thread(mt_buf_t *b, uint64_t thread)
+{
+    if (thread == 0) {
+        mt_buf_str(b, "another thread");
+        return;
+    }
+    mt_buf_str(b, "thread ");
+    mt_buf_u64(b, thread);
+}
+
+/* The blocks between the holder and the leak: " -> #3 -> #4", the middle of a long chain
+ * as " -> ...". from: the first to show (a lost block's own is the holder). */
+static void chain(mt_buf_t *b, const mt_holder_t *h, unsigned from)
+{
+    for (unsigned i = from; i < h->nchain; i++) {
+        if (i == 3 && h->chain_length > h->nchain)
+            mt_buf_str(b, " -> ...");
+        mt_buf_str(b, " -> #");
+        mt_buf_u64(b, h->chain[i]);
+    }
+}
+
+void mt_buf_holder(mt_buf_t *b, const mt_holder_t *h)
+{
+    if (h->kind == MT_HOLDER_NONE)
+        return;
+    mt_buf_str(b, "held by ");
+    switch (h->kind) {
+    case MT_HOLDER_GLOBAL:
+    case MT_HOLDER_STATIC:
+        mt_buf_text(b, h->name != NULL ? h->name : "a variable");
+        if (h->func != NULL) {
+            mt_buf_str(b, " in ");
+            mt_buf_text(b, h->func);
+            mt_buf_str(b, "()");
+        }
+        at_line(b, h->file, h->line);
+        break;
+    case MT_HOLDER_DATA:
+        mt_buf_str(b, "the data of ");
+        mt_buf_text(b, h->module != NULL ? h->module : "a module");
+        break;
+    case MT_HOLDER_THREAD_LOCAL:
+        mt_buf_str(b, "the thread-local storage of ");
+        of_thread(b, h->thread);
+        break;
+    case MT_HOLDER_STACK:
+        if (h->func != NULL) {
+            mt_buf_text(b, h->func);
+            mt_buf_str(b, "()");
+            at_line(b, h->file, h->line);
+        } else {
+            mt_buf_str(b, "the stack of ");
+            of_thread(b, h->thread);
+        }
+        break;
+    case MT_HOLDER_REGISTER:
+        mt_buf_str(b, "the registers of ");
+        of_thread(b, h->thread);
+        break;
+    case MT_HOLDER_ROOT:
+        mt_buf_str(b, h->file != NULL ? "the root registered" : "a registered root");
+        at_line(b, h->file, h->line);
+        break;
+    case MT_HOLDER_LOST:
+        mt_buf_str(b, "lost block #");
+        mt_buf_u64(b, h->nchain != 0 ? h->chain[0] : 0);
+        break;
+    default: break;
+    }
+    chain(b, h, h->kind == MT_HOLDER_LOST ? 1 : 0);
+    if (h->offset != 0) {
+        mt_buf_str(b, " (a pointer ");
+        mt_buf_count(b, h->offset, "byte", "bytes");
+        mt_buf_str(b, " into it)");
+    }
+}

@@ -20,4 +20,8 @@ void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e);
  * 2 bytes changed, 5 bytes from the block": one error in one line, every kind alike. */
 void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e);
 
+/* "held by g_cache at cache.c:12 -> #3 -> #4": what holds a group of leaks (nothing for
+ * one nothing holds). */
+void mt_buf_holder(mt_buf_t *b, const mt_holder_t *h);
+
 #endif /* MT_FORMAT_H */

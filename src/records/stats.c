@@ -29,6 +29,7 @@
  * (mt_seq_upcoming) that cannot vouch for every batch retires them all (the batch epoch),
  * so no block made after it gets a number below its mark.
  */
+#include "base/roots.h"
 #include "records/stats.h"
 #include "records/timeline.h"
 #include "records/table.h"
@@ -164,6 +165,7 @@ static MT_NOINLINE mt_stat_slot_t *slot_get_slow(void)
     (void)pthread_setspecific(slot_key, s);
     s->seq_thread_meta = mt_stat_thread_meta(); /* (the batch's fast path reads it) */
     mt_stat_mine = s;
+    mt_roots_thread_seen(mt_thread()); /* a thread's first event: where its stack is */
     return s;
 }
 

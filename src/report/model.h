@@ -28,7 +28,7 @@
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
  * a reader could notice. 2: errors' pointer, offset, what; not_printed; unwritten.
  * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. 5: the
- * allocations made to fail on purpose (injected). */
+ * allocations made to fail on purpose (injected), leaks' classes and holders. */
 #define MT_REPORT_FORMAT_VERSION 5
 
 /* A return address in code the compiler inlined stands for several functions, each shown
@@ -83,7 +83,70 @@ typedef struct mt_place {
                            frame's line (then never without a stack) */
 } mt_place_t;
 
-/* Blocks still live, grouped by the place that made them. */
+/* How a live block is held, as Valgrind's memcheck tells it (the leak scan, api/reach.c).
+ * X(id, name in JSON, name in text, what the text says of the class). In the order the
+ * report lists them, lost first (blocks not scanned are of no class). */
+#define MT_LEAK_CLASS_LIST(X)                                                                      \
+    X(UNCLASSIFIED, "", "", "not scanned")                                                         \
+    X(LOST, "lost", "lost", "nothing points at them")                                              \
+    X(INDIRECT, "indirect", "indirectly lost", "only lost blocks point at them")                   \
+    X(POSSIBLE, "possible", "possibly lost", "only pointers into their middle")                    \
+    X(REACHABLE, "reachable", "still reachable", "the program still points at them")
+typedef enum {
+#define MT_LEAK_CLASS_ENUM(id, json, text, why) MT_LEAK_##id,
+    MT_LEAK_CLASS_LIST(MT_LEAK_CLASS_ENUM)
+#undef MT_LEAK_CLASS_ENUM
+        MT_LEAK_CLASS_COUNT
+} mt_leak_class_t;
+extern const char *const mt_leak_class_json[MT_LEAK_CLASS_COUNT];
+extern const char *const mt_leak_class_text[MT_LEAK_CLASS_COUNT];
+extern const char *const mt_leak_class_why[MT_LEAK_CLASS_COUNT];
+/* The class named so in JSON, or MT_LEAK_UNCLASSIFIED. */
+mt_leak_class_t mt_leak_class_named(const char *json);
+
+/* What holds a live block, by the root its chain of pointers starts at. X(id, JSON name). */
+#define MT_HOLDER_LIST(X)                                                                          \
+    X(NONE, "")                                                                                    \
+    X(GLOBAL, "global")             /* a variable other files see */                               \
+    X(STATIC, "static")             /* a file's or a function's static variable */                 \
+    X(DATA, "data")                 /* a module's data with no variable known there */             \
+    X(THREAD_LOCAL, "thread_local") /* a thread's thread-local storage */                          \
+    X(STACK, "stack")               /* a thread's stack; func: the frame, when known */            \
+    X(REGISTER, "register")         /* a thread's registers */                                     \
+    X(ROOT, "root")                 /* memory the program registered: file:line, where */          \
+    X(LOST, "lost")                 /* a lost block (indirectly lost ones) */
+typedef enum {
+#define MT_HOLDER_ENUM(id, json) MT_HOLDER_##id,
+    MT_HOLDER_LIST(MT_HOLDER_ENUM)
+#undef MT_HOLDER_ENUM
+        MT_HOLDER_COUNT
+} mt_holder_kind_t;
+extern const char *const mt_holder_json[MT_HOLDER_COUNT];
+mt_holder_kind_t mt_holder_named(const char *json);
+
+/* The blocks a holder reaches a leak through, by sequence number: the first ones and the
+ * last ones of a longer chain (length says how many there are in all). */
+#define MT_HOLDER_CHAIN_MAX 8u
+
+typedef struct mt_holder {
+    mt_holder_kind_t kind; /* MT_HOLDER_NONE: nothing holds it (lost, or not scanned) */
+    const char *name;      /* the variable, or NULL */
+    const char *func;      /* a stack frame's function; a static variable's, when it is
+                              declared in one */
+    const char *file;      /* where the variable is declared, the line the frame is at, or
+                              where the root was registered; NULL: not known */
+    long line;
+    const char *module; /* DATA: the module whose data it is */
+    uint64_t thread;    /* THREAD_LOCAL, STACK, REGISTER: the thread (0: not known) */
+    uint64_t offset;    /* a possibly lost block: the pointer is this many bytes into it */
+    uint64_t chain[MT_HOLDER_CHAIN_MAX]; /* the blocks between, root side first, ending at the
+                                            group's first block (none: held directly) */
+    unsigned nchain;
+    uint64_t chain_length; /* blocks in the whole chain (>= nchain) */
+} mt_holder_t;
+
+/* Blocks still live, grouped by the place that made them (and, once scanned, by how they
+ * are held and what holds them). */
 typedef struct mt_leak_site {
     uint32_t site; /* library: a representative site id; 0 in the tool */
     mt_place_t where;
@@ -91,6 +154,10 @@ typedef struct mt_leak_site {
     uint64_t blocks;
     uint64_t seqs[16]; /* smallest sequence numbers, ascending */
     unsigned nseqs;
+    mt_leak_class_t leak_class;
+    const mt_holder_t *held; /* what holds its first block (smallest sequence number); NULL:
+                                nothing, or not scanned (a pointer: most sites have none, and
+                                a site is small on bare metal's budget) */
 } mt_leak_site_t;
 
 /* One heap error as logged when it was found. */
@@ -193,6 +260,7 @@ typedef enum {
     MT_WHEN_EXIT,  /* the exit-time report: live blocks are leaks */
     MT_WHEN_NOW,   /* memtrack_report(): live blocks */
     MT_WHEN_SINCE, /* memtrack_report_since(mark): blocks made since the mark, still live */
+    MT_WHEN_LOST,  /* memtrack_check_leaks(): lost blocks now */
 } mt_when_t;
 
 /* The tracker's own memory ran out (bare metal's static buffer, MEMTRACK_STATIC_MEMORY):
@@ -213,8 +281,12 @@ typedef struct mt_report {
     uint64_t threads_running; /* other threads still tracking when the report was taken */
     mt_shortage_t shortage;
 
-    bool leak_check;       /* false: leaks were not looked for (option leaks=0) */
-    mt_leak_site_t *sites; /* sorted, largest first */
+    bool leak_check;         /* false: leaks were not looked for (option leaks=0) */
+    bool classified;         /* the leak scan told how each live block is held */
+    bool lost_only;          /* only lost and indirectly lost blocks are listed (leaks=lost) */
+    mt_apart_t held_apart;   /* lost_only: the blocks still held, counted apart */
+    uint64_t threads_unread; /* live threads whose stack the scan could not read */
+    mt_leak_site_t *sites;   /* sorted, lost first, then largest first */
     size_t nsites;
     uint64_t leaked_bytes, leaked_blocks;
     size_t list_sites;     /* how many sites the text lists (option report_sites) */
@@ -249,6 +321,8 @@ typedef struct mt_report {
 
     void *scratch; /* library: the mapping behind the arrays */
     size_t scratch_size;
+    void *groups; /* library: the mapping behind sites, when the scan grouped them */
+    size_t groups_size;
 } mt_report_t;
 
 /* ----------------------------------------------------------------------------------

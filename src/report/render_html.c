@@ -265,6 +265,8 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     apart_note(b, &r->suppressed, "suppressed-note", " (suppressed by rules).");
     apart_note(b, &r->system, "system-note",
                " made inside system libraries (option system_leaks lists them).");
+    apart_note(b, &r->held_apart, "held-note",
+               " the program still points at (option leaks=lost leaves them out).");
     wrappers_note(b, r);
     mt_buf_str(b, "</section>\n");
 }
@@ -327,10 +329,14 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
         mt_buf_str(b, "<p class=\"note\">None.</p></section>\n");
         return;
     }
-    mt_buf_str(b, "<table id=\"leak-table\" class=\"sortable\"><thead><tr>"
-                  "<th class=\"num\">Bytes</th><th class=\"num\">Blocks</th><th>Site</th>"
+    /* Once the leak scan classified them: how each group is held, and by what. */
+    mt_buf_str(b, "<table id=\"leak-table\" class=\"sortable\"><thead><tr>");
+    mt_buf_str(b, "<th class=\"num\">Bytes</th><th class=\"num\">Blocks</th><th>Site</th>"
                   "<th>Function</th><th>Kind</th><th>Owner</th><th class=\"num\">First block</th>"
-                  "<th>Blocks #</th><th>Called from</th></tr></thead>\n<tbody>\n");
+                  "<th>Blocks #</th><th>Called from</th>");
+    if (r->classified)
+        mt_buf_str(b, "<th>Class</th><th>Held by</th>");
+    mt_buf_str(b, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->nsites; i++) {
         const mt_leak_site_t *s = &r->sites[i];
         mt_buf_str(b, "<tr>");
@@ -362,7 +368,20 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
             html_frame(b, &s->where.stack.frames[0]);
         mt_buf_str(b, "\">");
         html_stack(b, &s->where, "leak-stack", "call stack");
-        mt_buf_str(b, "</td></tr>\n");
+        mt_buf_str(b, "</td>");
+        if (r->classified) { /* sorted as listed: lost first */
+            mt_buf_str(b, "<td class=\"class\" data-value=\"");
+            mt_buf_u64(b, (uint64_t)s->leak_class);
+            mt_buf_str(b, "\">");
+            mt_buf_html(b, mt_leak_class_text[s->leak_class]);
+            mt_buf_str(b, "</td><td class=\"held\">");
+            mt_buf_escape(b, MT_ESCAPE_HTML);
+            if (s->held != NULL)
+                mt_buf_holder(b, s->held);
+            mt_buf_escape(b, MT_ESCAPE_NONE);
+            mt_buf_str(b, "</td>");
+        }
+        mt_buf_str(b, "</tr>\n");
     }
     mt_buf_str(b, "</tbody></table>\n</section>\n");
 }
@@ -518,6 +537,7 @@ void mt_render_html(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, ", blocks made since checkpoint #");
         mt_buf_u64(b, r->since);
         break;
+    case MT_WHEN_LOST: mt_buf_str(b, ", blocks lost during the run"); break;
     }
     if (r->cwd != NULL) {
         mt_buf_str(b, ", in <code>");

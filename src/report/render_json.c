@@ -12,8 +12,10 @@
 
 #include "report/model.h"
 
-static const char *const when_names[] = {
-    [MT_WHEN_EXIT] = "exit", [MT_WHEN_NOW] = "now", [MT_WHEN_SINCE] = "since"};
+static const char *const when_names[] = {[MT_WHEN_EXIT] = "exit",
+                                         [MT_WHEN_NOW] = "now",
+                                         [MT_WHEN_SINCE] = "since",
+                                         [MT_WHEN_LOST] = "lost"};
 
 /* A member's name, escaped like any string: kinds and option names come from a report read
  * back, which may say anything. */
@@ -147,6 +149,33 @@ static void statistics(mt_buf_t *b, const memtrack_stats_t *st, uint64_t threads
     mt_buf_str(b, "},\n");
 }
 
+/* What holds a group of leaks (a site's "held_by"); nothing for one nothing holds. */
+static void holder(mt_buf_t *b, const mt_holder_t *h)
+{
+    if (h->kind == MT_HOLDER_NONE)
+        return;
+    mt_buf_str(b, ", \"held_by\": {");
+    str_field(b, "kind", mt_holder_json[h->kind], false);
+    str_field(b, "name", h->name, false);
+    str_field(b, "function", h->func, false);
+    str_field(b, "file", h->file, false);
+    key(b, "line");
+    mt_buf_i64(b, h->line);
+    mt_buf_str(b, ", ");
+    str_field(b, "module", h->module, false);
+    u64_field(b, "thread", h->thread, false);
+    u64_field(b, "offset", h->offset, false);
+    mt_buf_str(b, "\"chain\": [");
+    for (unsigned i = 0; i < h->nchain; i++) {
+        if (i > 0)
+            mt_buf_str(b, ", ");
+        mt_buf_u64(b, h->chain[i]);
+    }
+    mt_buf_str(b, "], ");
+    u64_field(b, "chain_length", h->chain_length, true);
+    mt_buf_char(b, '}');
+}
+
 static void leaks(mt_buf_t *b, const mt_report_t *r)
 {
     mt_buf_str(b, "  \"leaks\": {\n    \"checked\": ");
@@ -155,6 +184,15 @@ static void leaks(mt_buf_t *b, const mt_report_t *r)
     u64_field(b, "bytes", r->leaked_bytes, false);
     u64_field(b, "blocks", r->leaked_blocks, false);
     u64_field(b, "listed_in_text", r->list_sites, true);
+    /* Only for a report the leak scan classified: others read as they did before it. */
+    if (r->classified) {
+        mt_buf_str(b, ", \"classified\": true, \"lost_only\": ");
+        mt_buf_str(b, r->lost_only ? "true" : "false");
+        if (r->threads_unread != 0) {
+            mt_buf_str(b, ", ");
+            u64_field(b, "threads_unread", r->threads_unread, true);
+        }
+    }
     mt_buf_str(b, ",\n    \"sites\": [");
     for (size_t i = 0; i < r->nsites; i++) {
         const mt_leak_site_t *s = &r->sites[i];
@@ -168,7 +206,14 @@ static void leaks(mt_buf_t *b, const mt_report_t *r)
                 mt_buf_str(b, ", ");
             mt_buf_u64(b, s->seqs[k]);
         }
-        mt_buf_str(b, "]}");
+        mt_buf_char(b, ']');
+        if (s->leak_class != MT_LEAK_UNCLASSIFIED) {
+            mt_buf_str(b, ", ");
+            str_field(b, "class", mt_leak_class_json[s->leak_class], true);
+        }
+        if (s->held != NULL)
+            holder(b, s->held);
+        mt_buf_char(b, '}');
     }
     mt_buf_str(b, r->nsites > 0 ? "\n    ],\n" : "],\n");
     mt_buf_str(b, "    \"suppressed\": {");
@@ -183,6 +228,10 @@ static void leaks(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, r->nrules > 0 ? "\n    ]},\n" : "]},\n");
     mt_buf_str(b, "    \"system\": {");
     apart(b, &r->system);
+    if (r->lost_only) { /* leaks=lost: the blocks the program still points at */
+        mt_buf_str(b, "},\n    \"held\": {");
+        apart(b, &r->held_apart);
+    }
     mt_buf_str(b, "}\n  },\n");
 }
 

@@ -250,8 +250,9 @@ static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
     mt_buf_char(b, ']');
 }
 
+/* level: NULL for the family's own, or "note" (a leak the program still points at). */
 static void result_head(mt_buf_t *b, bool *first, rules_t *rs, rule_family_t family,
-                        const char *kind)
+                        const char *kind, const char *level)
 {
     size_t index = rule_index(rs, family, kind);
     rule_t r = {family, kind};
@@ -266,7 +267,7 @@ static void result_head(mt_buf_t *b, bool *first, rules_t *rs, rule_family_t fam
         mt_buf_str(b, ", ");
     }
     mt_buf_str(b, "\"level\": \"");
-    mt_buf_str(b, family_levels[family]);
+    mt_buf_str(b, level != NULL ? level : family_levels[family]);
     mt_buf_str(b, "\", ");
 }
 
@@ -291,7 +292,8 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
                         rules_t *rs)
 {
     mt_buf_t *m = b; /* the message is written into the report, escaped as it goes */
-    result_head(b, first, rs, RULE_LEAK, s->where.kind);
+    result_head(b, first, rs, RULE_LEAK, s->where.kind,
+                s->leak_class == MT_LEAK_REACHABLE ? "note" : NULL);
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_count(m, s->bytes, "byte", "bytes");
@@ -323,6 +325,13 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
         }
         mt_buf_char(m, ')');
     }
+    if (s->leak_class != MT_LEAK_UNCLASSIFIED) { /* "; still reachable: held by g_x at x.c:3" */
+        mt_buf_str(m, "; ");
+        mt_buf_str(m, mt_leak_class_text[s->leak_class]);
+        mt_buf_str(m, s->held != NULL && s->held->kind != MT_HOLDER_NONE ? ": " : "");
+        if (s->held != NULL)
+            mt_buf_holder(m, s->held);
+    }
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_location(&s->where))
@@ -335,12 +344,22 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     mt_buf_u64(b, s->bytes);
     mt_buf_str(b, ", \"blocks\": ");
     mt_buf_u64(b, s->blocks);
+    if (s->leak_class != MT_LEAK_UNCLASSIFIED) {
+        mt_buf_str(b, ", \"class\": ");
+        mt_buf_json_str(b, mt_leak_class_json[s->leak_class]);
+    }
+    if (s->held != NULL && s->held->kind != MT_HOLDER_NONE) {
+        mt_buf_str(b, ", \"heldBy\": ");
+        mt_buf_json_begin(b);
+        mt_buf_holder(b, s->held);
+        mt_buf_json_end(b);
+    }
     mt_buf_str(b, "}}");
 }
 
 static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs)
 {
-    result_head(b, first, rs, RULE_ERROR, e->kind);
+    result_head(b, first, rs, RULE_ERROR, e->kind, NULL);
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_error_summary(b, e);
@@ -384,7 +403,7 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
 /* Allocations made to fail on purpose at one place: a note, at the call that got NULL. */
 static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *first, rules_t *rs)
 {
-    result_head(b, first, rs, RULE_INJECTED, g->where.kind);
+    result_head(b, first, rs, RULE_INJECTED, g->where.kind, NULL);
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_count(b, g->failures, "allocation", "allocations");

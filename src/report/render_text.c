@@ -55,6 +55,42 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
     }
     mt_buf_char(b, '\n');
     mt_buf_stack_lines(b, &s->where, "      ");
+    if (s->held != NULL && s->held->kind != MT_HOLDER_NONE) {
+        mt_buf_line(b);
+        mt_buf_str(b, "      ");
+        mt_buf_holder(b, s->held);
+        mt_buf_char(b, '\n');
+    }
+}
+
+/* Whether the list is shown by class: once scanned, unless every leak is lost (then it
+ * reads as it did before the scan: each one is a leak to fix). */
+static bool by_class(const mt_report_t *r)
+{
+    for (size_t i = 0; r->classified && i < r->nsites; i++)
+        if (r->sites[i].leak_class != MT_LEAK_LOST)
+            return true;
+    return false;
+}
+
+/* "still reachable: 50 bytes in 4 blocks (the program still points at them)" */
+static void print_class_header(const mt_report_t *r, mt_buf_t *b, mt_leak_class_t c)
+{
+    uint64_t bytes = 0, blocks = 0;
+    for (size_t i = 0; i < r->nsites; i++)
+        if (r->sites[i].leak_class == c) {
+            bytes += r->sites[i].bytes;
+            blocks += r->sites[i].blocks;
+        }
+    mt_buf_line(b);
+    mt_buf_str(b, mt_leak_class_text[c]);
+    mt_buf_str(b, ": ");
+    mt_buf_count(b, bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, blocks, "block", "blocks");
+    mt_buf_str(b, " (");
+    mt_buf_str(b, mt_leak_class_why[c]);
+    mt_buf_str(b, ")\n");
 }
 
 static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
@@ -255,12 +291,23 @@ static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
     if (r->nsites == 0)
         return;
     size_t shown = r->nsites < r->list_sites ? r->nsites : r->list_sites;
-    unsigned width = digits_of(r->sites[0].bytes);
+    bool classes = by_class(r);
+    uint64_t largest = 0;
+    for (size_t i = 0; i < r->nsites; i++) /* (by class, the largest may come later) */
+        largest = r->sites[i].bytes > largest ? r->sites[i].bytes : largest;
+    unsigned width = digits_of(largest);
     mt_buf_line(b);
-    mt_buf_str(b, at_exit ? "leaks by site, largest first:\n"
-                          : "live blocks by site, largest first:\n");
-    for (size_t i = 0; i < shown; i++)
+    if (classes)
+        mt_buf_str(b, at_exit ? "leaks by how they are held, then by site, largest first:\n"
+                              : "live blocks by how they are held, then by site, largest first:\n");
+    else
+        mt_buf_str(b, at_exit ? "leaks by site, largest first:\n"
+                              : "live blocks by site, largest first:\n");
+    for (size_t i = 0; i < shown; i++) {
+        if (classes && (i == 0 || r->sites[i].leak_class != r->sites[i - 1].leak_class))
+            print_class_header(r, b, r->sites[i].leak_class);
         print_leak_site(b, &r->sites[i], width);
+    }
     if (shown < r->nsites) {
         uint64_t bytes = 0, blocks = 0;
         for (size_t i = shown; i < r->nsites; i++) {
@@ -294,6 +341,20 @@ static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
         mt_buf_char(b, '\n');
     }
     print_apart(b, &r->system, " made inside system libraries (option system_leaks)");
+    print_apart(b, &r->held_apart,
+                r->when == MT_WHEN_LOST ? " the program still points at"
+                                        : " the program still points at (option leaks=lost)");
+}
+
+/* The stacks the scan could not read: what only they hold shows as lost. */
+static void print_unread(const mt_report_t *r, mt_buf_t *b)
+{
+    if (r->threads_unread == 0)
+        return;
+    mt_buf_line(b);
+    mt_buf_str(b, "the stacks of ");
+    mt_buf_count(b, r->threads_unread, "thread", "threads");
+    mt_buf_str(b, " could not be found: blocks only they point at show as lost\n");
 }
 
 /* Blocks made since a checkpoint: a short report of those sites only. */
@@ -313,6 +374,34 @@ void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st)
     mt_buf_str(b, ", ");
     mt_buf_u64(b, st->failed);
     mt_buf_str(b, " failed\n");
+}
+
+/* memtrack_check_leaks(): the lost blocks now, only when there are some. */
+static void render_lost(const mt_report_t *r, mt_buf_t *b, unsigned flags)
+{
+    if (r->leaked_blocks == 0) {
+        if (flags & MT_TEXT_SILENT_WHEN_CLEAN)
+            return;
+        mt_buf_line(b);
+        mt_buf_str(b, r->classified ? "no blocks lost now\n"
+                                    : "no memory for the leak scan: nothing was checked\n");
+        print_counted_apart(r, b);
+        return;
+    }
+    mt_buf_line(b);
+    mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
+    mt_buf_str(b, " lost in ");
+    mt_buf_count(b, r->leaked_blocks, "block", "blocks");
+    mt_buf_str(b, " from ");
+    mt_buf_count(b, r->nsites, "site", "sites");
+    mt_buf_str(b, " now in ");
+    mt_buf_text(b, r->program);
+    mt_buf_str(b, " (pid ");
+    mt_buf_u64(b, r->pid);
+    mt_buf_str(b, ")\n");
+    print_unread(r, b);
+    print_sites(r, b, true);
+    print_counted_apart(r, b);
 }
 
 static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
@@ -338,6 +427,7 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_str(b, " (pid ");
     mt_buf_u64(b, r->pid);
     mt_buf_str(b, ")\n");
+    print_unread(r, b);
     print_sites(r, b, false);
     print_counted_apart(r, b);
 }
@@ -371,8 +461,8 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     const memtrack_stats_t *st = &r->stats;
     bool at_exit = r->when == MT_WHEN_EXIT;
 
-    if (r->when == MT_WHEN_SINCE) {
-        render_since(r, b, flags);
+    if (r->when == MT_WHEN_SINCE || r->when == MT_WHEN_LOST) {
+        (r->when == MT_WHEN_SINCE ? render_since : render_lost)(r, b, flags);
         mt_buf_flush(b);
         return;
     }
@@ -435,6 +525,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
             print_error_list(r, b);
     }
     if (r->leak_check) {
+        print_unread(r, b);
         print_sites(r, b, at_exit);
         print_counted_apart(r, b);
     }

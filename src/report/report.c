@@ -26,6 +26,7 @@
 #include "records/stats.h"
 #include "records/timeline.h"
 #include "report/injected.h"
+#include "report/leaks.h"
 #include "report/report.h"
 #include "report/wrappers.h"
 
@@ -36,177 +37,6 @@ _Static_assert(MT_REPORT_MAX_FRAMES == MT_REPORT_STACK_ROOM(MT_STACK_MAX),
 _Static_assert(MT_INLINE_MAX <= MT_REPORT_INLINE_FRAMES &&
                    MT_STACK_ROOM(MT_STACK_MAX) <= MT_REPORT_MAX_FRAMES,
                "inline frames exceed their room");
-
-#define MAX_SEQS (sizeof(((mt_leak_site_t *)0)->seqs) / sizeof(uint64_t))
-
-typedef struct build_ctx {
-    mt_leak_site_t *by_id;
-    uint32_t nids;
-    unsigned keep_seqs;
-    uint64_t since; /* count blocks with this sequence number or later */
-} build_ctx_t;
-
-/* Keeps the smallest sequence numbers, ascending. */
-static void add_seq(mt_leak_site_t *s, uint64_t seq, unsigned keep)
-{
-    unsigned i = s->nseqs;
-    if (keep == 0)
-        return;
-    if (i == keep) {
-        if (seq >= s->seqs[i - 1])
-            return;
-        i--;
-    } else {
-        s->nseqs++;
-    }
-    while (i > 0 && s->seqs[i - 1] > seq) {
-        s->seqs[i] = s->seqs[i - 1];
-        i--;
-    }
-    s->seqs[i] = seq;
-}
-
-static void merge_into(mt_leak_site_t *dst, const mt_leak_site_t *src, unsigned keep)
-{
-    dst->bytes += src->bytes;
-    dst->blocks += src->blocks;
-    for (unsigned i = 0; i < src->nseqs; i++)
-        add_seq(dst, src->seqs[i], keep);
-}
-
-static void count_block(mt_block_t *b, void *ctx)
-{
-    build_ctx_t *c = ctx;
-    if (MT_META_SEQ(b->meta) < c->since)
-        return;
-    uint32_t id = b->site < c->nids ? b->site : MT_SITE_NONE;
-    mt_leak_site_t *s = &c->by_id[id];
-    s->bytes += b->size;
-    s->blocks++;
-    add_seq(s, MT_META_SEQ(b->meta), c->keep_seqs);
-}
-
-/* ---- sorting without allocating ------------------------------------------------------ */
-
-typedef int (*cmp_fn)(const mt_leak_site_t *, const mt_leak_site_t *);
-
-static void sift_down(mt_leak_site_t *a, size_t root, size_t n, cmp_fn cmp)
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && cmp(&a[child], &a[child + 1]) < 0)
-            child++;
-        if (cmp(&a[root], &a[child]) >= 0)
-            return;
-        mt_leak_site_t t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-static void heap_sort(mt_leak_site_t *a, size_t n, cmp_fn cmp)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(a, i, n, cmp);
-    for (size_t end = n; end-- > 1;) {
-        mt_leak_site_t t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        sift_down(a, 0, end, cmp);
-    }
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-    if (a == b)
-        return 0;
-    if (a == NULL)
-        return -1;
-    if (b == NULL)
-        return 1;
-    return strcmp(a, b);
-}
-
-/* Orders sites by what they print, so equal sites end up side by side. */
-static int cmp_place(const mt_leak_site_t *x, const mt_leak_site_t *y)
-{
-    const mt_site_t *a = mt_site_get(x->site), *b = mt_site_get(y->site);
-    int c = cmp_str(a->file, b->file);
-    if (c == 0)
-        c = (a->line > b->line) - (a->line < b->line);
-    if (c == 0)
-        c = cmp_str(a->func, b->func);
-    if (c == 0)
-        c = (a->kind > b->kind) - (a->kind < b->kind);
-    if (c == 0)
-        c = cmp_str(a->owner, b->owner);
-    if (c == 0)
-        c = (a->pc > b->pc) - (a->pc < b->pc);
-    return c;
-}
-
-/* The order of what stacks print: frame by frame, the shorter first. */
-static int cmp_stacks(const mt_stack_t *a, const mt_stack_t *b)
-{
-    for (size_t i = 0; i < a->nframes && i < b->nframes; i++) {
-        const mt_frame_t *x = &a->frames[i], *y = &b->frames[i];
-        int c = cmp_str(x->file, y->file);
-        if (c == 0 && x->line != y->line)
-            c = x->line < y->line ? -1 : 1;
-        if (c == 0)
-            c = cmp_str(x->func, y->func);
-        if (c == 0 && x->file == NULL) {
-            c = cmp_str(x->module, y->module);
-            if (c == 0 && x->offset != y->offset)
-                c = x->offset < y->offset ? -1 : 1;
-        }
-        if (c == 0 && x->inlined != y->inlined) /* "inlined into" or "from" the next */
-            c = x->inlined ? 1 : -1;
-        if (c != 0)
-            return c;
-    }
-    return (a->nframes > b->nframes) - (a->nframes < b->nframes);
-}
-
-/* The order of what a site prints: kind, file, line, function, owner; a place without a file
- * prints its address, module and offset too. 0 for places that print the same. */
-static int cmp_printed(const mt_leak_site_t *x, const mt_leak_site_t *y)
-{
-    const mt_place_t *a = &x->where, *b = &y->where;
-    int c = cmp_str(a->kind, b->kind);
-    if (c == 0)
-        c = cmp_str(a->file, b->file);
-    if (c == 0 && a->line != b->line)
-        c = a->line < b->line ? -1 : 1;
-    if (c == 0)
-        c = cmp_str(a->func, b->func);
-    if (c == 0)
-        c = cmp_str(a->owner, b->owner);
-    if (c == 0 && a->file == NULL) {
-        c = cmp_str(a->module, b->module);
-        if (c == 0 && a->pc != b->pc)
-            c = a->pc < b->pc ? -1 : 1;
-        if (c == 0 && a->offset != b->offset)
-            c = a->offset < b->offset ? -1 : 1;
-    }
-    if (c == 0 && a->inlined != b->inlined)
-        c = a->inlined ? 1 : -1;
-    if (c == 0)
-        c = cmp_stacks(&a->stack, &b->stack);
-    return c;
-}
-
-static int cmp_size(const mt_leak_site_t *x, const mt_leak_site_t *y)
-{
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
-    if (x->blocks != y->blocks)
-        return x->blocks < y->blocks ? 1 : -1;
-    return cmp_place(x, y);
-}
 
 /* ---- building the model --------------------------------------------------------- */
 
@@ -232,88 +62,6 @@ void mt_report_unlock(void)
 bool mt_report_trylock(void)
 {
     return mt_mutex_trylock(&report_lock) == 0;
-}
-
-static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
-{
-    a->bytes += s->bytes;
-    a->blocks += s->blocks;
-    a->sites++;
-}
-
-/* Resolves each site's place and stack, moves the system's sites out of the list, shows
- * the sites inside allocation wrappers at their callers, then moves out the suppressed. */
-static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, frame_pool_t *pool)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        mt_leak_site_t *s = &sites[i];
-        bool system = mt_place_of(s->site, &s->where);
-        if (system && !mt_opt.system_leaks) {
-            add_apart(&r->system, s);
-            continue;
-        }
-        resolve_stack(pool, s->site, &s->where);
-        sites[kept++] = *s;
-    }
-    mt_wrappers_apply(r, sites, kept);
-    n = kept;
-    kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        mt_leak_site_t *s = &sites[i];
-        long rule = mt_suppress_match(&s->where);
-        if (rule >= 0) {
-            add_apart(&r->suppressed, s);
-            add_apart(&r->rules[rule].hits, s);
-            continue;
-        }
-        sites[kept++] = *s;
-    }
-    return kept;
-}
-
-static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since,
-                        frame_pool_t *pool)
-{
-    build_ctx_t c = {by_id, nids, 0, since};
-    c.keep_seqs = mt_opt.report_seqs < MAX_SEQS ? (unsigned)mt_opt.report_seqs : MAX_SEQS;
-    for (uint32_t i = 0; i < nids; i++)
-        by_id[i].site = i;
-    mt_table_foreach(count_block, &c);
-
-    /* Keep the sites that hold blocks, then merge those that print the same. */
-    size_t n = 0;
-    for (uint32_t i = 0; i < nids; i++)
-        if (by_id[i].blocks != 0)
-            by_id[n++] = by_id[i];
-    heap_sort(by_id, n, cmp_place);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m > 0 && mt_site_same(by_id[m - 1].site, by_id[i].site))
-            merge_into(&by_id[m - 1], &by_id[i], c.keep_seqs);
-        else
-            by_id[m++] = by_id[i];
-    }
-    m = sort_out_sites(r, by_id, m, pool);
-    /* Sites known by address resolve to places too (file, line, function): those that
-     * print the same (an inlined wrapper reached from several return addresses) are one. */
-    heap_sort(by_id, m, cmp_printed);
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (k > 0 && cmp_printed(&by_id[k - 1], &by_id[i]) == 0)
-            merge_into(&by_id[k - 1], &by_id[i], c.keep_seqs);
-        else
-            by_id[k++] = by_id[i];
-    }
-    m = k;
-    heap_sort(by_id, m, cmp_size);
-
-    r->sites = by_id;
-    r->nsites = m;
-    for (size_t i = 0; i < m; i++) {
-        r->leaked_bytes += by_id[i].bytes;
-        r->leaked_blocks += by_id[i].blocks;
-    }
 }
 
 static void build_errors(mt_report_t *r, mt_error_t *raw, size_t max, frame_pool_t *pool)
@@ -438,7 +186,9 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     mt_stats_read(&r->stats);
     r->stats.errors = mt_error_total();
     r->errors = mt_error_total();
-    r->leak_check = mt_opt.leaks || when != MT_WHEN_EXIT;
+    r->leak_check = mt_leaks_mode() != MT_LEAKS_NONE || when != MT_WHEN_EXIT;
+    r->lost_only =
+        when == MT_WHEN_LOST || (when == MT_WHEN_EXIT && mt_leaks_mode() == MT_LEAKS_LOST);
     r->list_sites = mt_opt.report_sites;
 
     uint32_t nids = mt_site_count();
@@ -499,14 +249,17 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     for (size_t i = 0; i < nrules; i++)
         r->rules[i].rule = mt_suppress_rule(i);
     r->nrules = nrules;
+    mt_report_shortage(&r->shortage); /* (before the leaks: untracked blocks, no scan) */
     if (r->leak_check)
-        build_leaks(r, by_id, nids, since, &pool);
+        mt_report_build_leaks(r, by_id, nids, since, &pool);
     if (r->leak_check && when != MT_WHEN_SINCE) {
         /* Threads still running may have made blocks between the counters' reading and the
          * walk of the table: the report never says fewer blocks live, or a lower peak, than
          * the walk found. (A single thread's counters already agree with its walk.) */
-        uint64_t live_bytes = r->leaked_bytes + r->suppressed.bytes + r->system.bytes;
-        uint64_t live_blocks = r->leaked_blocks + r->suppressed.blocks + r->system.blocks;
+        uint64_t live_bytes =
+            r->leaked_bytes + r->suppressed.bytes + r->system.bytes + r->held_apart.bytes;
+        uint64_t live_blocks =
+            r->leaked_blocks + r->suppressed.blocks + r->system.blocks + r->held_apart.blocks;
         if (r->stats.current_bytes < live_bytes)
             r->stats.current_bytes = (size_t)live_bytes;
         if (r->stats.current_blocks < live_blocks)
@@ -517,7 +270,6 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
             r->stats.peak_blocks = r->stats.current_blocks;
     }
     r->threads_running = mt_stats_other_threads();
-    mt_report_shortage(&r->shortage);
     build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
@@ -529,6 +281,9 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 
 void mt_report_free(mt_report_t *r)
 {
+    if (r->groups != NULL)
+        mt_pages_free(r->groups, r->groups_size);
+    r->groups = NULL;
     mt_pages_free(r->scratch, r->scratch_size);
     r->scratch = NULL;
     r->sites = NULL;

@@ -27,8 +27,9 @@ bool mt_report_trylock(void);
 /* Loads the rules when the option changed; returns how many there are. */
 size_t mt_suppress_count(void);
 const char *mt_suppress_rule(size_t i);
-/* The first rule that matches p, or -1. */
-long mt_suppress_match(const mt_place_t *p);
+/* The first rule that matches a group of leaks made at p and held by `held` (NULL: not
+ * known), or -1. */
+long mt_suppress_match(const mt_place_t *p, const mt_holder_t *held);
 
 /* Renders the live blocks for the crash report (api/crash.c); false when it could not. */
 bool mt_report_crash_text(int fd);

@@ -7,6 +7,9 @@
  *   function:GLOB        leaks made in a function ("font_cache_*")
  *   site:GLOB:LINE       leaks made at one line of a file ("src/cache.c:42")
  *   module:GLOB          leaks made in a library, for sites known by address ("libfoo.so*")
+ *   held:GLOB            blocks the program still holds in a variable, or in a function's
+ *                        stack frame, of that name ("g_font_cache", "intern_*"): the chain
+ *                        of pointers to them starts there (the leak scan's holders)
  *
  * GLOB matches the whole name; `*` stands for any run of characters, `?` for one. A file
  * or module glob without '/' is matched against the last part of the path only. Leaks
@@ -31,7 +34,7 @@
 #define MAX_RULES 4096u
 #define MAX_FILE (1u << 20)
 
-typedef enum { RULE_FILE, RULE_FUNCTION, RULE_SITE, RULE_MODULE } rule_type_t;
+typedef enum { RULE_FILE, RULE_FUNCTION, RULE_SITE, RULE_MODULE, RULE_HELD } rule_type_t;
 
 typedef struct rule {
     rule_type_t type;
@@ -122,7 +125,8 @@ static bool parse_rule(char *line, rule_t *r, const char **why)
     } types[] = {{"file:", RULE_FILE},
                  {"function:", RULE_FUNCTION},
                  {"site:", RULE_SITE},
-                 {"module:", RULE_MODULE}};
+                 {"module:", RULE_MODULE},
+                 {"held:", RULE_HELD}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         size_t n = strlen(types[i].prefix);
         if (strncmp(line, types[i].prefix, n) != 0)
@@ -153,7 +157,7 @@ static bool parse_rule(char *line, rule_t *r, const char **why)
         }
         return true;
     }
-    *why = "expected file:, function:, site: or module: before the pattern";
+    *why = "expected file:, function:, site:, module: or held: before the pattern";
     return false;
 }
 
@@ -275,14 +279,32 @@ static bool rule_hits(const rule_t *r, const char *file, long line, const char *
     case RULE_FUNCTION: return func != NULL && glob_match(r->pattern, func);
     case RULE_SITE: return line == r->line && path_match(r->pattern, file);
     case RULE_MODULE: return path_match(r->pattern, module);
+    case RULE_HELD: return false; /* (not a place's: see mt_suppress_match) */
     }
     return false;
 }
 
-long mt_suppress_match(const mt_place_t *p)
+/* The name a held: rule matches: the variable holding the chain's first block, or the
+ * function whose stack frame does. */
+static const char *holder_name(const mt_holder_t *h)
+{
+    if (h == NULL)
+        return NULL;
+    if (h->kind == MT_HOLDER_STACK)
+        return h->func;
+    return h->kind == MT_HOLDER_LOST ? NULL : h->name;
+}
+
+long mt_suppress_match(const mt_place_t *p, const mt_holder_t *held)
 {
     for (size_t i = 0; i < loaded.count; i++) {
         const rule_t *r = &loaded.rules[i];
+        if (r->type == RULE_HELD) {
+            const char *name = holder_name(held);
+            if (name != NULL && glob_match(r->pattern, name))
+                return (long)i;
+            continue;
+        }
         if (rule_hits(r, p->file, p->line, p->func, p->module))
             return (long)i;
         /* function:, file: and module: rules match any caller too (as LeakSanitizer's do):

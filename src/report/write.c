@@ -16,6 +16,7 @@
 #include "api/api.h"
 #include "api/fail.h"
 #include "api/owned.h"
+#include "api/reach.h"
 #include "base/output.h"
 #include "base/symbolize.h"
 #include "records/stats.h"
@@ -173,16 +174,17 @@ MT_EXPORT unsigned long memtrack_checkpoint(void)
     return (unsigned long)mt_seq_upcoming();
 }
 
-MT_EXPORT size_t memtrack_report_since(unsigned long mark)
+/* Builds and prints a report of live blocks: when since (the mark of a checkpoint) or
+ * when lost (the leak scan's lost blocks now); returns how many it lists. */
+static size_t report_live(mt_when_t when, uint64_t since)
 {
-    MT_ENTRY();
     mt_report_t r;
     size_t blocks = 0;
     int saved = errno;
     mt_init();
     mt_busy++;
     mt_report_lock();
-    if (mt_report_build(&r, MT_WHEN_SINCE, mark == 0 ? 1 : (uint64_t)mark)) {
+    if (mt_report_build(&r, when, since)) {
         blocks = (size_t)r.leaked_blocks;
         print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
         mt_report_free(&r);
@@ -191,6 +193,25 @@ MT_EXPORT size_t memtrack_report_since(unsigned long mark)
     mt_busy--;
     errno = saved;
     return blocks;
+}
+
+/* (Entry points of the leak scan: the stack above them is the program's, api/reach.h.) */
+MT_EXPORT MT_NOINLINE size_t memtrack_report_since(unsigned long mark)
+{
+    MT_ENTRY();
+    MT_REACH_FROM_HERE();
+    size_t blocks = report_live(MT_WHEN_SINCE, mark == 0 ? 1 : (uint64_t)mark);
+    mt_reach_leave();
+    return blocks;
+}
+
+MT_EXPORT MT_NOINLINE size_t memtrack_check_leaks(void)
+{
+    MT_ENTRY();
+    MT_REACH_FROM_HERE();
+    size_t lost = report_live(MT_WHEN_LOST, 1);
+    mt_reach_leave();
+    return lost;
 }
 
 static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
@@ -243,7 +264,8 @@ static bool print_without_memory(bool at_exit)
     memtrack_stats_t st;
     mt_stats_read(&st);
     size_t errors = mt_error_total();
-    bool leaks = (mt_opt.leaks || !at_exit) && st.current_blocks != 0;
+    bool leak_check = mt_leaks_mode() != MT_LEAKS_NONE;
+    bool leaks = (leak_check || !at_exit) && st.current_blocks != 0;
     mt_shortage_t shortage;
     mt_report_shortage(&shortage);
     if (!leaks && errors == 0 && !mt_opt.verbose && shortage.size == 0)
@@ -306,9 +328,9 @@ static bool print_without_memory(bool at_exit)
     r.when = MT_WHEN_EXIT;
     r.stats = st;
     r.stats.errors = errors;
-    r.leak_check = mt_opt.leaks;
-    r.leaked_bytes = mt_opt.leaks ? st.current_bytes : 0;
-    r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
+    r.leak_check = leak_check;
+    r.leaked_bytes = leak_check ? st.current_bytes : 0;
+    r.leaked_blocks = leak_check ? st.current_blocks : 0;
     r.errors = errors;
     r.max_messages = mt_opt.max_messages;
     r.shortage = shortage;

@@ -135,6 +135,12 @@ async function main() {
     check('rows show file:line',
       JSON.stringify(await column(2)) === JSON.stringify(sites.map((s) => `${s.file}:${s.line}`)),
       await column(2));
+    // Every leak of this program is lost (main returned): the leak scan's class, as the JSON
+    // says, and no holder.
+    const classes = await page.$$eval('#leak-table tbody td.class', (cells) =>
+      cells.map((c) => c.textContent));
+    check('each row shows its class, as the JSON does', sites.every((s) => s.class === 'lost') &&
+      JSON.stringify(classes) === JSON.stringify(sites.map(() => 'lost')), classes);
     check('the largest site is texture(), 4 blocks from main', sites[0].function === 'texture' &&
       sites[0].bytes === 4000 && sites[0].blocks === 4 && sites[0].stack.length === 1 &&
       sites[0].stack[0].function === 'main' && sites[0].stack[0].line === 23, sites[0]);

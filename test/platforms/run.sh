@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/runner.sh
 . "$here/../lib/runner.sh"
 top=$TOP
-STACK_LINE='^memtrack:  *from '
+STACK_LINE='^memtrack:  *(from|held by) '
 E2E="clean clean_verbose leak_kinds overrun guard_zero atexit_order fork_exit options_bad \
     options_code xmalloc pool_errors pool_register arena_errors fail_report"
 
@@ -92,11 +92,12 @@ for p in "${platforms[@]}"; do
         [ -f "$out/$name.json" ] && sed -E -e 's/"pid": [0-9]+/"pid": PID/' \
             -e 's/"usec": [0-9]+/"usec": USEC/g' -e 's/"cwd": "[^"]*"/"cwd": CWD/' \
             -e '/^  "options": \{/,$d' "$out/$name.json" >>"$bdir/$name.err"
-        # Stacks are named from the debug information, which only the native build reads
-        # (libdw): their lines ("memtrack:     from x.c:9 in f()") are left out of both.
-        normalize "$bdir" <"$bdir/$name.err" | grep -v "$STACK_LINE" >"$bdir/$name.norm"
+        # Stacks and what holds a leak are named from the debug information, which only the
+        # native build reads (libdw): their lines ("memtrack:     from x.c:9 in f()",
+        # "memtrack:       held by g_x at x.c:3") are left out of both.
+        normalize "$bdir" <"$bdir/$name.err" | grep -Ev "$STACK_LINE" >"$bdir/$name.norm"
         ok=1
-        sed -e "${EXPECT:-}" "$dir/$name.expected" | grep -v "$STACK_LINE" >"$bdir/$name.want"
+        sed -e "${EXPECT:-}" "$dir/$name.expected" | grep -Ev "$STACK_LINE" >"$bdir/$name.want"
         diff -u "$bdir/$name.want" "$bdir/$name.norm" >"$bdir/$name.diff" 2>&1 || ok=0
         if grep -q "$kind-stdout" "$src"; then
             sed -e "${STDOUT_EXPECT:-}" "$dir/$name.stdout" >"$bdir/$name.stdout"

@@ -94,7 +94,7 @@ for s in samples:
         assert s["bytes"] == 16 * s["blocks"] == 16 * s["event"], s
 
 O = r["options"]
-assert O["guard"] == 16 and O["report_seqs"] == 2 and O["leaks"] is True
+assert O["guard"] == 16 and O["report_seqs"] == 2 and O["leaks"] == "all"
 assert O["json"] == "lib.json" and O["exitcode"] == -1 and O["timeline"] is True
 assert set(O) >= {"guard", "report", "quiet", "verbose", "exitcode", "json", "sarif", "html",
                   "suppressions", "track_all", "help"}

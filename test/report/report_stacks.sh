@@ -63,6 +63,7 @@ def v2(b):
                 e[k].pop("stack", None)
 save("v2.json", v2)
 save("v3.json", lambda b: b.update(version=3))  # format 3: the same, less inlined code
+save("v4.json", lambda b: b.update(version=4))  # format 4: the same, no leak classes
 # Code inlined: load_image's was inlined into read_file's at shapes.c:20, itself inlined
 # into main at shapes.c:30 (one return address, three functions).
 def inlined(b):
@@ -92,11 +93,13 @@ refuse nodetected.json 'wrappers[1].detected is missing'
 # One model: the JSON written again is the fixture, byte for byte, stacks and wrappers too.
 "$M" report "$fixture" --json again.json --sarif again.sarif --html again.html
 cmp "$fixture" again.json
-# Reports of formats 2 and 3 are read, and written again as format 5 with nothing more in
+# Reports of formats 2 to 4 are read, and written again as format 5 with nothing more in
 # them.
 "$M" report v2.json --json v2-again.json
 "$M" report v3.json --json v3-again.json
 cmp "$fixture" v3-again.json
+"$M" report v4.json --json v4-again.json
+cmp "$fixture" v4-again.json
 $PY - <<'PY'
 import json
 a, b = json.load(open("v2.json")), json.load(open("v2-again.json"))

@@ -123,19 +123,42 @@ Test(report, suppression_rules_match_file_function_site_module)
     cr_expect_str_eq(mt_suppress_rule(2), "site:src/*.c:42");
 
     mt_place_t p = {.kind = "malloc", .file = "src/cache.c", .line = 42, .func = "load"};
-    cr_expect_eq(mt_suppress_match(&p), 2);
+    cr_expect_eq(mt_suppress_match(&p, NULL), 2);
     p.line = 43;
-    cr_expect_eq(mt_suppress_match(&p), -1);
+    cr_expect_eq(mt_suppress_match(&p, NULL), -1);
     p.func = "cache_fill";
-    cr_expect_eq(mt_suppress_match(&p), 0);
+    cr_expect_eq(mt_suppress_match(&p, NULL), 0);
     p = (mt_place_t){.file = "/build/out/gen_1.c", .line = 1};
-    cr_expect_eq(mt_suppress_match(&p), 1, "a glob without '/' names the last part");
+    cr_expect_eq(mt_suppress_match(&p, NULL), 1, "a glob without '/' names the last part");
     p.file = "/build/out/gen_12.c";
-    cr_expect_eq(mt_suppress_match(&p), -1, "? is one character");
+    cr_expect_eq(mt_suppress_match(&p, NULL), -1, "? is one character");
     p = (mt_place_t){.file = "third_party/z/lib.c", .line = 3};
-    cr_expect_eq(mt_suppress_match(&p), 4);
+    cr_expect_eq(mt_suppress_match(&p, NULL), 4);
     p = (mt_place_t){.pc = 0x1234, .module = "/opt/x/libfoo.so.1", .func = "f"};
-    cr_expect_eq(mt_suppress_match(&p), 3);
+    cr_expect_eq(mt_suppress_match(&p, NULL), 3);
+    unlink(path);
+}
+
+/* held:GLOB matches what holds a group of leaks: a variable's name, or the function whose
+ * stack frame holds it; never a lost block's (nothing holds it), nor a place. */
+Test(report, suppression_rules_match_holders)
+{
+    char path[] = "/tmp/memtrack-supp-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    const char *rules = "held:g_font_*\nheld:main\n";
+    cr_assert_eq(write(fd, rules, strlen(rules)), (ssize_t)strlen(rules));
+    close(fd);
+    cr_assert_eq(memtrack_set_option("suppressions", path), 0);
+    cr_expect_eq(mt_suppress_count(), 2);
+    mt_place_t p = {.kind = "malloc", .file = "font.c", .line = 9, .func = "g_font_load"};
+    mt_holder_t h = {.kind = MT_HOLDER_GLOBAL, .name = "g_font_cache", .file = "font.c"};
+    cr_expect_eq(mt_suppress_match(&p, &h), 0);
+    cr_expect_eq(mt_suppress_match(&p, NULL), -1, "a place's function is not a holder");
+    h = (mt_holder_t){.kind = MT_HOLDER_STACK, .func = "main", .file = "a.c", .line = 4};
+    cr_expect_eq(mt_suppress_match(&p, &h), 1);
+    h = (mt_holder_t){.kind = MT_HOLDER_LOST, .chain = {3, 4}, .nchain = 2};
+    cr_expect_eq(mt_suppress_match(&p, &h), -1);
     unlink(path);
 }
 
