@@ -22,7 +22,7 @@
  * us, the pending flag). */
 static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
 {
-    out->link.key = b->link.key;
+    out->hh.key = b->hh.key;
     out->size = b->size;
     out->meta = meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
     out->site = b->site;
@@ -33,7 +33,7 @@ static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
  * links stay behind). */
 static inline void copy_live(const mt_block_t *b, mt_block_t *out)
 {
-    memcpy(&out->link.key, &b->link.key, sizeof *b - offsetof(mt_block_t, link.key));
+    memcpy(&out->hh.key, &b->hh.key, sizeof *b - offsetof(mt_block_t, hh.key));
 }
 
 /* Copies the record of a live or freed tracked block without changing anything. */
@@ -149,7 +149,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
     /* live or freed: one lookup (ptr is not NULL: never the anchor) */
-    mt_table_view_bucket_t *bucket;
+    UT_hash_bucket *bucket;
     mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr, &bucket);
     if (MT_UNLIKELY(b == NULL)) {
         mt_unlock(&s->lock);

@@ -1,0 +1,276 @@
+/* table_fast_test.c - the table's inline steps (src/records/table_fast.h) against uthash's own
+ * macros: one random sequence of inserts, deletes and lookups is run on two tables, one
+ * through the fenced steps as the allocation and the free take them (their doubling left to
+ * uthash's HASH_EXPAND_BUCKETS, as table.c does), the other through HASH_ADD_KEYPTR,
+ * HASH_DELETE and HASH_FIND; after each operation the two must be the same table: the bucket
+ * count, each bucket's chain in order with its count and expand_mult, the items, the
+ * insertion-order list, and uthash's expansion state (ideal chain length, non-ideal items,
+ * ineffective expansions, noexpand). A change in uthash's add, delete or expand logic, or in
+ * the steps that mirror them, shows here. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+
+#include "records/table_fast.h"
+
+typedef struct item {
+    UT_hash_handle hh; /* first, as in the tracker's records: hho is 0 */
+    uintptr_t addr;
+} item_t;
+
+/* A first record of key 0, as the tracker's anchor, linked in as HASH_ADD_KEYPTR links a
+ * hash's first record into the table just made. */
+static item_t *add_first(item_t *anchor)
+{
+    int oomed = 0;
+    anchor->addr = 0;
+    anchor->hh.key = (const void *)anchor->addr;
+    anchor->hh.keylen = sizeof(uintptr_t);
+    HASH_VALUE(anchor->hh.key, sizeof(uintptr_t), anchor->hh.hashv);
+    anchor->hh.next = anchor->hh.prev = NULL;
+    HASH_ADD_TO_TABLE(hh, anchor, anchor->hh.key, sizeof(uintptr_t), anchor->hh.hashv, anchor,
+                      oomed);
+    cr_assert_eq(oomed, 0);
+    return anchor;
+}
+
+/* The fenced side's table, made as records/table.c makes a shard's: at the paper's 1024
+ * buckets at once (mt_uthash_make_table). */
+static item_t *fast_make_table(item_t *anchor)
+{
+    cr_assert_not_null(mt_uthash_make_table(&anchor->hh, 10));
+    return add_first(anchor);
+}
+
+/* uthash's own: HASH_MAKE_TABLE (32 buckets), doubled to 1024 by HASH_EXPAND_BUCKETS. */
+static item_t *ref_make_table(item_t *anchor)
+{
+    int oomed = 0;
+    HASH_MAKE_TABLE(hh, anchor, oomed);
+    cr_assert_eq(oomed, 0);
+    while (anchor->hh.tbl->num_buckets < MT_TABLE_PAPER_BUCKETS) {
+        HASH_EXPAND_BUCKETS(hh, anchor->hh.tbl, oomed);
+        cr_assert_eq(oomed, 0);
+    }
+    return add_first(anchor);
+}
+
+/* The allocation's insert: the key and hash set as mt_table_track_inline sets them (keylen
+ * once, as a record leaves its slab), the inline append, and uthash's doubling when due. */
+static void fast_insert(UT_hash_table *tbl, item_t *it)
+{
+    it->hh.key = (const void *)it->addr;
+    it->hh.keylen = sizeof(uintptr_t);
+    HASH_VALUE(it->hh.key, sizeof(uintptr_t), it->hh.hashv);
+    if (mt_uthash_append(tbl, &it->hh)) {
+        int oomed = 0;
+        HASH_EXPAND_BUCKETS(hh, tbl, oomed);
+        cr_assert_eq(oomed, 0);
+    }
+}
+
+/* The free's lookup: its bucket, the walk of its chain. */
+static item_t *fast_find(const UT_hash_table *tbl, uintptr_t addr, UT_hash_bucket **bucket)
+{
+    unsigned hashv;
+    HASH_VALUE((const void *)addr, sizeof addr, hashv);
+    *bucket = mt_uthash_bucket(tbl, hashv);
+    return (item_t *)(void *)mt_uthash_find_in_bucket(*bucket, (const void *)addr);
+}
+
+static item_t *ref_find(item_t *head, uintptr_t addr)
+{
+    item_t *out;
+    HASH_FIND(hh, head, (const void *)addr, sizeof addr, out);
+    return out;
+}
+
+/* The two tables hold the same records in the same places: everything uthash keeps. */
+static void expect_same(const item_t *fast_head, const item_t *ref_head, size_t step)
+{
+    const UT_hash_table *f = fast_head->hh.tbl, *r = ref_head->hh.tbl;
+    cr_assert_eq(f->num_buckets, r->num_buckets, "step %zu: buckets", step);
+    cr_assert_eq(f->log2_num_buckets, r->log2_num_buckets, "step %zu", step);
+    cr_assert_eq(f->num_items, r->num_items, "step %zu: items", step);
+    cr_assert_eq(f->ideal_chain_maxlen, r->ideal_chain_maxlen, "step %zu: ideal", step);
+    cr_assert_eq(f->nonideal_items, r->nonideal_items, "step %zu: nonideal", step);
+    cr_assert_eq(f->ineff_expands, r->ineff_expands, "step %zu: ineffective", step);
+    cr_assert_eq(f->noexpand, r->noexpand, "step %zu: noexpand", step);
+    cr_assert_eq(f->hho, r->hho);
+    cr_assert_eq(f->signature, r->signature);
+    for (unsigned k = 0; k < f->num_buckets; k++) {
+        const UT_hash_bucket *fb = &f->buckets[k], *rb = &r->buckets[k];
+        cr_assert_eq(fb->count, rb->count, "step %zu: bucket %u's count", step, k);
+        cr_assert_eq(fb->expand_mult, rb->expand_mult, "step %zu: bucket %u", step, k);
+        const UT_hash_handle *fh = fb->hh_head, *rh = rb->hh_head, *fprev = NULL;
+        unsigned n = 0;
+        for (; fh != NULL && rh != NULL; fprev = fh, fh = fh->hh_next, rh = rh->hh_next, n++) {
+            cr_assert_eq(fh->key, rh->key, "step %zu: bucket %u, place %u", step, k, n);
+            cr_assert_eq(fh->hashv, rh->hashv);
+            cr_assert_eq(fh->hh_prev, fprev, "step %zu: bucket %u's back links", step, k);
+            cr_assert_eq(fh->tbl, f);
+        }
+        cr_assert(fh == NULL && rh == NULL, "step %zu: bucket %u's chain length", step, k);
+        cr_assert_eq(n, fb->count, "step %zu: bucket %u's count is its chain's", step, k);
+    }
+    /* the insertion-order list, and its tail */
+    const UT_hash_handle *fh = &fast_head->hh, *rh = &ref_head->hh;
+    const void *fprev = NULL;
+    size_t n = 0;
+    for (; fh != NULL && rh != NULL; n++) {
+        cr_assert_eq(fh->key, rh->key, "step %zu: list place %zu", step, n);
+        cr_assert_eq(fh->prev, fprev, "step %zu: list back links", step);
+        if (fh->next == NULL)
+            cr_assert(f->tail == fh && r->tail == rh, "step %zu: tails", step);
+        fprev = fh;
+        fh = fh->next;
+        rh = rh->next;
+    }
+    cr_assert(fh == NULL && rh == NULL, "step %zu: list lengths", step);
+    cr_assert_eq(n, f->num_items);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+/* The address patterns of a sequence: blocks anywhere (uthash doubles as it should), blocks
+ * of one size at a stride (the paper's index fills one bucket in eight until the table
+ * grows), and addresses whose hashes collide (the same address >> 4 below bit 32), which make
+ * uthash's doublings ineffective until it stops (noexpand) and raise expand_mult. */
+enum pattern { SCATTERED, STRIDED, COLLIDING };
+
+static uintptr_t new_addr(enum pattern p, uint64_t *rng, size_t i)
+{
+    uintptr_t base = (uintptr_t)0x555555550000u;
+    switch (p) {
+    case SCATTERED: return base + ((rng_next(rng) & 0xfffffffffu) << 4) + 16;
+    case STRIDED: return base + 128 * i;
+    case COLLIDING: /* three in four at one of 8 hashes, each with its own high bits */
+        if (rng_next(rng) % 4 != 0)
+            return base + 16 * (rng_next(rng) % 8) + ((uintptr_t)(i + 1) << 36);
+        return base + ((rng_next(rng) & 0xfffffffffu) << 4) + 16;
+    }
+    return 0;
+}
+
+/* What a sequence went through: the most buckets, whether uthash stopped doubling, the
+ * largest expand_mult of a bucket. */
+typedef struct seen {
+    unsigned buckets, noexpand, expand_mult;
+} seen_t;
+
+/* n operations: inserts while fewer than `peak` records are in, then a churn of deletes and
+ * inserts, each step also looking up a record in and an address not in; compared in full
+ * every `every` steps and at each doubling. */
+static seen_t run(enum pattern p, uint64_t seed, size_t peak, size_t steps, size_t every)
+{
+    seen_t seen = {0, 0, 0};
+    item_t *fast = calloc(steps + 1, sizeof *fast), *ref = calloc(steps + 1, sizeof *ref);
+    size_t *live = calloc(steps + 1, sizeof *live); /* indexes of the records in */
+    cr_assert(fast != NULL && ref != NULL && live != NULL);
+    item_t *fast_head = fast_make_table(&fast[0]), *ref_head = ref_make_table(&ref[0]);
+    UT_hash_table *tbl = fast_head->hh.tbl;
+    expect_same(fast_head, ref_head, 0);
+    uint64_t rng = seed;
+    size_t nlive = 0, made = 1;
+    unsigned buckets = tbl->num_buckets;
+    for (size_t step = 1; step <= steps; step++) {
+        bool insert = nlive < peak ? rng_next(&rng) % 8 != 0 : rng_next(&rng) % 2 == 0;
+        UT_hash_bucket *bucket;
+        if (insert || nlive == 0) {
+            uintptr_t addr;
+            do /* one record per address, as in the tracker */
+                addr = new_addr(p, &rng, made);
+            while (ref_find(ref_head, addr) != NULL);
+            fast[made].addr = ref[made].addr = addr;
+            fast_insert(tbl, &fast[made]);
+            HASH_ADD_KEYPTR(hh, ref_head, (const void *)addr, sizeof(uintptr_t), &ref[made]);
+            cr_assert_not_null(ref[made].hh.tbl);
+            live[nlive++] = made++;
+        } else {
+            size_t at = rng_next(&rng) % nlive, i = live[at];
+            item_t *f = fast_find(tbl, fast[i].addr, &bucket);
+            cr_assert_eq(f, &fast[i], "step %zu: the free's lookup finds its record", step);
+            mt_uthash_unlink(tbl, bucket, &f->hh);
+            HASH_DELETE(hh, ref_head, &ref[i]);
+            live[at] = live[--nlive];
+        }
+        /* lookups: a record in, and an address that is not (a freed or a new one) */
+        if (nlive > 0) {
+            size_t i = live[rng_next(&rng) % nlive];
+            cr_assert_eq(fast_find(tbl, fast[i].addr, &bucket), &fast[i], "step %zu", step);
+            cr_assert_eq(ref_find(ref_head, fast[i].addr), &ref[i]);
+        }
+        uintptr_t other = new_addr(p, &rng, made + 1);
+        item_t *f = fast_find(tbl, other, &bucket), *r = ref_find(ref_head, other);
+        cr_assert_eq(f == NULL, r == NULL, "step %zu: a lookup of %#lx", step,
+                     (unsigned long)other);
+        cr_assert(f == NULL || f->addr == r->addr);
+        if (step % every == 0 || tbl->num_buckets != buckets) {
+            expect_same(fast_head, ref_head, step);
+            for (unsigned k = 0; k < tbl->num_buckets; k++)
+                if (tbl->buckets[k].expand_mult > seen.expand_mult)
+                    seen.expand_mult = tbl->buckets[k].expand_mult;
+        }
+        buckets = tbl->num_buckets;
+    }
+    expect_same(fast_head, ref_head, steps);
+    cr_assert_eq(tbl->num_items, nlive + 1, "the records in, and the first");
+    seen.buckets = tbl->num_buckets;
+    seen.noexpand = tbl->noexpand;
+    HASH_CLEAR(hh, fast_head);
+    HASH_CLEAR(hh, ref_head);
+    free(fast);
+    free(ref);
+    free(live);
+    return seen;
+}
+
+/* Each sequence must reach what it is there for: doublings past the paper's 1024 buckets
+ * that keep working for scattered and strided blocks; for colliding hashes, uthash's
+ * ineffective doublings, a bucket's expand_mult raised, and at last noexpand. */
+Test(table_fast, same_table_as_uthash_for_scattered_blocks, .timeout = 120)
+{
+    seen_t seen = run(SCATTERED, 1, 60000, 150000, 5000);
+    cr_expect_geq(seen.buckets, 8 * MT_TABLE_PAPER_BUCKETS, "buckets: %u", seen.buckets);
+    cr_expect_eq(seen.noexpand, 0);
+}
+
+Test(table_fast, same_table_as_uthash_for_blocks_at_a_stride, .timeout = 120)
+{
+    seen_t seen = run(STRIDED, 2, 60000, 150000, 5000);
+    cr_expect_geq(seen.buckets, 8 * MT_TABLE_PAPER_BUCKETS, "buckets: %u", seen.buckets);
+    cr_expect_eq(seen.noexpand, 0);
+}
+
+Test(table_fast, same_table_as_uthash_where_hashes_collide, .timeout = 120)
+{
+    seen_t seen = run(COLLIDING, 3, 2000, 8000, 250);
+    cr_expect_eq(seen.noexpand, 1, "uthash stopped doubling");
+    cr_expect_gt(seen.buckets, MT_TABLE_PAPER_BUCKETS, "after doubling at first");
+    cr_expect_gt(seen.expand_mult, 0, "a bucket's expand_mult raised");
+}
+
+/* HASH_TO_BKT, as redefined for uthash's own macros, and the bucket the inline steps take
+ * from the count's log2 are one index; at up to 1024 buckets it is the paper's. */
+Test(table_fast, one_bucket_index_for_uthash_and_the_inline_steps)
+{
+    static UT_hash_bucket buckets[1u << 16];
+    uint64_t rng = 4;
+    for (unsigned log2 = 5; log2 <= 16; log2++) {
+        UT_hash_table tbl = {
+            .buckets = buckets, .num_buckets = 1u << log2, .log2_num_buckets = log2};
+        for (int i = 0; i < 2000; i++) {
+            unsigned hashv = (unsigned)rng_next(&rng), bkt;
+            HASH_TO_BKT(hashv, tbl.num_buckets, bkt);
+            cr_assert_eq(mt_uthash_bucket(&tbl, hashv), &buckets[bkt], "log2 %u", log2);
+            cr_assert_lt(bkt, tbl.num_buckets);
+            if (log2 <= 10)
+                cr_assert_eq(bkt, hashv & (tbl.num_buckets - 1), "the paper's index");
+        }
+    }
+}
