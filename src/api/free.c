@@ -148,9 +148,9 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
-    /* live or freed: one lookup (ptr is not NULL: never the anchor) */
+    /* live or freed: one lookup */
     UT_hash_bucket *bucket;
-    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr, &bucket);
+    mt_block_t *b = mt_table_lookup_bucket_locked(s, (uintptr_t)ptr, &bucket);
     if (MT_UNLIKELY(b == NULL)) {
         mt_unlock(&s->lock);
         return MT_FOUND_NONE;
@@ -197,7 +197,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
 {
     if (ptr == NULL)
-        return MT_FOUND_NONE; /* (release looks up no NULL: the anchor's key) */
+        return MT_FOUND_NONE;
     return release(ptr, where, delete_size);
 }
 

@@ -38,11 +38,10 @@
  * pointers per shard, oldest first (table_fifo.c); a record leaves the hash when it leaves
  * the FIFO. Walks of every block, for reports and checks, are in table_walk.c.
  *
- * uthash frees a hash's table when its last record goes and makes it again on the next
- * insert: a thread that allocated and freed one block at a time paid that at every pair. So
- * each shard's hash starts with a record of its own, the anchor (key 0, flagged freed, in no
- * FIFO), which never leaves: the table is made once. It is also the head of uthash's
- * insertion-order list for good, so a removal never moves the head.
+ * The table is kept through uthash's bucket-level macros, without its insertion-order list
+ * (table_fast.h): made once, at a shard's first block, it is never freed, even when its last
+ * block goes (uthash's HASH_DELETE would free it then, and a thread that allocated and freed
+ * one block at a time would pay for a new table at every pair).
  */
 #include <string.h>
 
@@ -140,55 +139,49 @@ mt_block_t *mt_record_new_locked(mt_shard_t *s)
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-/* A shard's table, made once, at its first block, with the paper's 1024 buckets: the anchor
- * goes first, as HASH_ADD_KEYPTR adds a hash's first record (its table made by
- * mt_uthash_make_table, then uthash's HASH_ADD_TO_TABLE). False, with nothing made, when
- * there is no memory for it. */
+/* A shard's table, made once, at its first block, with the paper's 1024 buckets. False,
+ * with nothing made, when there is no memory for it. */
 static MT_NOINLINE bool make_table_locked(mt_shard_t *s)
 {
-    mt_block_t *anchor = &s->anchor;
-    mt_block_set_addr(anchor, 0);
-    anchor->meta = MT_META_FLAG_FREED;
-    anchor->hh.keylen = sizeof(uintptr_t);
-    HASH_VALUE(anchor->hh.key, sizeof(uintptr_t), anchor->hh.hashv);
-    anchor->hh.next = anchor->hh.prev = NULL;
-    if (mt_uthash_make_table(&anchor->hh, MT_TABLE_INITIAL_BUCKETS_LOG2) == NULL)
-        return false;
-    int oomed = 0; /* (one record in 1024 buckets: no doubling, nothing allocated) */
-    HASH_ADD_TO_TABLE(hh, anchor, anchor->hh.key, sizeof(uintptr_t), anchor->hh.hashv, anchor,
-                      oomed);
-    MT_ASSERT(!oomed);
-    s->live = anchor;
-    return true;
+    s->table = mt_uthash_make_table(MT_TABLE_INITIAL_BUCKETS_LOG2);
+    return s->table != NULL;
 }
 
-/* The doubling an inline append (mt_uthash_append) left due: uthash's HASH_EXPAND_BUCKETS,
- * and when that cannot allocate, the rest of HASH_ADD_TO_BKT and HASH_ADD_TO_TABLE's undoing
- * (a failed doubling changed nothing). False then, with b out of the hash. */
-static MT_NOINLINE bool expand_after_append(mt_shard_t *s, mt_block_t *b)
+/* The doubling an inline add (mt_uthash_add) left due: uthash's HASH_EXPAND_BUCKETS, and
+ * when that cannot allocate, the rest of HASH_ADD_TO_BKT (b out of its bucket) and the count
+ * taken back (a failed doubling changed nothing). False then. */
+static MT_NOINLINE bool expand_after_add(mt_shard_t *s, mt_block_t *b)
 {
-    UT_hash_table *tbl = b->hh.tbl;
+    UT_hash_table *tbl = s->table;
     int oomed = 0;
     HASH_EXPAND_BUCKETS(hh, tbl, oomed);
     if (!oomed)
         return true;
     HASH_DEL_IN_BKT(*mt_uthash_bucket(tbl, b->hh.hashv), &b->hh);
-    HASH_ROLLBACK_BKT(hh, s->live, &b->hh);
-    HASH_DELETE_HH(hh, s->live, &b->hh);
-    b->hh.tbl = NULL;
+    tbl->num_items--;
     return false;
 }
 
-/* Inserts b, its key set, with uthash's own HASH_ADD_KEYPTR (the table made first). */
+/* Inserts b, its key set, with uthash's own HASH_ADD_TO_BKT and HASH_ADD_TO_TABLE's count
+ * (the table made first). False, b in no bucket, when there was no memory. */
 static bool insert_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     /* one record per address: a block cannot start where a live or quarantined one does */
     MT_ASSERT(mt_table_lookup_locked(s, mt_block_addr(b)) == NULL);
-    if (MT_UNLIKELY(s->live == NULL) && !make_table_locked(s))
+    if (MT_UNLIKELY(s->table == NULL) && !make_table_locked(s))
         return false;
-    HASH_ADD_KEYPTR(hh, s->live, b->hh.key, sizeof(uintptr_t), b);
-    return b->hh.tbl != NULL; /* (uthash clears it when its doubling found no memory) */
+    UT_hash_table *tbl = s->table;
+    HASH_VALUE(b->hh.key, sizeof(uintptr_t), b->hh.hashv);
+    b->hh.tbl = tbl;
+    unsigned bkt;
+    HASH_TO_BKT(b->hh.hashv, tbl->num_buckets, bkt);
+    int oomed = 0;
+    tbl->num_items++; /* (before the add: uthash's doubling counts the record in) */
+    HASH_ADD_TO_BKT(tbl->buckets[bkt], hh, &b->hh, oomed);
+    if (oomed)
+        tbl->num_items--;
+    return !oomed;
 }
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
@@ -196,10 +189,10 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
     return insert_locked(s, b);
 }
 
-/* The doubling the inline append left due; then the unlock. */
+/* The doubling the inline add left due; then the unlock. */
 MT_NOINLINE bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b)
 {
-    bool ok = expand_after_append(s, b);
+    bool ok = expand_after_add(s, b);
     if (!ok)
         mt_record_recycle_locked(s, b);
     mt_unlock(&s->lock);
@@ -221,7 +214,7 @@ MT_NOINLINE bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user,
     mt_block_start(b, user, size, meta, site);
     bool added = insert_locked(s, b);
     if (MT_UNLIKELY(!added)) {
-        if (s->live != NULL) {
+        if (s->table != NULL) {
             mt_record_recycle_locked(s, b);
         } else {
             /* No table could be made: b, the slab's newest (no record was recycled into a
@@ -241,31 +234,40 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     return mt_table_track_inline(user, size, meta, site);
 }
 
-mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
+/* The record keyed addr, or NULL: uthash's HASH_FIND_IN_BKT in the bucket of HASH_TO_BKT. */
+static mt_block_t *find_locked(const mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    /* (the anchor's key is 0, where no block starts: only 0 would find it) */
-    if (MT_UNLIKELY(addr == 0))
+    const UT_hash_table *tbl = s->table;
+    if (MT_UNLIKELY(tbl == NULL))
         return NULL;
+    unsigned hashv, bkt;
+    HASH_VALUE((const void *)addr, sizeof addr, hashv);
+    HASH_TO_BKT(hashv, tbl->num_buckets, bkt);
     mt_block_t *b;
-    HASH_FIND(hh, s->live, (const void *)addr, sizeof addr, b);
+    HASH_FIND_IN_BKT(tbl, hh, tbl->buckets[bkt], (const void *)addr, sizeof addr, hashv, b);
     return b;
+}
+
+mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
+{
+    return find_locked(s, addr);
 }
 
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
 {
-    MT_ASSERT(mt_lock_held(&s->lock));
-    mt_block_t *b;
-    HASH_FIND(hh, s->live, (const void *)addr, sizeof addr, b); /* the anchor is flagged freed */
+    mt_block_t *b = find_locked(s, addr);
     return b != NULL && !(mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
 }
 
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
 {
-    MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(b != &s->anchor);
-    HASH_DELETE(hh, s->live, b);
-    MT_ASSERT(s->live == &s->anchor); /* the head never moves: the table is kept */
+    MT_ASSERT(mt_lock_held(&s->lock) && b->hh.tbl == s->table);
+    UT_hash_table *tbl = s->table;
+    unsigned bkt;
+    HASH_TO_BKT(b->hh.hashv, tbl->num_buckets, bkt);
+    HASH_DEL_IN_BKT(tbl->buckets[bkt], &b->hh);
+    tbl->num_items--;
 }
 
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)

@@ -10,8 +10,9 @@
 
 /* One block's record, outside the block. */
 typedef struct mt_block {
-    /* uthash's handle: its bucket chain and insertion-order list; hh.key is the user address
-     * itself, which saves a field. In the free list of records, hh.next links them. */
+    /* uthash's handle: its bucket chain (the table keeps no insertion-order list); hh.key is
+     * the user address itself, which saves a field. In the free list of records, hh.next
+     * links them. */
     UT_hash_handle hh;
     size_t size;        /* requested size */
     uint64_t meta;      /* sequence number, thread, alignment, flags: see MT_META_* */
@@ -73,8 +74,8 @@ _Static_assert(MT_TABLE_INITIAL_BUCKETS == 1u << MT_TABLE_INITIAL_BUCKETS_LOG2, 
 
 typedef struct mt_shard {
     mt_lock_t lock;
-    mt_block_t *live; /* uthash's head of the shard's blocks, live and quarantined (table.c);
-                         once made, it is kept: it is `anchor`, which never leaves */
+    UT_hash_table *table;     /* uthash's table of the shard's blocks, live and quarantined
+                                 (table.c); made at the first, then kept */
     mt_block_t *free_records; /* records ready for reuse, linked through hh.next */
     mt_block_t *slab_next;    /* the newest slab's records not yet used: slab_left of them */
     size_t slab_left;
@@ -88,7 +89,6 @@ typedef struct mt_shard {
     struct mt_gone *gone;    /* the last blocks given back to the C library (quarantine.c) */
     size_t quarantine_bytes; /* what the FIFO's blocks hold (mt_quarantine_cost of each); not
                                 next to fifo_count, which gcc would add to in one vector */
-    mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
 } __attribute__((aligned(MT_SMALL(256, 64)))) mt_shard_t;
 /* (shards do not share cache lines; hosted, a shard is 256 bytes, a power of two, so that
  * mt_shard_of finds its address by one shift of its index) */
@@ -115,7 +115,7 @@ static inline __attribute__((always_inline)) void mt_record_recycle_locked(mt_sh
                                                                            mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(s->live != NULL);
+    MT_ASSERT(s->table != NULL);
     b->hh.next = s->free_records;
     s->free_records = b;
 }
@@ -139,35 +139,33 @@ mt_table_find_in(const UT_hash_table *tbl, uintptr_t addr, UT_hash_bucket **buck
     *bucket = mt_uthash_bucket(tbl, hashv);
     return (mt_block_t *)(void *)mt_uthash_find_in_bucket(*bucket, (const void *)addr);
 }
-/* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's). A record
- * found, *bucket is its bucket, for an unlink that follows under the same lock
- * (mt_table_drop_inline_locked). */
-static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr,
-                                                         UT_hash_bucket **bucket)
+/* mt_table_lookup_locked inline. A record found, *bucket is its bucket, for an unlink that
+ * follows under the same lock (mt_table_drop_inline_locked). */
+static inline mt_block_t *mt_table_lookup_bucket_locked(mt_shard_t *s, uintptr_t addr,
+                                                        UT_hash_bucket **bucket)
 {
-    const mt_block_t *head = s->live;
-    if (MT_UNLIKELY(head == NULL))
+    const UT_hash_table *tbl = s->table;
+    if (MT_UNLIKELY(tbl == NULL))
         return NULL;
-    return mt_table_find_in(head->hh.tbl, addr, bucket);
+    return mt_table_find_in(tbl, addr, bucket);
 }
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
-/* mt_table_drop_locked inline, for b found in bucket by mt_table_lookup_nonzero_locked: never
- * the anchor (key 0, first in uthash's list for good), so a record with one before it, which
- * is unlinked and recycled calling nothing. */
+/* mt_table_drop_locked inline, for b found in bucket by mt_table_lookup_bucket_locked:
+ * unlinked and recycled calling nothing. */
 static inline __attribute__((always_inline)) void
 mt_table_drop_inline_locked(mt_shard_t *s, mt_block_t *b, UT_hash_bucket *bucket)
 {
-    MT_ASSERT(mt_lock_held(&s->lock) && b != &s->anchor && b->hh.prev != NULL);
-    mt_uthash_unlink(b->hh.tbl, bucket, &b->hh);
+    MT_ASSERT(mt_lock_held(&s->lock) && b->hh.tbl == s->table);
+    mt_uthash_unlink(s->table, bucket, &b->hh);
     mt_record_recycle_locked(s, b);
 }
 /* The same for a record whose bucket its lookup did not give: from its hash. */
 static inline __attribute__((always_inline)) void mt_table_drop_hashed_locked(mt_shard_t *s,
                                                                               mt_block_t *b)
 {
-    mt_table_drop_inline_locked(s, b, mt_uthash_bucket(b->hh.tbl, b->hh.hashv));
+    mt_table_drop_inline_locked(s, b, mt_uthash_bucket(s->table, b->hh.hashv));
 }
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
  * freed and pending (damage reported while it was live says nothing about writes after
@@ -181,8 +179,8 @@ mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
  * pending (MT_META_FLAG_PENDING: it stays). */
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
- * or remove blocks. Within a shard the order is the allocations'. In the crash handler
- * (mt_in_crash) a shard whose lock is taken is skipped and counted. */
+ * or remove blocks. Within a shard the order is the buckets' (not the allocations'). In the
+ * crash handler (mt_in_crash) a shard whose lock is taken is skipped and counted. */
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
 /* True when no block is live (none tracked, owned or registered); takes each shard's lock. */
 bool mt_table_empty(void);
@@ -217,9 +215,9 @@ bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size
 bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b);
 
 /* mt_table_track, inline in the allocation's entry point: its common case calls nothing
- * before the unlock (a recycled record appended to its shard's table, uthash's
- * HASH_ADD_KEYPTR's steps in table_fast.h, its doubling left to mt_table_track_expand), so
- * the allocation saves no registers for a second call. */
+ * before the unlock (a recycled record added to its shard's table, uthash's HASH_ADD_TO_BKT's
+ * steps in table_fast.h, its doubling left to mt_table_track_expand), so the allocation
+ * saves no registers for a second call. */
 static inline __attribute__((always_inline)) bool
 mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 {
@@ -229,17 +227,17 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     /* (a record is recycled only into a shard whose table is made: no test of the table;
      * its head read before the record's stores) */
     mt_block_t *b = s->free_records;
-    const mt_block_t *live = s->live;
+    UT_hash_table *tbl = s->table;
     if (MT_UNLIKELY(b == NULL))
         return mt_table_track_slow(s, true, user, size, meta, site);
     s->free_records = b->hh.next;
     mt_block_start(b, user, size, meta, site);
     /* one record per address (as insert_deferred_locked) */
     MT_ASSERT(mt_table_lookup_locked(s, user) == NULL);
-    /* HASH_ADD_KEYPTR's own fields (keylen, which uthash's lookup compares, is set once for
-     * good when the record leaves its slab) */
+    /* the handle's hash (keylen, which uthash's lookup compares, is set once for good when
+     * the record leaves its slab) */
     HASH_VALUE(b->hh.key, sizeof user, b->hh.hashv);
-    if (MT_UNLIKELY(mt_uthash_append(live->hh.tbl, &b->hh)))
+    if (MT_UNLIKELY(mt_uthash_add(tbl, &b->hh)))
         return mt_table_track_expand(s, b);
     mt_unlock(&s->lock);
     return true;

@@ -12,9 +12,16 @@
  *     "ineffective expansion" rule). So past 1024 buckets the index mixes all the bits of
  *     the hash (Fibonacci hashing), and HASH_TO_BKT is redefined to it, so that uthash's
  *     own doubling (HASH_EXPAND_BUCKETS) puts records where the inline steps look.
- *   - The inline steps of an allocation and a free: uthash's macros would call out (its
- *     doubling, the freeing of an emptied table) where the hot path calls nothing while it
- *     holds the shard's lock, and would test what a record's place already answers.
+ *   - The table's making, at the paper's 1024 buckets, and the inline steps of an allocation
+ *     and a free: uthash's macros would call out (its doubling) where the hot path calls
+ *     nothing while it holds the shard's lock, and would test what a record's place already
+ *     answers.
+ *
+ * The table is kept through uthash's bucket-level macros (HASH_ADD_TO_BKT, HASH_DEL_IN_BKT,
+ * HASH_FIND_IN_BKT, HASH_EXPAND_BUCKETS), without its insertion-order list: a record's
+ * handle's prev and next are not the table's, and walks go bucket by bucket
+ * (records/table_walk.c). The list cost a free two more cache lines (the neighbours in
+ * allocation order, written at every removal) and an allocation one (the tail).
  *
  * Each step below names the macros it mirrors. They were checked against uthash 2.3.0
  * (Debian's uthash-dev 2.3.0-1): the build stops on any other version, and
@@ -89,14 +96,16 @@ static inline UT_hash_bucket *mt_uthash_bucket(const UT_hash_table *tbl, unsigne
 /* HASH_MAKE_TABLE, with 2^log2 buckets where uthash has HASH_INITIAL_NUM_BUCKETS (32, not a
  * hook): the paper's table is made at its size at once, rather than made at 32 and doubled
  * five times (five more blocks of the tracker's memory, a few more pages that a process
- * which makes one block touches). NULL (nothing made) when there is no memory for it. */
-static inline UT_hash_table *mt_uthash_make_table(UT_hash_handle *head, unsigned log2)
+ * which makes one block touches). A table without uthash's insertion-order list (its records
+ * are in their buckets only): no head, no tail. NULL (nothing made) when there is no memory
+ * for it. */
+static inline UT_hash_table *mt_uthash_make_table(unsigned log2)
 {
     UT_hash_table *tbl = uthash_malloc(sizeof(UT_hash_table));
     if (tbl == NULL)
         return NULL;
     uthash_bzero(tbl, sizeof(UT_hash_table));
-    tbl->tail = head;
+    tbl->tail = NULL;
     tbl->num_buckets = 1u << log2;
     tbl->log2_num_buckets = log2;
     tbl->hho = 0;
@@ -107,7 +116,6 @@ static inline UT_hash_table *mt_uthash_make_table(UT_hash_handle *head, unsigned
         return NULL;
     }
     uthash_bzero(tbl->buckets, tbl->num_buckets * sizeof(struct UT_hash_bucket));
-    head->tbl = tbl;
     return tbl;
 }
 
@@ -124,22 +132,17 @@ mt_uthash_find_in_bucket(const UT_hash_bucket *bucket, const void *key)
     return hh;
 }
 
-/* HASH_ADD_KEYPTR_BYHASHVALUE, for a hash that exists (tbl) and a handle whose key, keylen and
- * hashv are set: HASH_APPEND_LIST, then HASH_ADD_TO_TABLE's count and HASH_ADD_TO_BKT, all but
- * its doubling. Returns true when HASH_ADD_TO_BKT would double the buckets now: the caller
- * then has uthash's own HASH_EXPAND_BUCKETS do it (out of line, so that the common append is
- * a leaf). HASH_BLOOM and HASH_EMIT_KEYS are not set: their steps are empty. */
-static inline __attribute__((always_inline)) bool mt_uthash_append(UT_hash_table *tbl,
-                                                                   UT_hash_handle *hh)
+/* HASH_ADD_TO_TABLE's count and HASH_ADD_TO_BKT, for a handle whose key, keylen and hashv
+ * are set, all but HASH_ADD_TO_BKT's doubling: returns true when it would double the buckets
+ * now, which the caller then has uthash's own HASH_EXPAND_BUCKETS do (out of line, so that
+ * the common add is a leaf). HASH_BLOOM and HASH_EMIT_KEYS are not set: their steps are
+ * empty. (No HASH_APPEND_LIST: the table keeps no insertion-order list.) */
+static inline __attribute__((always_inline)) bool mt_uthash_add(UT_hash_table *tbl,
+                                                                UT_hash_handle *hh)
 {
     /* (the bucket found before the stores, which the compiler cannot tell apart from hh's) */
     UT_hash_bucket *bucket = mt_uthash_bucket(tbl, hh->hashv);
-    UT_hash_handle *tail = tbl->tail;
-    hh->next = NULL;
-    hh->prev = tail;
-    tail->next = hh;
     hh->tbl = tbl;
-    tbl->tail = hh;
     tbl->num_items++;
     UT_hash_handle *chain = bucket->hh_head;
     unsigned count = ++bucket->count;
@@ -153,20 +156,12 @@ static inline __attribute__((always_inline)) bool mt_uthash_append(UT_hash_table
            count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH && !tbl->noexpand;
 }
 
-/* HASH_DELETE_HH, for a handle found in bucket that has one before it in the list: the hash
- * keeps its table and its head, so nothing is freed and the head never moves. The list's
- * patch-up, HASH_DEL_IN_BKT, the count. HASH_DEL_IN_BKT's step: a handle heads its chain
- * exactly when none is before it there (uthash compares the head). */
+/* HASH_DEL_IN_BKT, for a handle found in bucket, and HASH_DELETE_HH's count (no list to
+ * patch up, and a table that is kept: nothing is freed). A handle heads its chain exactly
+ * when none is before it there (uthash compares the head). */
 static inline __attribute__((always_inline)) void
 mt_uthash_unlink(UT_hash_table *tbl, UT_hash_bucket *bucket, UT_hash_handle *hh)
 {
-    UT_hash_handle *prev = hh->prev, *next = hh->next;
-    MT_ASSERT(prev != NULL && (tbl->tail == hh) == (next == NULL));
-    if (next == NULL) /* (the tail, and only the tail, has no next) */
-        tbl->tail = prev;
-    else
-        next->prev = prev;
-    prev->next = next;
     UT_hash_handle *chain_prev = hh->hh_prev, *chain_next = hh->hh_next;
     MT_ASSERT((bucket->hh_head == hh) == (chain_prev == NULL));
     bucket->count--;

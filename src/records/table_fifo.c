@@ -92,8 +92,7 @@ mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s)
         MT_ASSERT(s->fifo_first == s->fifo_last);
         s->fifo_head = s->fifo_tail = 0;
     }
-    /* (inline, calling nothing: the common case saves no registers; a quarantined record is
-     * never the anchor, which is in no FIFO: it has one before it) */
+    /* (inline, calling nothing: the common case saves no registers) */
     mt_table_drop_hashed_locked(s, b);             /* (recycled: only the handle changes) */
     if (MT_UNLIKELY(s->fifo_head == FIFO_ENTRIES)) /* the oldest segment is used up */
         return segment_done_locked(s, b);

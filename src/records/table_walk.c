@@ -21,18 +21,35 @@ bool mt_table_lock_for_walk(mt_shard_t *s)
     return false;
 }
 
+/* Calls fn for every record of a table (live and quarantined), bucket by bucket: uthash
+ * keeps no other list of them (records/table_fast.h). */
+static void each_record(const UT_hash_table *tbl, void (*fn)(mt_block_t *b, void *ctx), void *ctx)
+{
+    for (unsigned k = 0; tbl != NULL && k < tbl->num_buckets; k++)
+        for (UT_hash_handle *hh = tbl->buckets[k].hh_head; hh != NULL; hh = hh->hh_next)
+            fn((mt_block_t *)(void *)hh, ctx); /* (the handle starts the record) */
+}
+
+typedef struct live_walk {
+    void (*fn)(mt_block_t *b, void *ctx);
+    void *ctx;
+} live_walk_t;
+
+static void live_only(mt_block_t *b, void *ctx)
+{
+    const live_walk_t *w = ctx;
+    if (!(mt_meta_load(b) & MT_META_FLAG_FREED))
+        w->fn(b, w->ctx);
+}
+
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx)
 {
+    live_walk_t w = {fn, ctx};
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         if (!mt_table_lock_for_walk(s))
             continue;
-        mt_block_t *b, *next;
-        HASH_ITER(hh, s->live, b, next)
-        {
-            if (!(mt_meta_load(b) & MT_META_FLAG_FREED)) /* (the anchor is flagged freed) */
-                fn(b, ctx);
-        }
+        each_record(s->table, live_only, &w);
         mt_unlock(&s->lock);
     }
 }
@@ -42,8 +59,8 @@ bool mt_table_empty(void)
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         mt_lock(&s->lock);
-        size_t records = HASH_COUNT(s->live); /* the anchor and quarantined blocks too */
-        size_t live = records != 0 ? records - 1 - s->fifo_count : 0;
+        size_t records = s->table != NULL ? s->table->num_items : 0; /* quarantined too */
+        size_t live = records - s->fifo_count;
         mt_unlock(&s->lock);
         if (live != 0)
             return false;
@@ -66,15 +83,15 @@ void mt_table_unlock_all(void)
 void mt_table_shape(mt_table_shape_t *out)
 {
     double visits = 0;
-    size_t records = 0; /* in the hashes: live, quarantined, anchors */
+    size_t records = 0; /* in the hashes: live and quarantined */
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
         mt_shard_t *s = &mt_shards[i];
         mt_lock(&s->lock);
-        if (s->live != NULL) {
-            const UT_hash_table *t = s->live->hh.tbl;
+        const UT_hash_table *t = s->table;
+        if (t != NULL) {
             records += t->num_items;
-            out->items += t->num_items - 1 - s->fifo_count;
+            out->items += t->num_items - s->fifo_count;
             out->buckets += t->num_buckets;
             out->noexpand_shards += t->noexpand ? 1u : 0u;
             for (unsigned k = 0; k < t->num_buckets; k++) {
@@ -91,7 +108,6 @@ void mt_table_shape(mt_table_shape_t *out)
 
 void mt_table_storage(const mt_shard_t *s, const void **table, const void **buckets)
 {
-    const mt_block_t *head = s->live;
-    *table = head != NULL ? (const void *)head->hh.tbl : NULL;
-    *buckets = head != NULL ? (const void *)head->hh.tbl->buckets : NULL;
+    *table = s->table;
+    *buckets = s->table != NULL ? (const void *)s->table->buckets : NULL;
 }
