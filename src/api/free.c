@@ -33,7 +33,11 @@ static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
  * links stay behind). */
 static inline void copy_live(const mt_block_t *b, mt_block_t *out)
 {
-    memcpy(&out->hh.key, &b->hh.key, sizeof *b - offsetof(mt_block_t, hh.key));
+    out->hh.key = b->hh.key;
+    out->size = b->size;
+    out->meta = b->meta;
+    out->site = b->site;
+    out->free_site = b->free_site;
 }
 
 /* Copies the record of a live or freed tracked block without changing anything. */

@@ -75,11 +75,20 @@ mt_shard_t mt_shards[MT_SHARD_COUNT] = {
 #undef SHARD_INIT
 };
 
-/* (Rounded up to the record's alignment: 32-bit ARM aligns uint64_t to 8, i686 to 4.) */
-#define MT_RECORD_BYTES (sizeof(UT_hash_handle) + sizeof(size_t) + 16)
+/* A record's own fields in the handle's slots for the insertion-order list (prev, next),
+ * which uthash's bucket-level macros leave alone (table_fast.h). */
+_Static_assert(offsetof(mt_block_t, size) == offsetof(UT_hash_handle, prev) &&
+                   (!MT_META_IN_HANDLE ||
+                    offsetof(mt_block_t, meta) == offsetof(UT_hash_handle, next)),
+               "size and meta lie in the handle's list links");
+/* A record is uthash's handle and 8 bytes (16 on 32-bit targets: meta), rounded up to the
+ * record's alignment (32-bit ARM aligns uint64_t to 8, i686 to 4): keep it small. */
+#define MT_RECORD_BYTES (sizeof(UT_hash_handle) + (MT_META_IN_HANDLE ? 8 : 16))
 _Static_assert(sizeof(mt_block_t) == (MT_RECORD_BYTES + _Alignof(mt_block_t) - 1) /
                                          _Alignof(mt_block_t) * _Alignof(mt_block_t),
-               "a record is uthash's handle and 24 bytes (20 on 32-bit targets): keep it small");
+               "a record is uthash's handle and its own 8 or 16 bytes");
+/* One cache line a record where it is 64 bytes: records start at a multiple of 64 in a slab. */
+#define RECORD_ALIGN (sizeof(mt_block_t) == 64 ? 64u : 1u)
 _Static_assert(sizeof(mt_shard_t) % 64 == 0, "shards do not share cache lines");
 
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
@@ -92,7 +101,7 @@ unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets)
 
 /* ---- records ------------------------------------------------------------------------- */
 
-/* One 64 KiB block of memory.c, header included; on bare metal 1 KiB (18 records of 56
+/* One 64 KiB block of memory.c, header included; on bare metal 1 KiB (21 records of 48
  * bytes), so a program with a few blocks does not pay for a thousand. */
 #define SLAB_BYTES (MT_SMALL(65536u, 1024u) - 16u)
 /* A shard's first slab is one page: a process that makes a few blocks faults in no more
@@ -106,11 +115,12 @@ static MT_NOINLINE mt_block_t *record_from_slab_locked(mt_shard_t *s)
      * process faults in only the records it uses. Slabs are never returned. */
     if (s->slab_left == 0) {
         size_t bytes = s->records_made == 0 ? FIRST_SLAB_BYTES : SLAB_BYTES;
-        mt_block_t *slab = mt_table_storage_alloc(bytes);
+        unsigned char *slab = mt_table_storage_alloc(bytes);
         if (slab == NULL)
             return NULL;
-        s->slab_next = slab;
-        s->slab_left = bytes / sizeof(mt_block_t);
+        size_t skip = (RECORD_ALIGN - (uintptr_t)slab % RECORD_ALIGN) % RECORD_ALIGN;
+        s->slab_next = (mt_block_t *)(void *)(slab + skip);
+        s->slab_left = (bytes - skip) / sizeof(mt_block_t);
         s->records_made += s->slab_left;
     }
     s->slab_left--;
@@ -126,7 +136,7 @@ static inline __attribute__((always_inline)) mt_block_t *record_new_locked(mt_sh
     MT_ASSERT(mt_lock_held(&s->lock));
     mt_block_t *b = s->free_records;
     if (MT_LIKELY(b != NULL)) {
-        s->free_records = b->hh.next;
+        s->free_records = (mt_block_t *)(void *)b->hh.hh_next;
         return b;
     }
     return record_from_slab_locked(s);

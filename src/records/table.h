@@ -8,14 +8,29 @@
 #include "records/site.h"
 #include "records/table_fast.h"
 
-/* One block's record, outside the block. */
+/* Where a record's meta lies: in the handle when pointers have 64 bits (table_fast.h). */
+#define MT_META_IN_HANDLE (UINTPTR_MAX > 0xffffffffu)
+
+/* One block's record, outside the block: one cache line (64 bytes) on 64-bit targets, where
+ * a lookup, an add and an unlink each touch a record once. */
 typedef struct mt_block {
-    /* uthash's handle: its bucket chain (the table keeps no insertion-order list); hh.key is
-     * the user address itself, which saves a field. In the free list of records, hh.next
-     * links them. */
-    UT_hash_handle hh;
-    size_t size;        /* requested size */
-    uint64_t meta;      /* sequence number, thread, alignment, flags: see MT_META_* */
+    union {
+        /* uthash's handle: its bucket chain, its key (the user address itself, which saves a
+         * field) and hash. In the free list of records, hh.hh_next links them. */
+        UT_hash_handle hh;
+        /* The handle's slots for uthash's insertion-order list, which this table does not
+         * keep: the record's own fields lie there (table_fast.h). */
+        struct {
+            void *in_handle_tbl_;
+            size_t size; /* requested size */
+#if MT_META_IN_HANDLE
+            uint64_t meta; /* sequence number, thread, alignment, flags: see MT_META_* */
+#endif
+        };
+    };
+#if !MT_META_IN_HANDLE
+    uint64_t meta;
+#endif
     uint32_t site;      /* where it was allocated (or last reallocated) */
     uint32_t free_site; /* where it was released (blocks in quarantine) */
 } mt_block_t;
@@ -76,7 +91,7 @@ typedef struct mt_shard {
     mt_lock_t lock;
     UT_hash_table *table;     /* uthash's table of the shard's blocks, live and quarantined
                                  (table.c); made at the first, then kept */
-    mt_block_t *free_records; /* records ready for reuse, linked through hh.next */
+    mt_block_t *free_records; /* records ready for reuse, linked through hh.hh_next */
     mt_block_t *slab_next;    /* the newest slab's records not yet used: slab_left of them */
     size_t slab_left;
     size_t records_made;
@@ -108,7 +123,8 @@ static inline mt_shard_t *mt_shard_of(uintptr_t addr)
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s);
-/* A record given back to its shard's list of recycled ones (linked through hh.next). Only
+/* A record given back to its shard's list of recycled ones (linked through hh.hh_next, which
+ * nothing reads once it is out of its bucket: its other fields stay as they were). Only
  * into a shard whose table is made (mt_table_track_inline takes the table as there).
  * Inline: the free's and the quarantine's drops call nothing. */
 static inline __attribute__((always_inline)) void mt_record_recycle_locked(mt_shard_t *s,
@@ -116,7 +132,7 @@ static inline __attribute__((always_inline)) void mt_record_recycle_locked(mt_sh
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     MT_ASSERT(s->table != NULL);
-    b->hh.next = s->free_records;
+    b->hh.hh_next = (UT_hash_handle *)(void *)s->free_records;
     s->free_records = b;
 }
 /* Returns false (and recycles nothing) when the table could not be made. */
@@ -230,7 +246,7 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     UT_hash_table *tbl = s->table;
     if (MT_UNLIKELY(b == NULL))
         return mt_table_track_slow(s, true, user, size, meta, site);
-    s->free_records = b->hh.next;
+    s->free_records = (mt_block_t *)(void *)b->hh.hh_next;
     mt_block_start(b, user, size, meta, site);
     /* one record per address (as insert_deferred_locked) */
     MT_ASSERT(mt_table_lookup_locked(s, user) == NULL);

@@ -18,10 +18,12 @@
  *     answers.
  *
  * The table is kept through uthash's bucket-level macros (HASH_ADD_TO_BKT, HASH_DEL_IN_BKT,
- * HASH_FIND_IN_BKT, HASH_EXPAND_BUCKETS), without its insertion-order list: a record's
- * handle's prev and next are not the table's, and walks go bucket by bucket
- * (records/table_walk.c). The list cost a free two more cache lines (the neighbours in
- * allocation order, written at every removal) and an allocation one (the tail).
+ * HASH_FIND_IN_BKT, HASH_EXPAND_BUCKETS), without its insertion-order list: walks go bucket
+ * by bucket (records/table_walk.c). The list cost a free two more cache lines (the
+ * neighbours in allocation order, written at every removal) and an allocation one (the
+ * tail). None of those macros, nor the steps below, reads or writes a handle's prev and next
+ * (the list's links), so a record keeps its own fields there: 64 bytes, one cache line, on
+ * 64-bit targets (records/table.h; the differential test checks that they stay as they are).
  *
  * Each step below names the macros it mirrors. They were checked against uthash 2.3.0
  * (Debian's uthash-dev 2.3.0-1): the build stops on any other version, and

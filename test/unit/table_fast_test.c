@@ -5,7 +5,8 @@
  * macros (HASH_ADD_TO_BKT with its own doubling, HASH_DEL_IN_BKT, HASH_FIND_IN_BKT, with
  * HASH_ADD_TO_TABLE's count); after each operation the two must be the same table: the bucket
  * count, each bucket's chain in order with its count and expand_mult, the items, and uthash's
- * expansion state (ideal chain length, non-ideal items, ineffective expansions, noexpand). A
+ * expansion state (ideal chain length, non-ideal items, ineffective expansions, noexpand);
+ * and the handles' list links, where records keep fields of their own, must be untouched. A
  * change in uthash's add, delete or expand logic, or in the steps that mirror them, shows
  * here. */
 #include <criterion/criterion.h>
@@ -41,8 +42,15 @@ static UT_hash_table *ref_make_table(item_t *head)
     return head->hh.tbl;
 }
 
+/* What a record keeps in its handle's list links (records/table.h): the table never touches
+ * them. */
+#define OWN_PREV ((void *)(uintptr_t)0x5eed0001)
+#define OWN_NEXT ((void *)(uintptr_t)0x5eed0002)
+
 static void set_key(item_t *it)
 {
+    it->hh.prev = OWN_PREV;
+    it->hh.next = OWN_NEXT;
     it->hh.key = (const void *)it->addr;
     it->hh.keylen = sizeof(uintptr_t);
     HASH_VALUE(it->hh.key, sizeof(uintptr_t), it->hh.hashv);
@@ -124,6 +132,8 @@ static void expect_same(const UT_hash_table *f, const UT_hash_table *r, size_t s
             cr_assert_eq(fh->hashv, rh->hashv);
             cr_assert_eq(fh->hh_prev, fprev, "step %zu: bucket %u's back links", step, k);
             cr_assert_eq(fh->tbl, f);
+            cr_assert(fh->prev == OWN_PREV && fh->next == OWN_NEXT, "step %zu: list links", step);
+            cr_assert(rh->prev == OWN_PREV && rh->next == OWN_NEXT, "step %zu: list links", step);
         }
         cr_assert(fh == NULL && rh == NULL, "step %zu: bucket %u's chain length", step, k);
         cr_assert_eq(n, fb->count, "step %zu: bucket %u's count is its chain's", step, k);
