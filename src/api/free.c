@@ -22,7 +22,7 @@
  * us, the pending flag). */
 static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
 {
-    out->link.key = b->link.key;
+    out->hh.key = b->hh.key;
     out->size = b->size;
     out->meta = meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_FREED);
     out->site = b->site;
@@ -33,7 +33,11 @@ static void copy_freed(const mt_block_t *b, uint64_t meta, mt_block_t *out)
  * links stay behind). */
 static inline void copy_live(const mt_block_t *b, mt_block_t *out)
 {
-    memcpy(&out->link.key, &b->link.key, sizeof *b - offsetof(mt_block_t, link.key));
+    out->hh.key = b->hh.key;
+    out->size = b->size;
+    out->meta = b->meta;
+    out->site = b->site;
+    out->free_site = b->free_site;
 }
 
 /* Copies the record of a live or freed tracked block without changing anything. */
@@ -148,9 +152,9 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
      * loading them while the table is searched (a prefetch never faults). */
     __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
     mt_lock(&s->lock);
-    /* live or freed: one lookup (ptr is not NULL: never the anchor) */
-    mt_table_view_bucket_t *bucket;
-    mt_block_t *b = mt_table_lookup_nonzero_locked(s, (uintptr_t)ptr, &bucket);
+    /* live or freed: one lookup */
+    UT_hash_bucket *bucket;
+    mt_block_t *b = mt_table_lookup_bucket_locked(s, (uintptr_t)ptr, &bucket);
     if (MT_UNLIKELY(b == NULL)) {
         mt_unlock(&s->lock);
         return MT_FOUND_NONE;
@@ -197,7 +201,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
 {
     if (ptr == NULL)
-        return MT_FOUND_NONE; /* (release looks up no NULL: the anchor's key) */
+        return MT_FOUND_NONE;
     return release(ptr, where, delete_size);
 }
 

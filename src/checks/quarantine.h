@@ -82,9 +82,10 @@ void mt_gone_drop_locked(mt_shard_t *s, mt_block_t *b);
 /* The same inline, for a free that calls nothing while it holds the lock (b found in bucket):
  * the note taken from copy, b's copy (its free_site set); the shard's first note (the ring made)
  * goes out of line. */
-static inline __attribute__((always_inline)) void
-mt_gone_drop_inline_locked(mt_shard_t *s, mt_block_t *b, mt_table_view_bucket_t *bucket,
-                           const mt_block_t *copy)
+static inline __attribute__((always_inline)) void mt_gone_drop_inline_locked(mt_shard_t *s,
+                                                                             mt_block_t *b,
+                                                                             UT_hash_bucket *bucket,
+                                                                             const mt_block_t *copy)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     struct mt_gone *g = s->gone;

@@ -6,23 +6,31 @@
 #include "base/lock.h"
 #include "base/platform.h"
 #include "records/site.h"
+#include "records/table_fast.h"
 
-/* A record's link fields in the table: uthash's handle, laid out exactly as uthash lays
- * it out (table.c checks), so that no file but table.c needs uthash.h. Above the table
- * only the key is read. */
-typedef struct mt_table_link {
-    void *table_private[5];
-    const void *key; /* the user address, compared as a number (never dereferenced) */
-    unsigned table_keylen, table_hashv;
-} mt_table_link_t;
+/* Where a record's meta lies: in the handle when pointers have 64 bits (table_fast.h). */
+#define MT_META_IN_HANDLE (UINTPTR_MAX > 0xffffffffu)
 
-/* One block's record, outside the block. */
+/* One block's record, outside the block: one cache line (64 bytes) on 64-bit targets, where
+ * a lookup, an add and an unlink each touch a record once. */
 typedef struct mt_block {
-    /* bucket chain and insertion-order list; link.key is the user address itself, which
-     * saves a field. In the free list of records, the table links records through it. */
-    mt_table_link_t link;
-    size_t size;        /* requested size */
-    uint64_t meta;      /* sequence number, thread, alignment, flags: see MT_META_* */
+    union {
+        /* uthash's handle: its bucket chain, its key (the user address itself, which saves a
+         * field) and hash. In the free list of records, hh.hh_next links them. */
+        UT_hash_handle hh;
+        /* The handle's slots for uthash's insertion-order list, which this table does not
+         * keep: the record's own fields lie there (table_fast.h). */
+        struct {
+            void *in_handle_tbl_;
+            size_t size; /* requested size */
+#if MT_META_IN_HANDLE
+            uint64_t meta; /* sequence number, thread, alignment, flags: see MT_META_* */
+#endif
+        };
+    };
+#if !MT_META_IN_HANDLE
+    uint64_t meta;
+#endif
     uint32_t site;      /* where it was allocated (or last reallocated) */
     uint32_t free_site; /* where it was released (blocks in quarantine) */
 } mt_block_t;
@@ -30,12 +38,12 @@ typedef struct mt_block {
 /* The address the user sees, the block's key. */
 static inline uintptr_t mt_block_addr(const mt_block_t *b)
 {
-    return (uintptr_t)b->link.key;
+    return (uintptr_t)b->hh.key;
 }
 
 static inline void mt_block_set_addr(mt_block_t *b, uintptr_t addr)
 {
-    b->link.key = (const void *)addr;
+    b->hh.key = (const void *)addr;
 }
 
 /* A new live block's record, before it joins the table. */
@@ -72,23 +80,22 @@ static inline uint64_t mt_meta_load(const mt_block_t *b)
 }
 
 #define MT_SHARD_COUNT 16u
-/* The paper's table: 1024 buckets indexed (address >> 4) & 1023 (table.c). */
-#define MT_TABLE_PAPER_BUCKETS 1024u
 /* Buckets a shard's table starts with: the paper's 1024 (12-24 KiB); on bare metal 64
  * (768 bytes), indexed by the paper's rule with fewer bits, (address >> 4) & 63, and
  * doubled by uthash as blocks come, so a table of 1024 is exactly the paper's. */
 #define MT_TABLE_INITIAL_BUCKETS MT_SMALL(MT_TABLE_PAPER_BUCKETS, 64u)
 #define MT_TABLE_INITIAL_BUCKETS_LOG2 MT_SMALL(10u, 6u)
+_Static_assert(MT_TABLE_INITIAL_BUCKETS == 1u << MT_TABLE_INITIAL_BUCKETS_LOG2, "log2 of buckets");
 
 typedef struct mt_shard {
     mt_lock_t lock;
-    void *live; /* the hash of the shard's blocks, live and quarantined (table.c); once made,
-                   it is kept: `anchor` is its first record and never leaves */
-    mt_block_t *free_records; /* records ready for reuse, linked through their link */
+    UT_hash_table *table;     /* uthash's table of the shard's blocks, live and quarantined
+                                 (table.c); made at the first, then kept */
+    mt_block_t *free_records; /* records ready for reuse, linked through hh.hh_next */
     mt_block_t *slab_next;    /* the newest slab's records not yet used: slab_left of them */
     size_t slab_left;
     size_t records_made;
-    /* The quarantine's FIFO (table.c): records of freed blocks, still in the hash with
+    /* The quarantine's FIFO (table_fifo.c): records of freed blocks, still in the hash with
      * MT_META_FLAG_FREED, in the order they were freed, in a queue of fixed segments: the
      * oldest at fifo_first->entry[fifo_head], the next one goes to fifo_last at fifo_tail. */
     struct mt_fifo_segment *fifo_first, *fifo_last, *fifo_spare;
@@ -97,7 +104,6 @@ typedef struct mt_shard {
     struct mt_gone *gone;    /* the last blocks given back to the C library (quarantine.c) */
     size_t quarantine_bytes; /* what the FIFO's blocks hold (mt_quarantine_cost of each); not
                                 next to fifo_count, which gcc would add to in one vector */
-    mt_block_t anchor;       /* keeps the hash's table when its last block goes (table.c) */
 } __attribute__((aligned(MT_SMALL(256, 64)))) mt_shard_t;
 /* (shards do not share cache lines; hosted, a shard is 256 bytes, a power of two, so that
  * mt_shard_of finds its address by one shift of its index) */
@@ -117,15 +123,16 @@ static inline mt_shard_t *mt_shard_of(uintptr_t addr)
 unsigned mt_table_bucket_of(uintptr_t addr, unsigned buckets);
 
 mt_block_t *mt_record_new_locked(mt_shard_t *s);
-/* A record given back to its shard's list of recycled ones (linked through the handle's
- * next, table_private[2]). Only into a shard whose table is made (mt_table_track_inline
- * takes the table as there). Inline: the free's and the quarantine's drops call nothing. */
+/* A record given back to its shard's list of recycled ones (linked through hh.hh_next, which
+ * nothing reads once it is out of its bucket: its other fields stay as they were). Only
+ * into a shard whose table is made (mt_table_track_inline takes the table as there).
+ * Inline: the free's and the quarantine's drops call nothing. */
 static inline __attribute__((always_inline)) void mt_record_recycle_locked(mt_shard_t *s,
                                                                            mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    MT_ASSERT(s->live != NULL);
-    b->link.table_private[2] = s->free_records;
+    MT_ASSERT(s->table != NULL);
+    b->hh.hh_next = (UT_hash_handle *)(void *)s->free_records;
     s->free_records = b;
 }
 /* Returns false (and recycles nothing) when the table could not be made. */
@@ -137,118 +144,44 @@ mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 /* The block that starts at addr, live or in quarantine (MT_META_FLAG_FREED), or NULL: one
  * lookup for a free, which a second free finds the same way. */
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
-/* uthash's table and bucket as table.c lays them out (it checks every field named here), so
- * that the lookup of every free, the unlink of a block given back and the append of every
- * allocation can be inline here without uthash.h. */
-typedef struct MT_MAY_ALIAS mt_table_view_bucket {
-    mt_table_link_t *head;
-    unsigned count, expand_mult;
-} mt_table_view_bucket_t;
-typedef struct MT_MAY_ALIAS mt_table_view {
-    mt_table_view_bucket_t *buckets;
-    unsigned num_buckets, log2_num_buckets;
-    unsigned num_items;
-    mt_table_link_t *tail; /* the newest record's link */
-    ptrdiff_t hho;
-    unsigned ideal_chain_maxlen, nonideal_items, ineff_expands, noexpand;
-} mt_table_view_t;
-/* The bucket of a hash: table.c's table_bucket (the paper's index up to its bucket count, then
- * mixed; the log2 uthash keeps, so that no zeros are counted). */
-static inline unsigned mt_table_view_bucket(const mt_table_view_t *tbl, unsigned hashv)
+
+/* The record keyed addr in a shard's table, or NULL: uthash's HASH_FIND_IN_BKT in the bucket
+ * of addr's hash, which it leaves in *bucket (table_fast.h). */
+static inline __attribute__((always_inline)) mt_block_t *
+mt_table_find_in(const UT_hash_table *tbl, uintptr_t addr, UT_hash_bucket **bucket)
 {
-    if (tbl->num_buckets <= MT_TABLE_PAPER_BUCKETS)
-        return hashv & (tbl->num_buckets - 1); /* the original design's index */
-    return (unsigned)((hashv * 0x9E3779B1u) >> ((32u - tbl->log2_num_buckets) & 31u));
+    unsigned hashv;
+    HASH_VALUE((const void *)addr, sizeof addr, hashv);
+    *bucket = mt_uthash_bucket(tbl, hashv);
+    return (mt_block_t *)(void *)mt_uthash_find_in_bucket(*bucket, (const void *)addr);
 }
-/* The record keyed addr in the hash whose head is `head` (not NULL), or NULL: its bucket
- * (table.c's hash function, the address >> 4, and table_bucket) in *bucket, and the walk of
- * that bucket's chain. Every lookup of the table is this one. */
-/* A link a wild write has overwritten: records are aligned as their link (8 bytes on 64-bit
- * targets) and, on 64-bit targets, lie in the low half of the address space (bytes a
- * program writes, 0x41..., 0xCD..., 0xDD..., are neither). Cheap enough for every step of
- * a chain. */
-static inline bool mt_table_link_wild(const void *p)
+/* mt_table_lookup_locked inline. A record found, *bucket is its bucket, for an unlink that
+ * follows under the same lock (mt_table_drop_inline_locked). */
+static inline mt_block_t *mt_table_lookup_bucket_locked(mt_shard_t *s, uintptr_t addr,
+                                                        UT_hash_bucket **bucket)
 {
-    uintptr_t v = (uintptr_t)p;
-    return (v & (_Alignof(mt_table_link_t) - 1u)) != 0 || (sizeof v >= 8 && (uint64_t)v >> 56 != 0);
-}
-/* A key a wild write has overwritten: a block's address, of any alignment (a page-guarded
- * block ends at its page to the byte), but in the low half of the address space. */
-static inline bool mt_table_key_wild(const void *key)
-{
-    return sizeof(uintptr_t) >= 8 && (uint64_t)(uintptr_t)key >> 56 != 0;
-}
-/* Says once that a chain holds a wild link (out of line: never on the common path); the
- * lookup then ends there, as if the block were not in the table. */
-MT_NOINLINE void mt_table_wild_link(const void *link);
-static inline mt_block_t *mt_table_view_find(const mt_block_t *head, uintptr_t addr,
-                                             mt_table_view_bucket_t **bucket)
-{
-    const mt_table_view_t *tbl = head->link.table_private[0];
-    *bucket = &tbl->buckets[mt_table_view_bucket(tbl, (unsigned)(addr >> 4))];
-    mt_table_link_t *h = (*bucket)->head;
-    while (h != NULL && (uintptr_t)h->key != addr) {
-        h = h->table_private[4]; /* the chain's next */
-        if (MT_UNLIKELY(mt_table_link_wild(h))) {
-            mt_table_wild_link(h);
-            return NULL;
-        }
-    }
-    return (mt_block_t *)(void *)h;
-}
-/* mt_table_lookup_locked inline, for an address that is not 0 (the anchor's). A record
- * found, *bucket is its bucket, for an unlink that follows under the same lock
- * (mt_table_drop_inline_locked). */
-static inline mt_block_t *mt_table_lookup_nonzero_locked(mt_shard_t *s, uintptr_t addr,
-                                                         mt_table_view_bucket_t **bucket)
-{
-    const mt_block_t *head = s->live;
-    if (MT_UNLIKELY(head == NULL))
+    const UT_hash_table *tbl = s->table;
+    if (MT_UNLIKELY(tbl == NULL))
         return NULL;
-    return mt_table_view_find(head, addr, bucket);
+    return mt_table_find_in(tbl, addr, bucket);
 }
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b);
 /* mt_table_remove_locked, then mt_record_recycle_locked, in one call. */
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b);
-/* Takes b, found in bucket, out of the hash, for a record with one before it in uthash's
- * insertion-order list (every record but the anchor, which is first for good): uthash's
- * HASH_DELETE, the same steps and the same result, with the table in a register (the record's own
- * tbl, the head's) where uthash reloads it from the head after every store, and without the tests
- * that record's place answers (it is neither the head nor the only record; it heads its bucket's
- * chain exactly when nothing comes before it there). Calls nothing, so that its callers save
- * no registers for it. The handle's private fields: tbl, prev, next, hh_prev, hh_next (a
- * record starts with its handle, so a record and its handle are one address). */
+/* mt_table_drop_locked inline, for b found in bucket by mt_table_lookup_bucket_locked:
+ * unlinked and recycled calling nothing. */
 static inline __attribute__((always_inline)) void
-mt_table_unlink_after_anchor_locked(mt_block_t *b, mt_table_view_bucket_t *bucket)
+mt_table_drop_inline_locked(mt_shard_t *s, mt_block_t *b, UT_hash_bucket *bucket)
 {
-    mt_table_link_t *hh = &b->link;
-    mt_table_view_t *tbl = hh->table_private[0];
-    mt_table_link_t *prev = hh->table_private[1], *next = hh->table_private[2];
-    MT_ASSERT((tbl->tail == hh) == (next == NULL));
-    if (tbl->tail == hh) /* (the tail, and only the tail, has no next) */
-        tbl->tail = prev;
-    else
-        next->table_private[1] = prev;
-    prev->table_private[2] = next;
-    mt_table_link_t *chain_prev = hh->table_private[3], *chain_next = hh->table_private[4];
-    bucket->count--;
-    if (chain_prev == NULL)
-        bucket->head = chain_next;
-    else
-        chain_prev->table_private[4] = chain_next;
-    if (chain_next != NULL)
-        chain_next->table_private[3] = chain_prev;
-    tbl->num_items--;
-}
-/* mt_table_drop_locked inline, for b found in bucket by mt_table_lookup_nonzero_locked: never
- * the anchor (key 0, first in uthash's list for good), so a record with one before it, which
- * is unlinked and recycled calling nothing. */
-static inline __attribute__((always_inline)) void
-mt_table_drop_inline_locked(mt_shard_t *s, mt_block_t *b, mt_table_view_bucket_t *bucket)
-{
-    MT_ASSERT(mt_lock_held(&s->lock) && b != &s->anchor && b->link.table_private[1] != NULL);
-    mt_table_unlink_after_anchor_locked(b, bucket);
+    MT_ASSERT(mt_lock_held(&s->lock) && b->hh.tbl == s->table);
+    mt_uthash_unlink(s->table, bucket, &b->hh);
     mt_record_recycle_locked(s, b);
+}
+/* The same for a record whose bucket its lookup did not give: from its hash. */
+static inline __attribute__((always_inline)) void mt_table_drop_hashed_locked(mt_shard_t *s,
+                                                                              mt_block_t *b)
+{
+    mt_table_drop_inline_locked(s, b, mt_uthash_bucket(s->table, b->hh.hashv));
 }
 /* The quarantine's FIFO (quarantine.c keeps the budget). insert marks the live block b
  * freed and pending (damage reported while it was live says nothing about writes after
@@ -262,8 +195,8 @@ mt_block_t *mt_quarantine_find_locked(mt_shard_t *s, uintptr_t addr);
  * pending (MT_META_FLAG_PENDING: it stays). */
 mt_block_t *mt_quarantine_take_oldest_locked(mt_shard_t *s);
 /* Calls fn for every live block, shard by shard, each under its lock; fn must not add
- * or remove blocks. Within a shard the order is the allocations'. In the crash handler
- * (mt_in_crash) a shard whose lock is taken is skipped and counted. */
+ * or remove blocks. Within a shard the order is the buckets' (not the allocations'). In the
+ * crash handler (mt_in_crash) a shard whose lock is taken is skipped and counted. */
 void mt_table_foreach(void (*fn)(mt_block_t *b, void *ctx), void *ctx);
 /* True when no block is live (none tracked, owned or registered); takes each shard's lock. */
 bool mt_table_empty(void);
@@ -272,6 +205,9 @@ bool mt_table_empty(void);
 void mt_quarantine_foreach(void (*fn)(mt_shard_t *s, mt_block_t *b, void *ctx), void *ctx);
 /* Shards the crash handler found locked and skipped. */
 extern atomic_uint mt_shards_skipped;
+/* Takes a shard's lock for a walk; in the crash handler only tries (the crashed thread, or
+ * one that is stopped forever now, may hold it), and counts a shard skipped. */
+bool mt_table_lock_for_walk(mt_shard_t *s);
 void mt_table_lock_all(void);
 void mt_table_unlock_all(void);
 /* Table shape, for tests and the benchmark. */
@@ -286,9 +222,6 @@ void mt_table_storage(const mt_shard_t *s, const void **table, const void **buck
 
 /* ---- an allocation's record, inline ---------------------------------------------------- */
 
-/* A chain this long may call for a doubling (uthash's HASH_BKT_CAPACITY_THRESH). */
-#define MT_TABLE_CHAIN_EXPAND 10u
-
 /* mt_table_track_inline's rare ways (table.c): the whole track when the lock is taken by
  * another thread (locked false) or when no record is recycled (locked true: a shard without
  * its table has none); and the doubling due after b's append (false when it could not be
@@ -298,9 +231,9 @@ bool mt_table_track_slow(mt_shard_t *s, bool locked, uintptr_t user, size_t size
 bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b);
 
 /* mt_table_track, inline in the allocation's entry point: its common case calls nothing
- * before the unlock (a recycled record appended to its shard's table, uthash's
- * HASH_ADD_KEYPTR's steps with the table in a register, its doubling left to
- * mt_table_track_expand), so the allocation saves no registers for a second call. */
+ * before the unlock (a recycled record added to its shard's table, uthash's HASH_ADD_TO_BKT's
+ * steps in table_fast.h, its doubling left to mt_table_track_expand), so the allocation
+ * saves no registers for a second call. */
 static inline __attribute__((always_inline)) bool
 mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
 {
@@ -310,34 +243,17 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     /* (a record is recycled only into a shard whose table is made: no test of the table;
      * its head read before the record's stores) */
     mt_block_t *b = s->free_records;
-    const mt_block_t *live = s->live;
+    UT_hash_table *tbl = s->table;
     if (MT_UNLIKELY(b == NULL))
         return mt_table_track_slow(s, true, user, size, meta, site);
-    s->free_records = b->link.table_private[2]; /* the free list's next */
+    s->free_records = (mt_block_t *)(void *)b->hh.hh_next;
     mt_block_start(b, user, size, meta, site);
     /* one record per address (as insert_deferred_locked) */
     MT_ASSERT(mt_table_lookup_locked(s, user) == NULL);
-    mt_table_view_t *tbl = live->link.table_private[0];
-    /* the hash (table.c's HASH_FUNCTION); keylen left as it is: no lookup reads it */
-    unsigned hashv = (unsigned)(user >> 4);
-    b->link.table_hashv = hashv;
-    b->link.table_private[0] = tbl;
-    b->link.table_private[2] = NULL;      /* the insertion order's next */
-    b->link.table_private[1] = tbl->tail; /* and its prev (the link starts the record) */
-    tbl->tail->table_private[2] = b;
-    tbl->tail = &b->link;
-    tbl->num_items++;
-    mt_table_view_bucket_t *bucket = &tbl->buckets[mt_table_view_bucket(tbl, hashv)];
-    mt_table_link_t *chain = bucket->head;
-    bucket->count++;
-    b->link.table_private[4] = chain; /* the chain's next */
-    b->link.table_private[3] = NULL;  /* and its prev */
-    if (chain != NULL)
-        chain->table_private[3] = &b->link;
-    bucket->head = &b->link;
-    /* (a chain under MT_TABLE_CHAIN_EXPAND never calls for a doubling: tested first) */
-    if (MT_UNLIKELY(bucket->count >= MT_TABLE_CHAIN_EXPAND) &&
-        bucket->count >= (bucket->expand_mult + 1u) * MT_TABLE_CHAIN_EXPAND && !tbl->noexpand)
+    /* the handle's hash (keylen, which uthash's lookup compares, is set once for good when
+     * the record leaves its slab) */
+    HASH_VALUE(b->hh.key, sizeof user, b->hh.hashv);
+    if (MT_UNLIKELY(mt_uthash_add(tbl, &b->hh)))
         return mt_table_track_expand(s, b);
     mt_unlock(&s->lock);
     return true;

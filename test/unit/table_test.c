@@ -112,7 +112,7 @@ Test(table, a_shard_without_its_table_recycles_no_record)
     s.slab_left = s.records_made = 4;
     cr_assert_eq(memtrack_set_option("test_fail_storage", "1"), 0);
     cr_expect_not(mt_table_track_slow(&s, false, 0x1000, 8, 0, MT_SITE_NONE));
-    cr_expect_null(s.live);
+    cr_expect_null(s.table);
     cr_expect_null(s.free_records, "no record recycled into a shard without its table");
     cr_expect_eq(s.slab_next, slab);
     cr_expect_eq(s.slab_left, 4);
