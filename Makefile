@@ -55,7 +55,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
 	print-platforms format format-check install \
 	install-command uninstall deb test-package bench bench-core bench-pools bench-startup bench-exit \
-	bench-sweep bench-reach sanitize fuzz clean
+	bench-sweep bench-reach bench-libs sanitize fuzz clean
 .DEFAULT_GOAL := all
 
 help:
@@ -366,7 +366,7 @@ $(B)/.deps-bench:
 	@tools/deps.sh bench
 	@mkdir -p $(B) && touch $@
 
-bench: bench-core bench-pools bench-startup bench-exit bench-sweep bench-reach
+bench: bench-core bench-pools bench-startup bench-exit bench-sweep bench-reach bench-libs
 
 bench-core: all $(B)/.deps-bench
 	tools/bench/run.sh $(if $(filter-out 0,$(QUICK)),--quick)
@@ -453,6 +453,42 @@ bench-exit: all $(B)/.deps-bench $(B)/bench/exit_report $(B)/bench/leaks-plain \
 	    $(B)/bench/leaks-memtrack $(B)/bench/leaks-asan
 	$(B)/bench/exit_report $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench/leaks-plain \
 	    $(B)/bench/leaks-memtrack $(B)/bench/leaks-asan
+
+# Real libraries (tools/bench/libs.c): hosts of Debian's Lua 5.4, SQLite and jansson built
+# plain, with memtrack cc and with ASan (frame pointers, as memtrack cc builds; skipped, n/a,
+# where clang's runtime is missing), and the floor as the process's allocator.
+LIBS_CFLAGS = -O2 -g
+LIBS_HOSTS = lua:lua5.4 sqlite:sqlite3 jansson:jansson
+libs_pkg = $(patsubst $(1):%,%,$(filter $(1):%,$(LIBS_HOSTS)))
+LIBS_PROGS = $(foreach h,$(LIBS_HOSTS),$(addprefix $(B)/bench/$(firstword $(subst :, ,$(h)))-,plain memtrack asan))
+
+$(B)/bench/%-plain: tools/bench/libs_%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBS_CFLAGS) $$(pkg-config --cflags $(call libs_pkg,$*)) $< -o $@ $$(pkg-config --libs $(call libs_pkg,$*))
+
+$(B)/bench/%-memtrack: tools/bench/libs_%.c $(B)/libmemtrack.so
+	@mkdir -p $(dir $@)
+	./memtrack cc $(LIBS_CFLAGS) $$(pkg-config --cflags $(call libs_pkg,$*)) $< -o $@ $$(pkg-config --libs $(call libs_pkg,$*))
+
+$(B)/bench/%-asan: tools/bench/libs_%.c
+	@mkdir -p $(dir $@)
+	clang $(LIBS_CFLAGS) -fsanitize=address -fno-omit-frame-pointer $$(pkg-config --cflags $(call libs_pkg,$*)) $< -o $@ $$(pkg-config --libs $(call libs_pkg,$*)) || rm -f $@
+
+$(B)/bench/libfloor.so: tools/bench/floor.c tools/bench/floor_preload.c tools/bench/floor.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fPIC -shared -DFLOOR_PRELOAD tools/bench/floor.c tools/bench/floor_preload.c -o $@
+
+$(B)/bench/libfloor-full.so: tools/bench/floor.c tools/bench/floor_preload.c tools/bench/floor.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fPIC -shared -DFLOOR_PRELOAD -DFLOOR_FULL tools/bench/floor.c tools/bench/floor_preload.c -o $@
+
+$(B)/bench/libs: tools/bench/libs.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARN) $< -o $@
+
+bench-libs: all $(B)/.deps-bench $(B)/bench/libs $(LIBS_PROGS) $(B)/bench/libfloor.so \
+	    $(B)/bench/libfloor-full.so
+	$(B)/bench/libs $(if $(filter-out 0,$(QUICK)),--quick) $(B)/bench tools/bench/libs_lua.lua
 
 # ---- sanitize, fuzz -----------------------------------------------------------------------
 # Each sanitizer in its own build directory, with the internal invariants checked:

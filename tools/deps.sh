@@ -14,7 +14,9 @@ need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python
     cmake autoconf meson ninja-build mandoc man-db dpkg-dev"
 # make deb: dpkg-shlibdeps computes the package's dependencies.
 need_deb="dpkg-dev"
-need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma electric-fence libc6-dbg"
+# liblua5.4-dev, libsqlite3-dev, libjansson-dev: the real libraries of make bench-libs.
+need_bench="$need_build libdmalloc-dev clang libclang-rt-14-dev valgrind duma electric-fence libc6-dbg \
+    liblua5.4-dev libsqlite3-dev libjansson-dev"
 # The other targets (make test-platforms, tools/platform.mk): compilers and emulators. The
 # i686 compiler is Debian's cross one, not gcc-multilib, which conflicts with the others.
 need_platforms="uthash-dev musl-tools gcc-i686-linux-gnu libc6-dev-i386-cross \

@@ -290,8 +290,21 @@ void mt_free(void *ptr, uint32_t site, bool from_tracked)
 
 /* ---- reallocating ----------------------------------------------------------------------- */
 
-/* realloc_moves=0: grows or shrinks the block where it is when its C library block has the
- * room; the guards are checked first and rewritten. Returns NULL when it does not fit. */
+/* The C library moved a block whose new record could not be stored (the tracker's memory is
+ * exhausted): its bytes are kept in a plain block of the C library, untracked, as a
+ * library's block would be (a later free hands it back to the C library). */
+static MT_NOINLINE void *moved_untracked(unsigned char *user, size_t size, size_t front)
+{
+    memmove(user - front, user, size);
+    return user - front;
+}
+
+/* realloc_moves=0: resizes the block where it is when its C library block has the room, else
+ * asks the C library to grow that block (glibc extends it into the free memory after it
+ * when it can, or moves it, copying the guards with the bytes); the guards are checked first
+ * and the back guard rewritten. All under the shard's lock, so that no thread is lent the
+ * old address while its record is still there. Returns the block (ptr, or where the C library
+ * moved it), or NULL when it was not resized: the caller then moves it itself. */
 static void *resize_in_place(void *ptr, size_t size, uint32_t site)
 {
     unsigned char *user = ptr;
@@ -300,38 +313,61 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
     if (mt_page_guarded((uintptr_t)ptr))
         return NULL; /* its memory is a slot of pages, not the C library's block */
     mt_guard_damage_t under, over;
-    bool resized = false, damaged = false;
+    bool resized = false, damaged = false, moved = false;
+    size_t front = 0;
     uint64_t seq = 0;
 
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)ptr);
     if (b != NULL && size <= SIZE_MAX / 2) {
-        size_t front = mt_block_front_of(b), back = mt_block_back();
+        size_t back = mt_block_back();
+        front = mt_block_front_of(b);
         size_t room = mt_libc_usable_size(user - front);
-        if (size <= b->size || (room >= front + back && room - front - back >= size)) {
+        bool fits = size <= b->size || (room >= front + back && room - front - back >= size);
+        /* (an aligned block stays where it is: the C library's realloc would not keep its
+         * alignment) */
+        if (fits || MT_META_ALIGN_SHIFT(b->meta) <= MT_MIN_ALIGN_SHIFT) {
             before = *b;
             damaged = mt_block_damaged(b, &under, &over);
-            if (size > b->size && mt_fill_new)
-                memset(user + b->size, MT_ALLOC_FILL_BYTE, size - b->size);
-            memset(user + size, MT_GUARD_BYTE, back);
-            seq = mt_next_seq();
-            b->size = size;
-            b->site = site;
-            b->meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(b->meta));
-            resized = true;
+            unsigned char *raw = user - front;
+            if (!fits)
+                raw = mt_libc_realloc(raw, front + size + back);
+            if (raw != NULL) {
+                moved = raw + front != user;
+                user = raw + front;
+                if (size > before.size && mt_fill_new)
+                    memset(user + before.size, MT_ALLOC_FILL_BYTE, size - before.size);
+                memset(user + size, MT_GUARD_BYTE, back);
+                seq = mt_next_seq();
+                if (moved) { /* the old address is the C library's again: a second free of it
+                              * is a double free (the shard's notes) */
+                    b->free_site = site;
+                    mt_gone_drop_locked(s, b);
+                } else {
+                    b->size = size;
+                    b->site = site;
+                    b->meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(b->meta));
+                }
+                resized = true;
+            }
         }
     }
     mt_unlock(&s->lock);
     if (!resized)
         return NULL;
+    uint64_t meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(before.meta));
+    void *result = user;
+    if (moved && MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site)))
+        result = moved_untracked(user, size, front);
     mt_check_release(&before, site); /* realloc of a block new made */
     if (damaged && !(before.meta & MT_META_FLAG_REPORTED))
         mt_report_guard_damage(&before, site, &under, &over);
     mt_stats_free(before.size);
-    mt_stats_alloc(size);
+    if (result == user)
+        mt_stats_alloc(size);
     if (MT_UNLIKELY(mt_opt.break_on == seq))
         mt_break_now(seq, size, site);
-    return ptr;
+    return result;
 }
 
 void *mt_realloc_live(void *ptr, const mt_block_t *old, size_t size, uint32_t site,

@@ -63,7 +63,7 @@
     X(unwritten, BOOL, "0",                                                                        \
       "report per site the share of freed bytes never written (needs fill_new)")                   \
     X(realloc_moves, BOOL, "1",                                                                    \
-      "realloc always moves the block (0: resize in place when it fits)")                          \
+      "realloc always moves the block (0: resize in place, or let the C library grow it)")         \
     /* page guards (checks/page_guard.c): blocks against an inaccessible page */                   \
     X(page_guard_rate, COUNT, "10000",                                                             \
       "page-guard one allocation in N, at random, from a bounded pool (0: none)")                  \

@@ -319,7 +319,9 @@ uint32_t mt_site_id(const char *file, int line, const char *func, mt_kind_t kind
     return site_placed(file, line, func, kind, owner, 0);
 }
 
-uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack)
+/* The general path of mt_site_pc_stacked, out of line, as site_placed_slow. */
+static MT_NOINLINE uint32_t site_pc_slow(void *pc, mt_kind_t kind, const char *owner,
+                                         uint32_t stack)
 {
     site_key_t k;
     memset(&k, 0, sizeof k);
@@ -328,6 +330,20 @@ uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_
     k.owner = owner;
     k.stack = stack;
     return site_lookup(&k);
+}
+
+/* A place known by its caller's address: every allocation and release of code built
+ * without memtrack, through the process's allocator. The cache is read field by field, as
+ * site_placed does (a key by pc has no file, function or line). */
+uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack)
+{
+    int k = key_kind(pc, kind);
+    const mt_site_cache_entry_t *e =
+        &mt_site_cache[mt_site_cache_slot(NULL, pc, owner, 0, k, stack)];
+    if (MT_LIKELY(e->pc == pc && e->kind_stack == mt_site_kind_stack(k, stack) &&
+                  e->owner == owner && e->file == NULL && e->func == NULL && e->line == 0))
+        return e->id;
+    return site_pc_slow(pc, kind, owner, stack);
 }
 
 uint32_t mt_site_pc(void *pc, mt_kind_t kind)

@@ -14,6 +14,9 @@
  *   - a quarantine of 1 MiB per shard: freed records stay in the table flagged freed and
  *     queue in a FIFO ring; the oldest leave when the shard passes its budget, checked for
  *     writes after free, and go back to the C library.
+ * Built with -DFLOOR_PRELOAD it is the process's allocator instead (floor_preload.c, the
+ * real-library benchmark): glibc's own entry points underneath, and a pointer it never
+ * made is glibc's to free.
  * Built with -DFLOOR_OPEN the table is open addressing instead (linear probing, 32-byte
  * entries holding the record itself, doubled at half full, backward-shift deletion): not
  * the design (the paper's doubly linked hash on uthash), printed beside it as a reference
@@ -34,6 +37,12 @@
 #undef malloc
 #undef calloc
 #undef free
+#ifdef FLOOR_PRELOAD /* the process's malloc is ours: the blocks come from glibc's own */
+extern void *__libc_malloc(size_t size);
+extern void __libc_free(void *ptr);
+#define malloc __libc_malloc
+#define free __libc_free
+#endif
 
 #define GUARD 16u
 #define GUARD_BYTE 0xFD
@@ -349,6 +358,13 @@ void floor_free(void *ptr)
     shard_t *s = shard_of((uintptr_t)user);
     lock(s);
     record_t *r = table_find(s, (uintptr_t)user);
+#ifdef FLOOR_PRELOAD
+    if (r == NULL) { /* glibc's (an aligned block, floor_preload.c) */
+        unlock(s);
+        free(ptr);
+        return;
+    }
+#endif
     if (r == NULL || key_of(r) == 0 || (r->flags & FLAG_FREED))
         die("not a live block", ptr);
     size_t size = r->size;
@@ -369,4 +385,14 @@ void floor_free(void *ptr)
 #else
     free(user - GUARD);
 #endif
+}
+
+size_t floor_size(const void *ptr)
+{
+    shard_t *s = shard_of((uintptr_t)ptr);
+    lock(s);
+    record_t *r = table_find(s, (uintptr_t)ptr);
+    size_t size = r != NULL && key_of(r) != 0 && !(r->flags & FLAG_FREED) ? r->size : SIZE_MAX;
+    unlock(s);
+    return size;
 }
