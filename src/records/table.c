@@ -244,7 +244,9 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     return mt_table_track_inline(user, size, meta, site);
 }
 
-/* The record keyed addr, or NULL: uthash's HASH_FIND_IN_BKT in the bucket of HASH_TO_BKT. */
+/* The record keyed addr, or NULL: HASH_FIND_IN_BKT in the bucket of HASH_TO_BKT, as the
+ * inline lookup walks it (table_fast.h: each link checked, so a wild write into a record
+ * ends the walk instead of faulting). */
 static mt_block_t *find_locked(const mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
@@ -254,9 +256,7 @@ static mt_block_t *find_locked(const mt_shard_t *s, uintptr_t addr)
     unsigned hashv, bkt;
     HASH_VALUE((const void *)addr, sizeof addr, hashv);
     HASH_TO_BKT(hashv, tbl->num_buckets, bkt);
-    mt_block_t *b;
-    HASH_FIND_IN_BKT(tbl, hh, tbl->buckets[bkt], (const void *)addr, sizeof addr, hashv, b);
-    return b;
+    return (mt_block_t *)(void *)mt_uthash_find_in_bucket(&tbl->buckets[bkt], (const void *)addr);
 }
 
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)

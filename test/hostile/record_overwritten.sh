@@ -24,8 +24,8 @@ int main(int argc, char **argv)
     /* the wild write: the record's key and its bucket chain's next, as data a stray
      * pointer could leave (an aligned address, nothing mapped there) */
     uintptr_t bad = argc > 1 ? 0x4141414141414141 : 0x1000;
-    b->link.key = (const void *)(bad + 8);
-    b->link.table_private[4] = (void *)bad;
+    b->hh.key = (const void *)(bad + 8);
+    b->hh.hh_next = (void *)bad;
     free(p); /* its lookup follows the chain into nothing */
     puts("went on");
     (void)argv;
