@@ -53,7 +53,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 
 .PHONY: all deps help demo test test-quick unit unit-debug e2e e2e-quick fault model model-long stress \
 	browser test-command test-header test-report test-hostile test-platforms platform-env \
-	print-platforms format format-check install \
+	print-platforms format format-check layers install \
 	install-command uninstall deb test-package bench bench-core bench-pools bench-startup bench-exit \
 	bench-sweep bench-reach bench-libs sanitize fuzz clean
 .DEFAULT_GOAL := all
@@ -69,6 +69,7 @@ help:
 	@echo '     test-header | test-report | test-hostile | test-platforms | test-package'
 	@echo '                  one suite (test/README.md)'
 	@echo 'make format       clang-format the sources; make format-check: only check'
+	@echo 'make layers       check the layers and knots src/README.md allows (part of make test)'
 	@echo 'make install      PREFIX=/usr/local DESTDIR= (make uninstall takes it back)'
 	@echo 'make deb          a Debian package in build/deb (dpkg -i it; man memtrack)'
 	@echo 'make bench        the benchmark tables of tools/bench/README.md (QUICK=1: under a minute)'
@@ -193,12 +194,12 @@ demo: all
 # (a machine whose clang-format is not Debian's version 14 formats differently).
 
 FORMAT_CHECK ?= 1
-test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) unit unit-debug e2e fault model stress \
+test: $(if $(filter-out 0,$(FORMAT_CHECK)),format-check) layers unit unit-debug e2e fault model stress \
 	test-command test-header test-report test-hostile browser test-platforms
 	@# Last and alone, even under -j: it installs the package into /usr, where the other
 	@# suites' builds must not find it.
 	$(MAKE) test-package
-test-quick: unit e2e-quick fault model stress test-command test-report test-hostile
+test-quick: layers unit e2e-quick fault model stress test-command test-report test-hostile
 
 $(B)/.deps-test:
 	@tools/deps.sh test
@@ -302,6 +303,10 @@ format:
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_FILES) && echo "format: $(words $(FORMAT_FILES)) files as .clang-format has them"
+
+# The layers as src/README.md gives them: no call up a layer, no knot, but those it lists.
+layers: all
+	@python3 tools/layers.py $(B)/obj
 
 # ---- install ------------------------------------------------------------------------------
 # The installed command finds the header, the library and the tool where they went.

@@ -249,14 +249,3 @@ bool mt_gone_find(const void *ptr, mt_block_t *out)
     mt_unlock(&s->lock);
     return found;
 }
-
-/* ---- double free ------------------------------------------------------------------------ */
-
-void mt_error_double_free(const mt_block_t *copy, uint32_t site)
-{
-    mt_error_t e;
-    mt_error_init(&e, MT_ERROR_DOUBLE_FREE, copy, site);
-    e.free_site = copy->free_site;
-    e.pointer = mt_block_addr(copy);
-    mt_error_report(&e);
-}

@@ -38,8 +38,6 @@ size_t mt_quarantine_drain(uint32_t site);
 /* Checks every block in quarantine for writes after free, reporting each damaged block
  * once; returns how many were damaged (memtrack_check, the exit-time check). */
 int mt_quarantine_check_all(uint32_t site);
-/* Fills e for a double free of the quarantined block copy, found at site. */
-void mt_error_double_free(const mt_block_t *copy, uint32_t site);
 
 /* What was a block, after its memory went back to the C library (too big for the
  * quarantine, quarantine=0, or evicted): the shard remembers the last MT_GONE_MAX of them,

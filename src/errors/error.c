@@ -307,3 +307,12 @@ void mt_error_init(mt_error_t *e, mt_error_kind_t kind, const mt_block_t *b, uin
     if (b != NULL)
         mt_error_from_block(e, b);
 }
+
+void mt_error_double_free(const mt_block_t *copy, uint32_t site)
+{
+    mt_error_t e;
+    mt_error_init(&e, MT_ERROR_DOUBLE_FREE, copy, site);
+    e.free_site = copy->free_site;
+    e.pointer = mt_block_addr(copy);
+    mt_error_report(&e);
+}

@@ -51,6 +51,9 @@ size_t mt_error_to_model(const mt_error_t *e, mt_report_error_t *out, mt_frame_t
                          size_t max);
 /* Records and prints (within the message cap) one error; with abort_on_error, aborts. */
 void mt_error_report(const mt_error_t *e);
+/* Reports a double free of the block whose record (quarantined, gone back or page-guarded)
+ * copy is, found at site: both releases named. */
+void mt_error_double_free(const mt_block_t *copy, uint32_t site);
 /* True while messages for (kind, site) are still printed: work done only to make a message
  * better (classifying a pointer) is skipped once the cap is reached. */
 bool mt_error_will_print(mt_error_kind_t kind, uint32_t site);

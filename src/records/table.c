@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "base/options.h"
+#include "base/output.h"
 #include "records/table.h"
 
 /* The handle starts the record, so uthash's offset of it (tbl->hho) is 0, which the inline
@@ -283,4 +284,19 @@ void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)
 void mt_table_drop_locked(mt_shard_t *s, mt_block_t *b)
 {
     mt_table_drop_hashed_locked(s, b);
+}
+
+void mt_table_wild_link(const void *link)
+{
+    static atomic_bool told;
+    if (atomic_exchange(&told, true))
+        return;
+    mt_buf_t b; /* (the output's lock comes after the shards' in the lock order) */
+    mt_buf_init(&b, mt_out_fd());
+    mt_buf_line(&b);
+    mt_buf_str(&b, "ERROR: memtrack's own records are damaged: a link in its table holds ");
+    mt_buf_hex(&b, (uint64_t)(uintptr_t)link);
+    mt_buf_str(&b, ", not a record (a wild write from the program into memtrack's memory); "
+                   "the blocks past it are not found, and not released\n");
+    mt_buf_flush(&b);
 }

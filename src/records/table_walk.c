@@ -5,7 +5,6 @@
  */
 #include <string.h>
 
-#include "base/output.h"
 #include "records/table.h"
 
 atomic_uint mt_shards_skipped;
@@ -37,21 +36,6 @@ static void each_record(const UT_hash_table *tbl, void (*fn)(mt_block_t *b, void
                 break;
             }
         }
-}
-
-void mt_table_wild_link(const void *link)
-{
-    static atomic_bool told;
-    if (atomic_exchange(&told, true))
-        return;
-    mt_buf_t b; /* (the output's lock comes after the shards' in the lock order) */
-    mt_buf_init(&b, mt_out_fd());
-    mt_buf_line(&b);
-    mt_buf_str(&b, "ERROR: memtrack's own records are damaged: a link in its table holds ");
-    mt_buf_hex(&b, (uint64_t)(uintptr_t)link);
-    mt_buf_str(&b, ", not a record (a wild write from the program into memtrack's memory); "
-                   "the blocks past it are not found, and not released\n");
-    mt_buf_flush(&b);
 }
 
 typedef struct live_walk {

@@ -44,14 +44,3 @@ bool mt_report_found(const mt_report_t *r)
 {
     return r->errors != 0 || (r->leak_check && r->leaked_blocks != 0);
 }
-
-void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f)
-{
-    p->file = f->file;
-    p->line = f->line;
-    p->func = f->func;
-    p->module = f->module;
-    p->pc = f->pc;
-    p->offset = f->offset;
-    p->inlined = f->inlined;
-}

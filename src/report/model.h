@@ -338,8 +338,17 @@ void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st);
  * it; nothing when it never ran out. */
 void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s);
 /* Makes p name frame f's code (file, line, function, module, address); its kind, owner
- * and stack are left as they are. */
-void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f);
+ * and stack are left as they are. (Inline: the errors' words use it, a layer below.) */
+static inline void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f)
+{
+    p->file = f->file;
+    p->line = f->line;
+    p->func = f->func;
+    p->module = f->module;
+    p->pc = f->pc;
+    p->offset = f->offset;
+    p->inlined = f->inlined;
+}
 /* True when the report has leaks or errors to show. */
 bool mt_report_found(const mt_report_t *r);
 void mt_render_json(const mt_report_t *r, mt_buf_t *b);
