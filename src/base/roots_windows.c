@@ -143,9 +143,16 @@ static bool add_own_stack(mt_roots_t *r, uintptr_t from, void *frame, bool at_ex
         mt_roots_walk_frames(r, frame, from, end); /* (x86: frame records) */
     if (r->nframes == 0)
         return at_exit || mt_roots_add(r, from, end, MT_ROOT_STACK, thread, NULL, 0);
+    /* At exit the frames below the C runtime's exit() are the destructors' dispatch
+     * (mingw's __do_global_dtors is in the program's file) and the tracker's own: their
+     * slots hold what main's callees left there, dead pointers, which read as the
+     * program's would keep its leaks reachable. The program's live frames are above. */
+    bool dispatch = at_exit;
     for (size_t f = 0; f < r->nframes; f++) {
         const mt_stack_frame_t *fr = &r->frames[f];
-        if (!c_runtime_code(fr->pc) &&
+        bool runtime = c_runtime_code(fr->pc);
+        dispatch = dispatch && !runtime;
+        if (!runtime && !dispatch &&
             !mt_roots_add(r, fr->start, fr->end, MT_ROOT_STACK, thread, NULL, 0))
             return false;
     }
