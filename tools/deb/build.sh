@@ -8,8 +8,9 @@
 # the small debian/control dpkg-shlibdeps reads (generated here: no debian/ folder in the
 # source tree). The package's Depends are dpkg-shlibdeps' answer for every ELF file in it
 # (the C library, at the version of the newest symbol used); what libmemtrack loads with
-# dlopen (libdw for file:line, libstdc++ for C++ names) is in tools/deb/control.in's
-# Recommends, which test/package/deb.sh holds against the libraries' strings. Man pages are
+# dlopen (libdw for file:line, libgcc_s for the leak scan's unwinder, libstdc++ for C++
+# names) is in tools/deb/control.in's Recommends, which test/package/deb.sh holds against
+# the libraries' strings. Man pages are
 # compressed as Debian policy asks; dpkg-deb makes the files root's.
 set -eu
 root=$(cd "$1" && pwd) out=$2 version=$3 maintainer=$4
