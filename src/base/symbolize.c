@@ -24,20 +24,12 @@
 
 #include "base/memory.h"
 #include "base/options.h"
+#include "base/symbol_names.h"
 #include "base/symbolize.h"
 
 #ifdef MT_HAVE_LIBDW /* symbolize.h */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
-#endif
-
-/* The C++ runtime's demangler, when the program has one (weak: C programs do not). A PE
- * image (Windows) cannot leave a weak symbol undefined: there is no demangler there. */
-#ifdef _WIN32
-#define __cxa_demangle NULL
-#else
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
-    __attribute__((weak));
 #endif
 
 #ifdef MT_HAVE_LIBDW
@@ -124,85 +116,6 @@ static void open_libdw_locked(void)
 }
 #endif
 
-/* ---- strings --------------------------------------------------------------------------- */
-
-static const char *keep_string(const char *s, size_t n)
-{
-    char *copy = mt_mem_alloc(n + 1);
-    if (copy == NULL)
-        return NULL;
-    memcpy(copy, s, n);
-    copy[n] = '\0';
-    return copy;
-}
-
-/* The length of a demangled name without its parameter list and what follows it
- * ("Foo::bar(int) const" -> "Foo::bar"), as __func__ and the C names read: a report
- * names the same function the same way whichever compiler and debug format made it. */
-static size_t without_parameters(const char *name)
-{
-    size_t n = strlen(name);
-    const char *clone = strstr(name, " [clone ");
-    if (clone != NULL)
-        n = (size_t)(clone - name);
-    while (n > 0 && name[n - 1] != ')') /* " const", " &&", " volatile"... */
-        n--;
-    if (n == 0)
-        return strlen(name); /* no parameter list */
-    int depth = 0;
-    for (size_t i = n; i-- > 0;) {
-        if (name[i] == ')')
-            depth++;
-        else if (name[i] == '(' && --depth == 0)
-            return i > 0 ? i : strlen(name);
-    }
-    return strlen(name);
-}
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-static demangle_fn demangler;
-static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
-
-/* The program's C++ runtime, or when it has none loaded (a C++ program that only calls
- * malloc, linked --as-needed, keeps C++ names but not libstdc++), the system's, opened the
- * first time a C++ name is shown, as libdw is. */
-static void find_demangler(void)
-{
-    demangler = __cxa_demangle;
-    if (demangler != NULL)
-        return;
-    void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-    if (cxx != NULL)
-        demangler = (demangle_fn)dlsym(cxx, "__cxa_demangle");
-}
-
-/* A function name as people read it: demangled when it is a C++ name and a demangler is to
- * be had, without its parameters. */
-static const char *keep_function(const char *name)
-{
-    if (name == NULL)
-        return NULL;
-    if (name[0] == '_' && name[1] == 'Z')
-        pthread_once(&demangler_once, find_demangler);
-    if (name[0] == '_' && name[1] == 'Z' && demangler != NULL) {
-        int status = -1;
-        char *plain = demangler(name, NULL, NULL, &status);
-        if (plain != NULL) {
-            const char *kept = status == 0 ? keep_string(plain, without_parameters(plain)) : NULL;
-            mt_libc_free(plain); /* malloc'd by the runtime, so the C library's */
-            if (kept != NULL)
-                return kept;
-        }
-    }
-    return keep_string(name, strlen(name));
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash != NULL ? slash + 1 : path;
-}
-
 /* ---- resolving one address ------------------------------------------------------------- */
 
 #ifdef MT_HAVE_LIBDW
@@ -235,7 +148,7 @@ static const char *keep_source_path(Dwarf_Die *cu, const char *file)
         file += dn + 1;
     while (file[0] == '.' && file[1] == '/') /* clang's name for an #include "x.cpp" */
         file += 2;
-    return keep_string(file, strlen(file));
+    return mt_keep_string(file, strlen(file));
 }
 
 /* File and line of addr, from the line table: the innermost inlined code's own line. */
@@ -263,7 +176,7 @@ static const char *scope_function_locked(Dwarf_Die *scope)
         name = symbols.dwarf_formstring(&attr);
     if (name == NULL)
         name = symbols.dwarf_diename(scope);
-    return keep_function(name);
+    return mt_keep_function(name);
 }
 
 /* Where an inlined copy was inlined: the call's file and line (DW_AT_call_file indexes the
@@ -378,7 +291,8 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
     bool found = dladdr((void *)pc, &info) != 0;
     memset(out, 0, sizeof *out);
     if (found && info.dli_fname != NULL && info.dli_fname[0] != '\0')
-        out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
+        out->module =
+            mt_keep_string(mt_base_name(info.dli_fname), strlen(mt_base_name(info.dli_fname)));
     const char *symbol = NULL;
 #ifdef MT_HAVE_LIBDW
     /* pc is a return address: the call is the instruction before it. */
@@ -405,7 +319,7 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
             out->size = (size_t)entry->st_size;
 #endif
     }
-    out->symbol = keep_function(symbol);
+    out->symbol = mt_keep_function(symbol);
     if (out->symbol == NULL)
         out->offset = 0;
     if (out->symbol != NULL && out->size != 0) {
