@@ -60,7 +60,11 @@
     X(dwarf_tag)                                                                                   \
     X(dwarf_attr_integrate)                                                                        \
     X(dwarf_formstring)                                                                            \
-    X(dwarf_diename)
+    X(dwarf_diename)                                                                               \
+    X(dwarf_formref_die)                                                                           \
+    X(dwarf_peel_type)                                                                             \
+    X(dwfl_module_getsrc_file)                                                                     \
+    X(dwfl_lineinfo)
 
 #endif
 
@@ -218,39 +222,48 @@ static void copy_span_locked(Dwarf_Die *copy, Dwarf_Addr bias, mt_symbol_t *out)
     }
 }
 
-/* The functions around addr: the innermost (an inlined one when addr is in inlined code,
- * to match the line, which is the inlined code's) in out->func, and the functions its code
- * was inlined into, each at the line of the inlined call, in out->inlined. */
-static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bias,
-                                   mt_symbol_t *out)
+/* The scopes around addr in its unit, and among them (chain, innermost first) the chain of
+ * inlined copies ending at the real function; returns the chain's length, 0 when none.
+ * The caller frees *scopes (libdw's malloc, so the C library's) whatever the answer. */
+enum { DEEPEST_CHAIN = 64 };
+static int scope_chain_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **scopes,
+                              int chain[DEEPEST_CHAIN])
 {
-    Dwarf_Die *scopes = NULL;
-    int n = symbols.dwarf_getscopes(cu, addr, &scopes);
-    if (n <= 0) {
-        mt_libc_free(scopes); /* malloc'd by libdw, so the C library's */
-        return;
-    }
+    *scopes = NULL;
+    int n = symbols.dwarf_getscopes(cu, addr, scopes);
+    if (n <= 0)
+        return 0;
     /* Past an inlined copy, dwarf_getscopes goes on into the scopes of its abstract
      * definition (for variables); the copies that hold addr are the innermost scope's own
      * parents in the unit. */
-    Dwarf_Die innermost = scopes[0];
-    mt_libc_free(scopes);
-    scopes = NULL;
-    n = symbols.dwarf_getscopes_die(&innermost, &scopes);
+    Dwarf_Die innermost = (*scopes)[0];
+    mt_libc_free(*scopes);
+    *scopes = NULL;
+    n = symbols.dwarf_getscopes_die(&innermost, scopes);
 
     /* Function scopes, innermost first: a chain of inlined copies ending at the real
      * function. DWARF may nest deeper than is kept: the innermost and the real one stay. */
-    enum { DEEPEST = 64 };
-    int chain[DEEPEST];
     int depth = 0;
-    for (int i = 0; i < n && depth < DEEPEST; i++) {
-        int tag = symbols.dwarf_tag(&scopes[i]);
+    for (int i = 0; i < n && depth < DEEPEST_CHAIN; i++) {
+        int tag = symbols.dwarf_tag(&(*scopes)[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
         chain[depth++] = i;
         if (tag == DW_TAG_subprogram)
             break;
     }
+    return depth;
+}
+
+/* The functions around addr: the innermost (an inlined one when addr is in inlined code,
+ * to match the line, which is the inlined code's) in out->func, and the functions its code
+ * was inlined into, each at the line of the inlined call, in out->inlined. */
+static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bias,
+                                   mt_symbol_t *out)
+{
+    Dwarf_Die *scopes;
+    int chain[DEEPEST_CHAIN];
+    int depth = scope_chain_locked(cu, addr, &scopes, chain);
     if (depth > 0) {
         out->func = scope_function_locked(&scopes[chain[0]]);
         if (symbols.dwarf_tag(&scopes[chain[0]]) == DW_TAG_inlined_subroutine)
@@ -408,6 +421,149 @@ bool mt_symbolize(void *pc, mt_symbol_t *out)
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
     return out->symbol != NULL || out->file != NULL;
+}
+
+/* ---- a function's code, for the allocation-wrapper rule --------------------------------- */
+
+#ifdef MT_HAVE_LIBDW
+/* What the function of scope `fn` returns, from its type (an inlined copy's and a
+ * declaration's through their abstract origin or specification). */
+static mt_returns_t returns_locked(Dwarf_Die *fn)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die type;
+    if (symbols.dwarf_attr_integrate(fn, DW_AT_type, &attr) == NULL)
+        return MT_RETURNS_OTHER; /* void */
+    if (symbols.dwarf_formref_die(&attr, &type) == NULL ||
+        symbols.dwarf_peel_type(&type, &type) != 0)
+        return MT_RETURNS_UNKNOWN;
+    int tag = symbols.dwarf_tag(&type);
+    return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+                   tag == DW_TAG_rvalue_reference_type
+               ? MT_RETURNS_POINTER
+               : MT_RETURNS_OTHER;
+}
+
+/* Describes scope `fn` (a function or an inlined copy) of a unit whose addresses are biased
+ * by bias: its code (all its ranges, and the one holding addr) and what it returns. */
+static void describe_locked(Dwarf_Die *fn, Dwarf_Addr addr, Dwarf_Addr bias,
+                            mt_function_code_t *out)
+{
+    Dwarf_Addr base = 0, start = 0, end = 0;
+    ptrdiff_t at = 0;
+    out->func = scope_function_locked(fn);
+    out->inlined = symbols.dwarf_tag(fn) == DW_TAG_inlined_subroutine;
+    while ((at = symbols.dwarf_ranges(fn, at, &base, &start, &end)) > 0) {
+        out->bytes += (size_t)(end - start);
+        if (addr >= start && addr < end) {
+            out->start = (uintptr_t)(start + bias);
+            out->size = (size_t)(end - start);
+        }
+    }
+    out->returns = returns_locked(fn);
+}
+
+/* True when a scope's name is the __func__ a site was given: the same, or a C++ qualified
+ * name ending with it. */
+static bool named(const char *scope_name, const char *func)
+{
+    size_t a = scope_name != NULL ? strlen(scope_name) : 0, b = strlen(func);
+    return a >= b && strcmp(scope_name + a - b, func) == 0 &&
+           (a == b || (a > b + 1 && scope_name[a - b - 1] == ':'));
+}
+
+/* The function chain's level as mt_symbol_t numbers them (levels_of in records/place.c:
+ * 0 the innermost, then the functions of `inlined`, the last the real function). */
+static int chain_index(int level, int depth)
+{
+    int outer = depth - 1 < MT_INLINE_MAX ? depth - 1 : MT_INLINE_MAX;
+    if (level == 0)
+        return 0;
+    if (level > outer)
+        return -1;
+    return level == outer ? depth - 1 : level;
+}
+#endif
+
+bool mt_symbolize_function(void *pc, unsigned level, mt_function_code_t *out)
+{
+    memset(out, 0, sizeof *out);
+    bool found = false;
+#ifdef MT_HAVE_LIBDW
+    if (pc == NULL || !mt_opt.symbolize)
+        return false;
+    mt_options_init();
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    Dwarf_Addr addr = (Dwarf_Addr)pc - 1, bias = 0;
+    Dwfl_Module *mod = module_of_locked(addr);
+    Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
+    Dwarf_Die *scopes = NULL;
+    int chain[DEEPEST_CHAIN];
+    int depth = cu != NULL ? scope_chain_locked(cu, addr - bias, &scopes, chain) : 0;
+    int at = depth > 0 ? chain_index((int)level, depth) : -1;
+    if (at >= 0) {
+        describe_locked(&scopes[chain[at]], addr - bias, bias, out);
+        found = true;
+    }
+    mt_libc_free(scopes);
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
+#else
+    (void)pc;
+    (void)level;
+#endif
+    return found;
+}
+
+bool mt_symbolize_source(const char *file, int line, const char *func, const void *in_module,
+                         mt_function_code_t *out)
+{
+    memset(out, 0, sizeof *out);
+    bool found = false;
+#ifdef MT_HAVE_LIBDW
+    if (file == NULL || func == NULL || line <= 0 || in_module == NULL || !mt_opt.symbolize)
+        return false;
+    mt_options_init();
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    Dwfl_Module *mod = module_of_locked((Dwarf_Addr)(uintptr_t)in_module);
+    /* The line table names files by their full path: a relative __FILE__ is looked up by
+     * its last component, and the lines found must end with the whole of it. */
+    const char *base = mt_base_name(file);
+    Dwfl_Line **lines = NULL;
+    size_t nlines = 0;
+    if (mod == NULL || symbols.dwfl_module_getsrc_file(mod, file[0] == '/' ? file : base, line, 0,
+                                                       &lines, &nlines) != 0)
+        nlines = 0;
+    size_t flen = strlen(file);
+    for (size_t i = 0; i < nlines && !found; i++) {
+        Dwarf_Addr addr = 0, bias = 0;
+        const char *name = symbols.dwfl_lineinfo(lines[i], &addr, NULL, NULL, NULL, NULL);
+        size_t nlen = name != NULL ? strlen(name) : 0;
+        if (nlen < flen || strcmp(name + nlen - flen, file) != 0 ||
+            (nlen > flen && name[nlen - flen - 1] != '/'))
+            continue;
+        Dwarf_Die *cu = unit_of_locked(mod, addr, &bias);
+        Dwarf_Die *scopes = NULL;
+        int chain[DEEPEST_CHAIN];
+        int depth = cu != NULL ? scope_chain_locked(cu, addr - bias, &scopes, chain) : 0;
+        if (depth > 0 && named(symbols.dwarf_diename(&scopes[chain[0]]), func)) {
+            describe_locked(&scopes[chain[0]], addr - bias, bias, out);
+            found = true;
+        }
+        mt_libc_free(scopes);
+    }
+    mt_libc_free(lines);
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
+#else
+    (void)file;
+    (void)line;
+    (void)func;
+    (void)in_module;
+#endif
+    return found;
 }
 
 void mt_symbols_lock_all(void)

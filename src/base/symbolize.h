@@ -61,6 +61,30 @@ typedef struct mt_symbol {
  * (libdw is opened at the first call) and cached by pc; never allocates through the
  * tracker. Not async-signal-safe. Option symbolize=0 keeps it to the symbol tables. */
 bool mt_symbolize(void *pc, mt_symbol_t *out);
+/* What a function's code is, for the allocation-wrapper rule (records/wrapper.c). */
+typedef enum {
+    MT_RETURNS_UNKNOWN, /* no type information */
+    MT_RETURNS_POINTER, /* a pointer (or a C++ reference) */
+    MT_RETURNS_OTHER    /* anything else, void included */
+} mt_returns_t;
+typedef struct mt_function_code {
+    const char *func;     /* its name, as mt_symbol_t's func */
+    uintptr_t start;      /* the range of its code that holds the address asked about */
+    size_t size;          /* (0 when not known) */
+    size_t bytes;         /* all its code: a function split into a hot and a cold part, both */
+    mt_returns_t returns; /* what it returns, from its type */
+    bool inlined;         /* an inlined copy, whose code is that copy's */
+} mt_function_code_t;
+
+/* The function number `level` of return address pc (0 the innermost, as mt_symbol_t numbers
+ * them: the functions of `inlined` follow); true when the debug information describes it.
+ * Not cached: its caller keeps what it needs. Not async-signal-safe. */
+bool mt_symbolize_function(void *pc, unsigned level, mt_function_code_t *out);
+/* The function named func (as __func__ names it) whose code holds source line file:line,
+ * in the module that holds address in_module; true when found. For a function whose frame
+ * is not on the stack (it jumped to the allocation: a tail call). */
+bool mt_symbolize_source(const char *file, int line, const char *func, const void *in_module,
+                         mt_function_code_t *out);
 void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
 
