@@ -64,7 +64,9 @@
     X(dwarf_formref_die)                                                                           \
     X(dwarf_peel_type)                                                                             \
     X(dwfl_module_getsrc_file)                                                                     \
-    X(dwfl_lineinfo)
+    X(dwfl_lineinfo)                                                                               \
+    X(dwarf_child)                                                                                 \
+    X(dwarf_siblingof)
 
 #endif
 
@@ -444,8 +446,43 @@ static mt_returns_t returns_locked(Dwarf_Die *fn)
                : MT_RETURNS_OTHER;
 }
 
+static bool is_pointer_type_locked(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die type;
+    if (symbols.dwarf_attr_integrate(die, DW_AT_type, &attr) == NULL ||
+        symbols.dwarf_formref_die(&attr, &type) == NULL ||
+        symbols.dwarf_peel_type(&type, &type) != 0)
+        return false;
+    int tag = symbols.dwarf_tag(&type);
+    return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+           tag == DW_TAG_rvalue_reference_type;
+}
+
+/* True when the function of scope fn takes a pointer (its declaration's parameters: an
+ * inlined copy's and an out-of-line copy's through their abstract origin). */
+static bool takes_pointer_locked(Dwarf_Die *fn)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die origin = *fn, child;
+    for (int hops = 0; hops < 2; hops++) /* an abstract origin may have a specification */
+        if ((symbols.dwarf_attr(&origin, DW_AT_abstract_origin, &attr) != NULL ||
+             symbols.dwarf_attr(&origin, DW_AT_specification, &attr) != NULL) &&
+            symbols.dwarf_formref_die(&attr, &origin) == NULL)
+            return false;
+    if (symbols.dwarf_child(&origin, &child) != 0)
+        return false;
+    for (int n = 0; n < 64; n++) {
+        if (symbols.dwarf_tag(&child) == DW_TAG_formal_parameter && is_pointer_type_locked(&child))
+            return true;
+        if (symbols.dwarf_siblingof(&child, &child) != 0)
+            break;
+    }
+    return false;
+}
+
 /* Describes scope `fn` (a function or an inlined copy) of a unit whose addresses are biased
- * by bias: its code (all its ranges, and the one holding addr) and what it returns. */
+ * by bias: its code (all its ranges, and the one holding addr), what it returns and takes. */
 static void describe_locked(Dwarf_Die *fn, Dwarf_Addr addr, Dwarf_Addr bias,
                             mt_function_code_t *out)
 {
@@ -461,6 +498,7 @@ static void describe_locked(Dwarf_Die *fn, Dwarf_Addr addr, Dwarf_Addr bias,
         }
     }
     out->returns = returns_locked(fn);
+    out->takes_pointer = takes_pointer_locked(fn);
 }
 
 /* True when a scope's name is the __func__ a site was given: the same, or a C++ qualified

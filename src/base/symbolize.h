@@ -73,6 +73,7 @@ typedef struct mt_function_code {
     size_t size;          /* (0 when not known) */
     size_t bytes;         /* all its code: a function split into a hot and a cold part, both */
     mt_returns_t returns; /* what it returns, from its type */
+    bool takes_pointer;   /* one of its parameters is a pointer (what a release wrapper frees) */
     bool inlined;         /* an inlined copy, whose code is that copy's */
 } mt_function_code_t;
 

@@ -99,7 +99,7 @@ static unsigned walk_frames(void *frame, void **out, unsigned max, uint64_t *has
 #ifdef HAVE_BACKTRACE
 static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned max, uint64_t *hash)
 {
-    void *all[MT_STACK_MAX + 16];
+    void *all[MT_WALK_MAX + 16];
     mt_busy++;
     int got = backtrace(all, (int)(sizeof all / sizeof all[0]));
     mt_busy--;
@@ -132,8 +132,8 @@ static MT_NOINLINE unsigned unwind_first(void *frame, void **out, unsigned max, 
 
 unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t *hash)
 {
-    if (max > MT_STACK_MAX)
-        max = MT_STACK_MAX;
+    if (max > MT_WALK_MAX)
+        max = MT_WALK_MAX;
     if (max == 0 || MT_UNLIKELY(mt_in_crash))
         return 0;
 #ifdef HAVE_BACKTRACE

@@ -19,10 +19,12 @@
 #include <string.h>
 
 #include "base/options.h"
+#include "base/unwind.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
 #include "records/stack.h"
+#include "records/wrapper.h"
 
 /* Directories the system's own libraries live in. A library the user built and loads
  * from elsewhere is the user's code, and so is the program, wherever it is installed. */
@@ -231,50 +233,22 @@ static caller_at_t first_caller(const mt_site_t *s, void *const *pcs, unsigned n
     return (caller_at_t){0, 0};
 }
 
-/* True when return address pc stands for more functions than `level` (its code inlined). */
-static bool has_level(void *pc, unsigned level)
-{
-    mt_symbol_t sym;
-    level_t levels[1 + MT_INLINE_MAX];
-    return level == 0 || (mt_symbolize(pc, &sym) && level < levels_of(&sym, levels));
-}
+/* A frame's origin: return address pcs[pc]'s function number level (levels_of). */
+typedef struct origin {
+    unsigned char pc, level;
+} origin_t;
+_Static_assert(MT_WALK_MAX <= 255 && MT_INLINE_MAX < 255, "an origin fits two bytes");
 
-void *mt_place_function_pc(uint32_t id)
+/* Resolves pcs[at.pc...] into frames[0..max), the place's own function (at) left out, each
+ * with its origin, and stops after main; returns how many, and in *shown how many come
+ * before the system's frames below the program's last. *inlined: the place's code is inlined
+ * into frames[0]. */
+static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n, mt_frame_t *frames,
+                             origin_t *origins, size_t max, size_t *shown, bool *inlined)
 {
-    const mt_site_t *s = mt_site_get(id);
-    void *const *pcs;
-    unsigned n = mt_stack_get(s->stack, &pcs);
-    if (s->file == NULL)
-        return s->pc;
-    caller_at_t at = first_caller(s, pcs, n);
-    if (at.level > 0)
-        return pcs[at.pc]; /* the site's function is one of this address's */
-    return at.pc > 0 ? pcs[at.pc - 1] : NULL;
-}
-
-void *mt_place_caller_pc(uint32_t id)
-{
-    const mt_site_t *s = mt_site_get(id);
-    void *const *pcs;
-    unsigned n = mt_stack_get(s->stack, &pcs);
-    caller_at_t at = first_caller(s, pcs, n);
-    if (at.pc < n && !has_level(pcs[at.pc], at.level))
-        at.pc++; /* the site's function was that address's last: the caller is the next */
-    return at.pc < n ? pcs[at.pc] : NULL;
-}
-
-size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max)
-{
-    const mt_site_t *s = mt_site_get(id);
-    void *const *pcs;
-    unsigned n = mt_stack_get(s->stack, &pcs);
-    out->stack.frames = frames;
-    out->stack.nframes = 0;
-    out->inlined = false;
-    if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
-        return 0;
-    caller_at_t at = first_caller(s, pcs, n);
-    size_t count = 0, shown = 0;
+    size_t count = 0;
+    *shown = 0;
+    *inlined = false;
     for (unsigned i = at.pc; i < n && count < max; i++) {
         Dl_info info;
         mt_symbol_t sym;
@@ -302,9 +276,10 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         if (nl - 1 - from > extra)
             from = nl - 1 - (unsigned)extra;
         if (i == at.pc && at.level > 0)
-            out->inlined = true; /* the place's code is inlined into the first frame */
+            *inlined = true; /* the place's code is inlined into the first frame */
         for (unsigned l = from; l < nl && count < max; l++) {
-            mt_frame_t *f = &frames[count++];
+            mt_frame_t *f = &frames[count];
+            origins[count++] = (origin_t){(unsigned char)i, (unsigned char)l};
             memset(f, 0, sizeof *f);
             f->pc = (uint64_t)(uintptr_t)pcs[i];
             if (info.dli_fname != NULL && info.dli_fname[0] != '\0' &&
@@ -320,16 +295,134 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
             }
             f->inlined = l + 1 < nl;
             if (!system)
-                shown = count; /* the system's frames below the program's last are left out */
+                *shown = count; /* the system's frames below the program's last are left out */
         }
         const mt_frame_t *last = &frames[count - 1];
         if (!system && last->func != NULL && strcmp(last->func, "main") == 0)
             break; /* what called main (the C library's start-up) is nobody's concern */
     }
-    out->stack.nframes = shown;
-    if (shown == 0)
+    return count;
+}
+
+static void place_at_frame(mt_place_t *p, const mt_frame_t *f)
+{
+    p->file = f->file;
+    p->line = f->line;
+    p->func = f->func;
+    p->module = f->module;
+    p->pc = f->pc;
+    p->offset = f->offset;
+    p->inlined = f->inlined;
+}
+
+/* The place's own function: where its site is in the stack (at), or, for a site whose
+ * function is not there, its source line (a tail call: the function jumped to the
+ * allocation). */
+static mt_function_ref_t place_function(const mt_site_t *s, const mt_place_t *p, caller_at_t at,
+                                        void *const *pcs)
+{
+    mt_function_ref_t fn = {p->func, p->file, (int)p->line, NULL, 0, NULL};
+    if (s->file == NULL) {
+        fn.pc = s->pc;
+    } else if (at.level > 0) {
+        fn.pc = pcs[at.pc];
+        fn.level = at.level - 1;
+    } else {
+#ifndef MT_BARE_METAL
+        fn.module_hint = s->func_key; /* __func__ lies in the function's own module */
+#endif
+    }
+    return fn;
+}
+
+/* Two functions that print alike: GCC's debug information may name a function twice in a
+ * row (a copy of it inlined into a part of itself), which reads as a call to itself. */
+static bool same_function(const char *a, const char *b, const char *file_a, const char *file_b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0 &&
+           (file_a == file_b || (file_a != NULL && file_b != NULL && strcmp(file_a, file_b) == 0));
+}
+
+/* Drops from frames[0..count) each inlined frame whose function is the next one's (the
+ * place itself too, against frames[0]); returns the new count. */
+static size_t collapse_inlined(mt_place_t *p, mt_frame_t *frames, origin_t *origins, size_t count)
+{
+    size_t from = 0;
+    if (count > 0 && p->inlined &&
+        same_function(p->func, frames[0].func, p->file, frames[0].file)) {
+        p->inlined = frames[0].inlined;
+        from = 1;
+    }
+    size_t kept = 0;
+    for (size_t i = from; i < count; i++) {
+        if (kept > 0 && frames[kept - 1].inlined &&
+            same_function(frames[kept - 1].func, frames[i].func, frames[kept - 1].file,
+                          frames[i].file)) {
+            frames[kept - 1].inlined = frames[i].inlined; /* the innermost line stays */
+            continue;
+        }
+        origins[kept] = origins[i];
+        frames[kept++] = frames[i];
+    }
+    return kept;
+}
+
+/* The frames of the first `depth` return addresses of frames[0..count) (with the functions
+ * inlined into them): what option stack asks for after the wrappers. */
+static size_t first_calls(const mt_frame_t *frames, size_t count, size_t depth)
+{
+    size_t calls = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!frames[i].inlined && ++calls == depth)
+            return i + 1;
+    }
+    return count;
+}
+
+size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max,
+                      mt_wrapper_note_fn note, void *ctx)
+{
+    const mt_site_t *s = mt_site_get(id);
+    void *const *pcs;
+    unsigned n = mt_stack_get(s->stack, &pcs);
+    out->stack.frames = frames;
+    out->stack.nframes = 0;
+    out->inlined = false;
+    if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
+        return 0;
+    if (max > MT_STACK_ROOM(MT_WALK_MAX))
+        max = MT_STACK_ROOM(MT_WALK_MAX);
+    if (n > MT_WALK_MAX)
+        n = MT_WALK_MAX;
+    origin_t origins[MT_STACK_ROOM(MT_WALK_MAX)];
+    caller_at_t at = first_caller(s, pcs, n);
+    size_t shown;
+    size_t count = resolve_frames(at, pcs, n, frames, origins, max, &shown, &out->inlined);
+    shown = collapse_inlined(out, frames, origins, shown);
+
+    /* The place made inside an allocation wrapper is shown at the wrapper's caller, and at
+     * that one's caller while it is a wrapper too. */
+    size_t first = 0;
+    mt_function_ref_t fn = place_function(s, out, at, pcs);
+    while (first < shown) {
+        mt_through_t why = mt_wrapper_through(&fn, s->kind);
+        if (why == MT_THROUGH_NONE)
+            break;
+        if (note != NULL)
+            note(ctx, out, why);
+        const mt_frame_t *f = &frames[first];
+        place_at_frame(out, f);
+        fn = (mt_function_ref_t){
+            f->func, f->file, (int)f->line, pcs[origins[first].pc], origins[first].level, NULL};
+        first++;
+    }
+    size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
+    out->stack.frames = frames + first;
+    size_t kept = first_calls(frames + first, shown - first, depth);
+    out->stack.nframes = kept < MT_STACK_ROOM(depth) ? kept : MT_STACK_ROOM(depth);
+    if (out->stack.nframes == 0)
         out->inlined = false;
-    return shown;
+    return count > shown ? count : shown;
 }
 
 bool mt_place_stack_in_program(uint32_t id)

@@ -83,14 +83,4 @@ unsigned mt_stack_get(uint32_t id, void *const **pcs);
 void mt_stacks_lock_all(void);
 void mt_stacks_unlock_all(void);
 
-/* An entry point that may find an error sets this to its own frame for the time of the
- * call, so the error can name the stack of the call that found it (mt_stack_of_operation). */
-extern MT_TLS void *mt_op_frame, *mt_op_caller;
-#define MT_OPERATION_AT(frame, caller) (mt_op_frame = (frame), mt_op_caller = (caller))
-#define MT_OPERATION_BEGIN()                                                                       \
-    MT_OPERATION_AT(__builtin_frame_address(0), __builtin_return_address(0))
-#define MT_OPERATION_END() (mt_op_frame = NULL)
-/* The stack of the operation running in this thread (see above), or 0. */
-uint32_t mt_stack_of_operation(void);
-
 #endif /* MT_STACK_H */

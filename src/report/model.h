@@ -116,6 +116,11 @@ typedef struct mt_report_error {
     /* A fault at a page guard: "read", "write" or "read or write", the access being
      * `found` and where it fell `offset`; NULL for the other errors. */
     const char *access;
+    /* The line that made the block itself, before the allocation wrappers it was made in
+     * were seen through: what option page_guard_site names (messages only; NULL in a
+     * report read back). */
+    const char *made_file;
+    long made_line;
 } mt_report_error_t;
 
 /* Messages the option max_messages kept from being printed, by kind of error and place. */

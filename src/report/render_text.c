@@ -165,7 +165,7 @@ static void print_apart(mt_buf_t *b, const mt_apart_t *a, const char *why)
     mt_buf_char(b, '\n');
 }
 
-/* "  shown at their callers: xmalloc() (x.c:9, allocation wrapper by the rule), ...". */
+/* "  shown at their callers: xmalloc() (x.c:9, an allocation wrapper: ...), ...". */
 static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
 {
     for (size_t i = 0; i < r->nwrappers; i++) {
@@ -180,8 +180,8 @@ static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
             mt_buf_u64(b, (uint64_t)(w->fn.line < 0 ? 0 : w->fn.line));
             mt_buf_str(b, ", ");
         }
-        mt_buf_str(b, w->detected ? "an allocation wrapper: small, one allocation, many callers; "
-                                    "wrappers=0 keeps it)\n"
+        mt_buf_str(b, w->detected ? "an allocation wrapper: small, allocates only there, returns "
+                                    "the block; wrappers=0 keeps it)\n"
                                   : "option alloc_fn)\n");
     }
 }

@@ -270,11 +270,12 @@ typedef struct frame_pool {
     size_t depth;
 } frame_pool_t;
 
-static void resolve_stack(frame_pool_t *pool, uint32_t site, mt_place_t *where)
+static void resolve_stack(mt_report_t *r, frame_pool_t *pool, uint32_t site, mt_place_t *where)
 {
     size_t room = (size_t)(pool->end - pool->next);
     size_t want = MT_STACK_ROOM(pool->depth);
-    size_t n = mt_place_stack(site, where, pool->next, room < want ? room : want);
+    size_t n =
+        mt_place_stack(site, where, pool->next, room < want ? room : want, mt_wrappers_note, r);
     pool->next += n;
 }
 
@@ -290,10 +291,9 @@ static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, fr
             add_apart(&r->system, s);
             continue;
         }
-        resolve_stack(pool, s->site, &s->where);
+        resolve_stack(r, pool, s->site, &s->where);
         sites[kept++] = *s;
     }
-    mt_wrappers_apply(r, sites, kept);
     n = kept;
     kept = 0;
     for (size_t i = 0; i < n; i++) {
@@ -359,8 +359,8 @@ static void build_errors(mt_report_t *r, mt_error_t *raw, size_t max, frame_pool
     for (size_t i = 0; i < n; i++) {
         size_t room = (size_t)(pool->end - pool->next);
         size_t want = 3 * MT_STACK_ROOM(pool->depth);
-        pool->next +=
-            mt_error_to_model(&raw[i], &r->error_list[i], pool->next, room < want ? room : want);
+        pool->next += mt_error_to_model(&raw[i], &r->error_list[i], pool->next,
+                                        room < want ? room : want, NULL, NULL);
     }
     r->nerror_list = n;
     for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
@@ -479,7 +479,10 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->list_sites = mt_opt.report_sites;
 
     uint32_t nids = mt_site_count();
-    size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
+    /* A walk's depth: option stack's and the room for allocation wrappers (base/unwind.h). */
+    size_t depth = mt_opt.stack == 0
+                       ? 0
+                       : (mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX) + MT_WALK_ROOM;
     /* The working memory is sized for the largest report, except on bare metal, where it
      * is sized for this one: no frames (no site has a stack: base/unwind.c), room for the
      * errors logged and the options' values as they are (one thread: neither changes
