@@ -154,6 +154,7 @@ static void read_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const cha
     f->file = opt_string(rd, obj, "file", where);
     f->line = line_of(rd, obj, where);
     f->module = opt_string(rd, obj, "module", where);
+    f->dir = json_get(obj, "directory") != NULL ? opt_string(rd, obj, "directory", where) : NULL;
     f->offset = u64(rd, obj, "offset", where);
     f->inlined = inlined_of(rd, obj, where);
 }
@@ -205,6 +206,7 @@ static void read_place(reader_t *rd, const json_t *obj, mt_place_t *p, const cha
     p->func = opt_string(rd, obj, "function", where);
     p->owner = opt_string(rd, obj, "owner", where);
     p->module = opt_string(rd, obj, "module", where);
+    p->dir = json_get(obj, "directory") != NULL ? opt_string(rd, obj, "directory", where) : NULL;
     p->pc = address_of(rd, obj, where);
     p->offset = u64(rd, obj, "offset", where);
     read_stack(rd, obj, &p->stack, where);

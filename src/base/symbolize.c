@@ -157,6 +157,27 @@ static const char *keep_source_path(Dwarf_Die *cu, const char *file)
     return mt_keep_string(file, strlen(file));
 }
 
+/* The unit's compilation directory, which its relative file names are relative to: kept
+ * once for all the units that share it (a program has few). NULL when not recorded. */
+static const char *comp_dir_locked(Dwarf_Die *cu)
+{
+    static const char *dirs[64];
+    static unsigned ndirs;
+    Dwarf_Attribute attr;
+    const char *dir = symbols.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
+                          ? symbols.dwarf_formstring(&attr)
+                          : NULL;
+    if (dir == NULL || dir[0] != '/')
+        return NULL;
+    for (unsigned i = 0; i < ndirs; i++)
+        if (strcmp(dirs[i], dir) == 0)
+            return dirs[i];
+    const char *kept = mt_keep_string(dir, strlen(dir));
+    if (kept != NULL && ndirs < sizeof dirs / sizeof dirs[0])
+        dirs[ndirs++] = kept;
+    return kept;
+}
+
 /* File and line of addr, from the line table: the innermost inlined code's own line. */
 static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
 {
@@ -347,6 +368,7 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
     if (cu != NULL) {
+        out->dir = comp_dir_locked(cu);
         dwarf_line_locked(cu, addr - bias, out);
         dwarf_functions_locked(cu, addr - bias, bias, out);
     }

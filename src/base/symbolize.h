@@ -36,6 +36,7 @@ typedef struct mt_inline {
 typedef struct mt_symbol {
     const char *file; /* relative to its compilation directory when inside it; NULL when
                          there is no line information (no -g, no libdw) */
+    const char *dir;  /* that compilation directory (the unit's DW_AT_comp_dir), or NULL */
     int line;
     const char *func;   /* the function at file:line (an inlined one when the code was
                            inlined), else the symbol; NULL when unknown */

@@ -156,6 +156,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
             mt_symbolize(s->pc, &sym)) { /* libdw: not async-signal-safe */
             if (sym.file != NULL && !system) {
                 out->file = sym.file;
+                out->dir = sym.dir;
                 out->line = sym.line;
                 out->func = sym.func;
                 out->offset = 0;
@@ -287,6 +288,7 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
                 f->module = info.dli_fname;
             if (sym.file != NULL && !system) {
                 f->file = levels[l].file;
+                f->dir = sym.dir;
                 f->line = levels[l].line;
                 f->func = levels[l].func;
             } else {
@@ -307,6 +309,7 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
 static void place_at_frame(mt_place_t *p, const mt_frame_t *f)
 {
     p->file = f->file;
+    p->dir = f->dir;
     p->line = f->line;
     p->func = f->func;
     p->module = f->module;
@@ -396,6 +399,9 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         n = MT_WALK_MAX;
     origin_t origins[MT_STACK_ROOM(MT_WALK_MAX)];
     caller_at_t at = first_caller(s, pcs, n);
+    mt_symbol_t sym;
+    if (out->dir == NULL && s->file != NULL && at.level > 0 && mt_symbolize(pcs[at.pc], &sym))
+        out->dir = sym.dir; /* the macro's __FILE__ is relative to its unit's directory */
     size_t shown;
     size_t count = resolve_frames(at, pcs, n, frames, origins, max, &shown, &out->inlined);
     shown = collapse_inlined(out, frames, origins, shown);

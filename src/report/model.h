@@ -27,8 +27,9 @@
 
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
  * a reader could notice. 2: errors' pointer, offset, what; not_printed; unwritten.
- * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. */
-#define MT_REPORT_FORMAT_VERSION 4
+ * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. 5: the
+ * compilation directory of places and frames whose file is relative. */
+#define MT_REPORT_FORMAT_VERSION 5
 
 /* A return address in code the compiler inlined stands for several functions, each shown
  * as a frame: the inlined one, then the functions it was inlined into. A stack of depth
@@ -49,6 +50,8 @@ typedef struct mt_frame {
     uint64_t pc;        /* the return address */
     const char *func;   /* function (or nearest symbol), or NULL */
     const char *file;   /* source file, or NULL without line information */
+    const char *dir;    /* the directory a relative file is relative to: its unit's
+                           compilation directory (DW_AT_comp_dir); NULL when not known */
     long line;          /* 0 when unknown */
     const char *module; /* shared object holding it when not the program, or NULL */
     uint64_t offset;    /* pc minus the address of func, when there is no file */
@@ -70,6 +73,8 @@ typedef struct mt_place {
     const char *kind;   /* what happened there: "malloc", "free", "check", "exit"...; NULL: none */
     int kind_id;        /* the same as a number (records/kinds.h); MT_KIND_NONE when NULL */
     const char *file;   /* source file as the compiler named it, or NULL */
+    const char *dir;    /* the directory a relative file is relative to (the compilation
+                           directory), or NULL when not known (then the run's directory) */
     long line;          /* its line, 0 when unknown */
     const char *func;   /* function (for address-only sites: the nearest symbol), or NULL */
     const char *owner;  /* pool, arena or registrar name, or NULL */

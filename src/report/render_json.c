@@ -51,6 +51,17 @@ static void address(mt_buf_t *b, uint64_t v)
 }
 
 /* Only a place or frame whose code was inlined says so: other reports read as before. */
+/* "directory": the compilation directory a relative file is relative to, when known
+ * (absent otherwise: reports before format 5 have none). */
+static void directory_field(mt_buf_t *b, const char *file, const char *dir)
+{
+    if (file == NULL || file[0] == '/' || dir == NULL)
+        return;
+    mt_buf_str(b, ", ");
+    key(b, "directory");
+    mt_buf_json_str(b, dir);
+}
+
 static void inlined_field(mt_buf_t *b, bool inlined)
 {
     if (inlined)
@@ -70,6 +81,7 @@ static void frame_fields(mt_buf_t *b, const mt_frame_t *f)
     mt_buf_str(b, ", ");
     str_field(b, "module", f->module, false);
     u64_field(b, "offset", f->offset, true);
+    directory_field(b, f->file, f->dir);
     inlined_field(b, f->inlined);
 }
 
@@ -103,6 +115,7 @@ static void place_fields(mt_buf_t *b, const mt_place_t *p)
     address(b, p->pc);
     mt_buf_str(b, ", ");
     u64_field(b, "offset", p->offset, true);
+    directory_field(b, p->file, p->dir);
     inlined_field(b, p->inlined);
     stack(b, &p->stack);
 }
