@@ -255,13 +255,17 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
         mt_symbol_t sym;
         /* The fast unwinder may read a word that is not a return address where a
          * function kept no frame pointer: the stack ends at the first that lies in no
-         * module's code. (The place's own address, when the stack starts inside it, is
-         * only skipped.) */
-        if (dladdr(pcs[i], &info) == 0 || !mt_symbolize(pcs[i], &sym)) {
+         * module (a stack new to the process ends before it anyway: base/code_map.c).
+         * (The place's own address, when the stack starts inside it, is only skipped.) An
+         * address no symbol covers (the signal trampoline a handler returns to) is left
+         * out: what comes after it is the interrupted code. */
+        if (dladdr(pcs[i], &info) == 0) {
             if (i == at.pc && at.level > 0)
                 continue;
             break;
         }
+        if (!mt_symbolize(pcs[i], &sym))
+            continue;
         bool system = module_is_system(&info);
         level_t levels[1 + MT_INLINE_MAX];
         unsigned nl = levels_of(&sym, levels);

@@ -210,6 +210,11 @@ typedef struct mt_report {
     mt_apart_t system;      /* made inside system libraries (track_all) */
     mt_wrapper_t *wrappers; /* functions whose sites are shown at their callers */
     size_t nwrappers;
+    /* What the call stacks could not show: allocations made on a stack that was not walked
+     * (a coroutine's, switched to by code of the program's own), and whether every stack
+     * stops at its first frame, as in code built without frame pointers. */
+    uint64_t stacks_unwalked;
+    bool stacks_no_frame_pointers;
 
     size_t errors;                /* errors found */
     mt_name_count_t *error_kinds; /* errors found by kind, kinds with none left out */

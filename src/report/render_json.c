@@ -208,6 +208,17 @@ static void wrappers(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, "\n  ],\n");
 }
 
+/* What the call stacks could not show; left out when nothing. */
+static void stack_notes(mt_buf_t *b, const mt_report_t *r)
+{
+    if (r->stacks_unwalked == 0 && !r->stacks_no_frame_pointers)
+        return;
+    mt_buf_str(b, "  \"stack_notes\": {");
+    u64_field(b, "unwalked", r->stacks_unwalked, false);
+    mt_buf_str(b, r->stacks_no_frame_pointers ? "\"no_frame_pointers\": true},\n"
+                                              : "\"no_frame_pointers\": false},\n");
+}
+
 static void errors(mt_buf_t *b, const mt_report_t *r)
 {
     mt_buf_str(b, "  \"errors\": {\n    ");
@@ -336,6 +347,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     statistics(b, &r->stats, r->threads_running);
     leaks(b, r);
     wrappers(b, r);
+    stack_notes(b, r);
     errors(b, r);
     unwritten(b, r);
     timeline(b, r);

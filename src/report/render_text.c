@@ -186,6 +186,24 @@ static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
     }
 }
 
+/* What the stacks could not show, once, with what to do about it. */
+static void print_stack_notes(const mt_report_t *r, mt_buf_t *b)
+{
+    if (r->stacks_no_frame_pointers) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  stacks: every call stack stops at its first frame: the program seems "
+                      "built without frame pointers; build it with -fno-omit-frame-pointer (as "
+                      "memtrack cc does) or run with MEMTRACK_OPTIONS=unwind=exact\n");
+    }
+    if (r->stacks_unwalked != 0) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  stacks: ");
+        mt_buf_count(b, r->stacks_unwalked, "allocation was", "allocations were");
+        mt_buf_str(b, " made on a stack memtrack was not told of (a coroutine's switched to "
+                      "without swapcontext): their sites have no callers\n");
+    }
+}
+
 static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
 {
     if (r->nsites == 0)
@@ -213,6 +231,7 @@ static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
         mt_buf_str(b, " (option report_sites)\n");
     }
     print_wrappers(r, b);
+    print_stack_notes(r, b);
 }
 
 static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
