@@ -310,13 +310,22 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
     return count;
 }
 
+/* The place becomes frame f. A frame names no module in the program (a place known by its
+ * address names the program's): a place moving within the program keeps it. */
+static bool in_program_code(uint64_t pc)
+{
+    mt_place_prepare();
+    return pc >= program_code_start && pc < program_code_end;
+}
+
 static void place_at_frame(mt_place_t *p, const mt_frame_t *f)
 {
+    if (f->module != NULL || !in_program_code(p->pc) || !in_program_code(f->pc))
+        p->module = f->module;
     p->file = f->file;
     p->dir = f->dir;
     p->line = f->line;
     p->func = f->func;
-    p->module = f->module;
     p->pc = f->pc;
     p->offset = f->offset;
     p->inlined = f->inlined;
@@ -433,6 +442,23 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
     if (out->stack.nframes == 0)
         out->inlined = false;
     return count > shown ? count : shown;
+}
+
+bool mt_place_stacks_stop_short(void)
+{
+    uint32_t count = mt_stack_count();
+    bool some = false;
+    for (uint32_t id = 1; id < count; id++) {
+        void *const *pcs;
+        Dl_info info;
+        unsigned n = mt_stack_get(id, &pcs);
+        if (n == 0 || dladdr(pcs[0], &info) == 0 || module_is_system(&info))
+            continue; /* the system's code is built without frame pointers anyway */
+        if (n > 1)
+            return false;
+        some = true;
+    }
+    return some;
 }
 
 bool mt_place_stack_in_program(uint32_t id)

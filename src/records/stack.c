@@ -380,17 +380,9 @@ unsigned mt_stack_get(uint32_t id, void *const **pcs)
     return s->n;
 }
 
-bool mt_stacks_first_frame_only(void)
+uint32_t mt_stack_count(void)
 {
-    uint32_t count = atomic_load_explicit(&stacks.count, memory_order_acquire);
-    bool some = false;
-    for (uint32_t id = 1; id < count; id++) {
-        const stored_t *s = stored_of(id);
-        if (s != NULL && s->n > 1)
-            return false;
-        some = some || s != NULL;
-    }
-    return some;
+    return atomic_load_explicit(&stacks.count, memory_order_acquire);
 }
 
 void mt_stacks_lock_all(void)

@@ -80,9 +80,8 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n);
 /* The return addresses of stack id, innermost first; returns how many (0 for id 0). The
  * array stays valid for the life of the process. */
 unsigned mt_stack_get(uint32_t id, void *const **pcs);
-/* True when some stack was taken and every one stops at its first frame (the walk found no
- * caller's frame record: code built without frame pointers). */
-bool mt_stacks_first_frame_only(void);
+/* Stack ids in use (ids from 1 up to it, less one, may be stored). */
+uint32_t mt_stack_count(void);
 void mt_stacks_lock_all(void);
 void mt_stacks_unlock_all(void);
 
