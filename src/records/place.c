@@ -351,30 +351,33 @@ static mt_function_ref_t place_function(const mt_site_t *s, const mt_place_t *p,
     return fn;
 }
 
-/* Two functions that print alike: GCC's debug information may name a function twice in a
- * row (a copy of it inlined into a part of itself), which reads as a call to itself. */
+/* Two functions that print alike (and that one's code was inlined into the other: GCC's
+ * partial inlining splits a function in two, its head inlined into its callers and its body
+ * out of line, and its debug information names it for both, which reads as a call to
+ * itself). */
 static bool same_function(const char *a, const char *b, const char *file_a, const char *file_b)
 {
     return a != NULL && b != NULL && strcmp(a, b) == 0 &&
            (file_a == file_b || (file_a != NULL && file_b != NULL && strcmp(file_a, file_b) == 0));
 }
 
-/* Drops from frames[0..count) each inlined frame whose function is the next one's (the
- * place itself too, against frames[0]); returns the new count. */
+/* Drops from frames[0..count) each frame that names the function before it when either was
+ * inlined (the place itself too, against frames[0]): the innermost line stays. Returns the
+ * new count. */
 static size_t collapse_inlined(mt_place_t *p, mt_frame_t *frames, origin_t *origins, size_t count)
 {
     size_t from = 0;
-    if (count > 0 && p->inlined &&
+    if (count > 0 && (p->inlined || frames[0].inlined) &&
         same_function(p->func, frames[0].func, p->file, frames[0].file)) {
         p->inlined = frames[0].inlined;
         from = 1;
     }
     size_t kept = 0;
     for (size_t i = from; i < count; i++) {
-        if (kept > 0 && frames[kept - 1].inlined &&
-            same_function(frames[kept - 1].func, frames[i].func, frames[kept - 1].file,
-                          frames[i].file)) {
-            frames[kept - 1].inlined = frames[i].inlined; /* the innermost line stays */
+        mt_frame_t *last = kept > 0 ? &frames[kept - 1] : NULL;
+        if (last != NULL && (last->inlined || frames[i].inlined) &&
+            same_function(last->func, frames[i].func, last->file, frames[i].file)) {
+            last->inlined = frames[i].inlined;
             continue;
         }
         origins[kept] = origins[i];
