@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/options.h"
@@ -237,6 +238,7 @@ static caller_at_t first_caller(const mt_site_t *s, void *const *pcs, unsigned n
 /* A frame's origin: return address pcs[pc]'s function number level (levels_of). */
 typedef struct origin {
     unsigned char pc, level;
+    bool system; /* in a system library */
 } origin_t;
 _Static_assert(MT_WALK_MAX <= 255 && MT_INLINE_MAX < 255, "an origin fits two bytes");
 
@@ -284,7 +286,7 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
             *inlined = true; /* the place's code is inlined into the first frame */
         for (unsigned l = from; l < nl && count < max; l++) {
             mt_frame_t *f = &frames[count];
-            origins[count++] = (origin_t){(unsigned char)i, (unsigned char)l};
+            origins[count++] = (origin_t){(unsigned char)i, (unsigned char)l, system};
             memset(f, 0, sizeof *f);
             f->pc = (uint64_t)(uintptr_t)pcs[i];
             if (info.dli_fname != NULL && info.dli_fname[0] != '\0' &&
@@ -423,11 +425,15 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
     shown = collapse_inlined(out, frames, origins, shown);
 
     /* The place made inside an allocation wrapper is shown at the wrapper's caller, and at
-     * that one's caller while it is a wrapper too. */
+     * that one's caller while it is a wrapper too, or a system library's code (a library the
+     * program gave its allocator to: the program's own line that called it is the one to
+     * fix; within `shown`, the last frame is the program's). */
     size_t first = 0;
     mt_function_ref_t fn = place_function(s, out, at, pcs);
     while (first < shown) {
-        mt_through_t why = mt_wrapper_through(&fn, s->kind);
+        mt_through_t why = first > 0 && origins[first - 1].system
+                               ? MT_THROUGH_SYSTEM
+                               : mt_wrapper_through(&fn, s->kind);
         if (why == MT_THROUGH_NONE)
             break;
         if (note != NULL)
@@ -447,21 +453,29 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
     return count > shown ? count : shown;
 }
 
-bool mt_place_stacks_stop_short(void)
+bool mt_place_stacks_stop_short(unsigned depth)
 {
-    uint32_t count = mt_stack_count();
-    bool some = false;
+    /* A whole stack ends in the C library's start of the program or of a thread (or fills
+     * the walk's depth): where is the C library? */
+    Dl_info libc;
+    if (dladdr((void *)(uintptr_t)&abort, &libc) == 0)
+        return false;
+    uint32_t count = mt_site_count();
+    unsigned whole = 0, cut = 0;
     for (uint32_t id = 1; id < count; id++) {
+        const mt_site_t *s = mt_site_get(id);
         void *const *pcs;
         Dl_info info;
-        unsigned n = mt_stack_get(id, &pcs);
-        if (n == 0 || dladdr(pcs[0], &info) == 0 || module_is_system(&info))
-            continue; /* the system's code is built without frame pointers anyway */
-        if (n > 1)
-            return false;
-        some = true;
+        unsigned n = mt_stack_get(s->stack, &pcs);
+        /* The program's sites only: the system's code is built without frame pointers */
+        if (n == 0 || (s->file == NULL && (dladdr(s->pc, &info) == 0 || module_is_system(&info))))
+            continue;
+        if (n >= depth || (dladdr(pcs[n - 1], &info) != 0 && info.dli_fbase == libc.dli_fbase))
+            whole++;
+        else
+            cut++;
     }
-    return some;
+    return cut > whole;
 }
 
 bool mt_place_stack_in_program(uint32_t id)

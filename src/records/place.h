@@ -20,10 +20,11 @@ typedef void (*mt_wrapper_note_fn)(void *ctx, const mt_place_t *wrapper, int why
  * handler (it gives none). */
 size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max,
                       mt_wrapper_note_fn note, void *ctx);
-/* True when some stack begins in the program's code (not a system library's) and every such
- * stack stops at its first frame: the walk found no caller's frame record, as in code built
- * without frame pointers. Not in the crash handler. */
-bool mt_place_stacks_stop_short(void);
+/* True when most stacks of sites in the program's code (not a system library's) stop before
+ * the C library's start of the program or thread, short of `depth` return addresses: the
+ * walk found no caller's frame record, as in code built without frame pointers (the
+ * program's, or a library's it called). Not in the crash handler. */
+bool mt_place_stacks_stop_short(unsigned depth);
 /* True when one of the stack's frames lies in the program's code (crash handler safe). */
 bool mt_place_stack_in_program(uint32_t id);
 /* Notes where the program's code lies, for mt_place_of in the crash handler; at load time. */

@@ -311,7 +311,7 @@ mt_through_t mt_wrapper_through(const mt_function_ref_t *fn, mt_kind_t kind)
     if (mt_alloc_fn_matches(fn->func))
         return MT_THROUGH_NAMED;
     if (in_system_header(fn->file))
-        return MT_THROUGH_SYSTEM_HEADER;
+        return MT_THROUGH_SYSTEM;
     if (mt_opt.wrappers && rule_answer(fn, making))
         return MT_THROUGH_RULE;
     return MT_THROUGH_NONE;

@@ -9,10 +9,11 @@
 
 /* Why a function is seen through. */
 typedef enum {
-    MT_THROUGH_NONE,          /* it is not: the place stays there */
-    MT_THROUGH_NAMED,         /* option alloc_fn names it */
-    MT_THROUGH_RULE,          /* the rule finds it a wrapper (wrapper.c) */
-    MT_THROUGH_SYSTEM_HEADER, /* code of the system's headers (a C++ container growing) */
+    MT_THROUGH_NONE,   /* it is not: the place stays there */
+    MT_THROUGH_NAMED,  /* option alloc_fn names it */
+    MT_THROUGH_RULE,   /* the rule finds it a wrapper (wrapper.c) */
+    MT_THROUGH_SYSTEM, /* the system's code: its headers (a C++ container growing) or its
+                          libraries (one the program gave its allocator to) */
 } mt_through_t;
 
 /* A place's or a frame's function, as the rule needs it: its name and file as printed and

@@ -236,8 +236,8 @@ static void wrappers_note(mt_buf_t *b, const mt_report_t *r)
 static void stacks_note(mt_buf_t *b, const mt_report_t *r)
 {
     if (r->stacks_no_frame_pointers)
-        mt_buf_str(b, "<p class=\"note\" id=\"stacks-note\">Every call stack stops at its first "
-                      "frame: the program seems built without frame pointers; build it with "
+        mt_buf_str(b, "<p class=\"note\" id=\"stacks-note\">Most call stacks stop before main: "
+                      "code built without frame pointers cuts them short; build it with "
                       "<code>-fno-omit-frame-pointer</code> or run with "
                       "<code>unwind=exact</code>.</p>\n");
     if (r->stacks_unwalked != 0) {

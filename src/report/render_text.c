@@ -191,8 +191,8 @@ static void print_stack_notes(const mt_report_t *r, mt_buf_t *b)
 {
     if (r->stacks_no_frame_pointers) {
         mt_buf_line(b);
-        mt_buf_str(b, "  stacks: every call stack stops at its first frame: the program seems "
-                      "built without frame pointers; build it with -fno-omit-frame-pointer (as "
+        mt_buf_str(b, "  stacks: most call stacks stop before main: code built without frame "
+                      "pointers cuts them short; build it with -fno-omit-frame-pointer (as "
                       "memtrack cc does) or run with MEMTRACK_OPTIONS=unwind=exact\n");
     }
     if (r->stacks_unwalked != 0) {

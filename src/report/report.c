@@ -558,7 +558,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->threads_running = mt_stats_other_threads();
     r->stacks_unwalked = mt_regions_unwalked();
     r->stacks_no_frame_pointers =
-        mt_opt.stack > 1 && mt_opt.unwind[0] != 'e' && mt_place_stacks_stop_short();
+        mt_opt.stack > 1 && mt_opt.unwind[0] != 'e' && mt_place_stacks_stop_short((unsigned)depth);
     mt_report_shortage(&r->shortage);
     build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);

@@ -19,7 +19,7 @@ static bool same_str(const char *a, const char *b)
 void mt_wrappers_note(void *ctx, const mt_place_t *p, int why)
 {
     mt_report_t *r = ctx;
-    if (why == MT_THROUGH_SYSTEM_HEADER || r == NULL || r->wrappers == NULL)
+    if (why == MT_THROUGH_SYSTEM || r == NULL || r->wrappers == NULL)
         return;
     for (size_t i = 0; i < r->nwrappers; i++)
         if (same_str(r->wrappers[i].fn.func, p->func))

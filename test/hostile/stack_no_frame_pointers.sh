@@ -18,7 +18,7 @@ int main(void)
     return 0;
 }
 C
-note='stacks: every call stack stops at its first frame: the program seems built without frame pointers'
+note='stacks: most call stacks stop before main: code built without frame pointers cuts them short'
 cc -g -O2 -fomit-frame-pointer -DMEMORY_CONTROL_ON -I"$TOP/include" -include memtrack.h prog.c \
     -o nofp -L"$TOP/build" -lmemtrack -Wl,-rpath,"$TOP/build"
 ./nofp 2>nofp.err || true
