@@ -359,6 +359,19 @@ uint32_t mt_stack_here(void *frame, void *caller)
     return mt_stack_found_here(frame, caller).stack;
 }
 
+uint32_t mt_stack_skipping(unsigned skip)
+{
+    void *pcs[MT_WALK_MAX];
+    uint64_t h;
+    unsigned depth = depth_wanted();
+    if (depth == 0 || MT_UNLIKELY(mt_busy))
+        return MT_STACK_NONE;
+    /* (the walk's first return address is into the caller itself) */
+    unsigned n = mt_unwind(__builtin_frame_address(0), __builtin_return_address(0), pcs,
+                           depth + skip + 1, &h);
+    return n > skip + 1 ? mt_stack_intern(pcs + skip + 1, n - skip - 1) : MT_STACK_NONE;
+}
+
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
                        mt_kind_t kind)
 {

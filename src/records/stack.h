@@ -16,6 +16,11 @@
  * whose return address is `caller` (base/unwind.h), at the depth of option stack; 0 when
  * stacks are off or none could be taken. Call it before taking any tracker lock. */
 uint32_t mt_stack_here(void *frame, void *caller);
+/* The stack of the calls that led to this function's caller, less the `skip` innermost of
+ * them: for an entry point that cannot hand its own frame down (a pool's or an arena's,
+ * reached through helpers of the tracker's), at the depth of option stack. Out of line;
+ * call it before taking any tracker lock. */
+MT_NOINLINE uint32_t mt_stack_skipping(unsigned skip);
 /* A stack found by mt_stack_found_here, and where this thread's cache keeps the site last
  * made at it (records/site.h; a site of no place when none has been). */
 typedef struct mt_stack_found {

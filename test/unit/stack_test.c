@@ -243,3 +243,28 @@ Test(stack, a_caller_reached_by_several_stacks_has_a_site_for_each)
                 cr_assert_eq(site_of_walk(true, records, walks[w], frames[w]), want[w],
                              "round %d, walk %u", round, w);
 }
+
+/* An entry point that cannot hand its own frame down (a pool's, reached through a helper)
+ * takes the same stack as one that can: the helper skips its own caller's frame. */
+static MT_NOINLINE WITH_FRAME_POINTER uint32_t helper_of_entry(void)
+{
+    uint32_t id = mt_stack_skipping(1);
+    __asm__ __volatile__("" : "+r"(id)); /* a call, not a jump */
+    return id;
+}
+
+static MT_NOINLINE WITH_FRAME_POINTER void entry_point(uint32_t *through_helper, uint32_t *own)
+{
+    *through_helper = helper_of_entry();
+    *own = mt_stack_here(__builtin_frame_address(0), __builtin_return_address(0));
+}
+
+Test(stack, a_stack_skipping_frames_is_the_entry_points_own)
+{
+    if (mt_opt.stack == 0)
+        cr_skip_test("stacks are off");
+    uint32_t through_helper, own;
+    entry_point(&through_helper, &own);
+    cr_assert_neq(own, MT_STACK_NONE);
+    cr_expect_eq(through_helper, own);
+}
