@@ -8,9 +8,10 @@
  * reads it in between. Only the calls that reach these names are seen (not the C library's
  * own, nor raw system calls): those are the program's.
  *
- * glibc only (MT_GLIBC_MALLOC): its mprotect, munmap, mmap, swapcontext and setcontext are
- * weak, so a program linked with libmemtrack.a takes ours too; the C library's own are found
- * with dlsym(RTLD_NEXT).
+ * glibc on x86-64 and arm64 only (MT_STACKS_INTERPOSED, base/platform.h): its mprotect,
+ * munmap, mmap, swapcontext and setcontext are weak, so a program linked with libmemtrack.a
+ * takes ours too; the C library's own are found with dlsym(RTLD_NEXT). The tracker's own
+ * calls do not come here (base/os_memory.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,7 +22,7 @@
 #include "base/platform.h"
 #include "base/stack_regions.h"
 
-#ifdef MT_GLIBC_MALLOC
+#ifdef MT_STACKS_INTERPOSED
 
 /* The C library's function named name, found once (dlsym may allocate: the busy flag sends
  * that to the C library). */
@@ -111,4 +112,4 @@ MT_EXPORT int setcontext(const ucontext_t *ucp)
     return real_setcontext(ucp);
 }
 
-#endif /* MT_GLIBC_MALLOC */
+#endif /* MT_STACKS_INTERPOSED */
