@@ -22,6 +22,7 @@
 /* The most code read at once: the rule asks only about small functions. */
 #define CODE_MAX 1024u
 
+#if defined(__x86_64__) || defined(__aarch64__)
 /* The name of the function that starts exactly at target (an exported symbol), or NULL. */
 static const char *name_at(uintptr_t target)
 {
@@ -37,6 +38,7 @@ static uintptr_t read_word(uintptr_t addr)
     uintptr_t v = 0;
     return mt_probe_read(addr, &v, sizeof v) ? v : 0;
 }
+#endif
 
 #if defined(__x86_64__)
 static int32_t rel32(const unsigned char *p)

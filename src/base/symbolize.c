@@ -550,12 +550,12 @@ bool mt_symbolize_function(void *pc, unsigned level, mt_function_code_t *out)
     memset(out, 0, sizeof *out);
     bool found = false;
 #ifdef MT_HAVE_LIBDW
+    mt_options_init();
     if (pc == NULL || !mt_opt.symbolize)
         return false;
-    mt_options_init();
     mt_busy++;
     pthread_mutex_lock(&symbols.lock);
-    Dwarf_Addr addr = (Dwarf_Addr)pc - 1, bias = 0;
+    Dwarf_Addr addr = (Dwarf_Addr)(uintptr_t)pc - 1, bias = 0;
     Dwfl_Module *mod = module_of_locked(addr);
     Dwarf_Die *cu = mod != NULL ? unit_of_locked(mod, addr, &bias) : NULL;
     Dwarf_Die *scopes = NULL;
@@ -582,9 +582,9 @@ bool mt_symbolize_source(const char *file, int line, const char *func, const voi
     memset(out, 0, sizeof *out);
     bool found = false;
 #ifdef MT_HAVE_LIBDW
+    mt_options_init();
     if (file == NULL || func == NULL || line <= 0 || in_module == NULL || !mt_opt.symbolize)
         return false;
-    mt_options_init();
     mt_busy++;
     pthread_mutex_lock(&symbols.lock);
     Dwfl_Module *mod = module_of_locked((Dwarf_Addr)(uintptr_t)in_module);
