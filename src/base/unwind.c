@@ -226,10 +226,12 @@ static void exact_leave(void)
     if (--exact_walkers == 0) {
         static const int sigs[2] = {SIGSEGV, SIGBUS};
         for (int i = 0; i < 2; i++) {
+            /* The one that was there goes back, unless the program set its own meanwhile:
+             * then that one does (one call in the common case). */
             struct sigaction now;
-            if (sigaction(sigs[i], NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
-                now.sa_sigaction == exact_fault)
-                (void)sigaction(sigs[i], &exact_saved[i], NULL);
+            if (sigaction(sigs[i], &exact_saved[i], &now) == 0 &&
+                !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == exact_fault))
+                (void)sigaction(sigs[i], &now, NULL);
         }
     }
     atomic_flag_clear_explicit(&exact_lock, memory_order_release);
