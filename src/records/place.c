@@ -458,8 +458,9 @@ bool mt_place_stacks_stop_short(unsigned depth)
     /* A whole stack ends in the C library's start of the program or of a thread (or fills
      * the walk's depth): where is the C library? */
     Dl_info libc;
-    if (dladdr((void *)(uintptr_t)&abort, &libc) == 0)
-        return false;
+    if (dladdr((void *)(uintptr_t)&abort, &libc) == 0 ||
+        (uintptr_t)libc.dli_fbase == program_base_address())
+        return false; /* (a static program: no module tells the C library's code) */
     uint32_t count = mt_site_count();
     unsigned whole = 0, cut = 0;
     for (uint32_t id = 1; id < count; id++) {

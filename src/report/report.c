@@ -446,6 +446,33 @@ static void build_options(mt_report_t *r, scratch_t *s)
     r->noptions = n;
 }
 
+/* A place's (and its frames') compilation directory left out where it is the run's own: a
+ * relative file name is read against the run's directory anyway (render_sarif.c), and a
+ * report of a program built where it runs reads as before. */
+static void drop_run_directory(mt_place_t *p, const char *cwd)
+{
+    if (p->dir != NULL && strcmp(p->dir, cwd) == 0)
+        p->dir = NULL;
+    for (size_t i = 0; i < p->stack.nframes; i++) {
+        mt_frame_t *f = (mt_frame_t *)&p->stack.frames[i]; /* (the report's own pool) */
+        if (f->dir != NULL && strcmp(f->dir, cwd) == 0)
+            f->dir = NULL;
+    }
+}
+
+static void drop_run_directories(mt_report_t *r)
+{
+    if (r->cwd == NULL)
+        return;
+    for (size_t i = 0; i < r->nsites; i++)
+        drop_run_directory(&r->sites[i].where, r->cwd);
+    for (size_t i = 0; i < r->nerror_list; i++) {
+        drop_run_directory(&r->error_list[i].alloc, r->cwd);
+        drop_run_directory(&r->error_list[i].freed, r->cwd);
+        drop_run_directory(&r->error_list[i].found, r->cwd);
+    }
+}
+
 void mt_report_shortage(mt_shortage_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -565,6 +592,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     build_unwritten(r, unwritten);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
     build_options(r, &s);
+    drop_run_directories(r);
     return true;
 }
 
