@@ -455,7 +455,7 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
 
 bool mt_place_stacks_stop_short(unsigned depth)
 {
-    /* A whole stack ends in the C library's start of the program or of a thread (or fills
+    /* A whole stack reaches the C library's start of the program or of a thread (or fills
      * the walk's depth): where is the C library? */
     Dl_info libc;
     if (dladdr((void *)(uintptr_t)&abort, &libc) == 0 ||
@@ -471,7 +471,12 @@ bool mt_place_stacks_stop_short(unsigned depth)
         /* The program's sites only: the system's code is built without frame pointers */
         if (n == 0 || (s->file == NULL && (dladdr(s->pc, &info) == 0 || module_is_system(&info))))
             continue;
-        if (n >= depth || (dladdr(pcs[n - 1], &info) != 0 && info.dli_fbase == libc.dli_fbase))
+        /* (the C library's start is the last return address, or, where it keeps frame
+         * records, the C library is passed on the way to the program's _start) */
+        bool reached = n >= depth;
+        for (unsigned k = n; k-- > 1 && !reached;)
+            reached = dladdr(pcs[k], &info) != 0 && info.dli_fbase == libc.dli_fbase;
+        if (reached)
             whole++;
         else
             cut++;
