@@ -48,6 +48,7 @@ bool mt_report_found(const mt_report_t *r)
 void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f)
 {
     p->file = f->file;
+    p->dir = f->dir;
     p->line = f->line;
     p->func = f->func;
     p->module = f->module;

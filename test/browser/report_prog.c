@@ -6,11 +6,11 @@
 
 #define LEVEL_BLOCKS 300
 
-static void *level[LEVEL_BLOCKS];
-
-static char *texture(size_t n) { return malloc(n); }
-static char *sound(size_t n) { return calloc(1, n); }
-static char *label(const char *s) { return strdup(s); }
+static void *level[LEVEL_BLOCKS], *kept[16]; /* (the helpers keep their blocks: they are no */
+static int nkept;                             /*  allocation wrappers, which are seen through) */
+static void texture(size_t n) { kept[nkept++ % 16] = malloc(n); }
+static void sound(size_t n) { kept[nkept++ % 16] = calloc(1, n); }
+static void label(const char *s) { kept[nkept++ % 16] = strdup(s); }
 
 int main(void)
 {
