@@ -141,6 +141,7 @@ void rd_frame(reader_t *rd, const json_t *obj, mt_frame_t *f, const char *where)
     f->file = rd_string(rd, obj, "file", where);
     f->line = rd_line(rd, obj, where);
     f->module = rd_string(rd, obj, "module", where);
+    f->dir = json_get(obj, "directory") != NULL ? rd_string(rd, obj, "directory", where) : NULL;
     f->offset = rd_u64(rd, obj, "offset", where);
     f->inlined = rd_inlined(rd, obj, where);
 }
@@ -192,6 +193,7 @@ void rd_place(reader_t *rd, const json_t *obj, mt_place_t *p, const char *where)
     p->func = rd_string(rd, obj, "function", where);
     p->owner = rd_string(rd, obj, "owner", where);
     p->module = rd_string(rd, obj, "module", where);
+    p->dir = json_get(obj, "directory") != NULL ? rd_string(rd, obj, "directory", where) : NULL;
     p->pc = rd_address(rd, obj, where);
     p->offset = rd_u64(rd, obj, "offset", where);
     rd_stack(rd, obj, &p->stack, where);

@@ -179,6 +179,20 @@ static void read_wrappers(reader_t *rd, const json_t *root, mt_report_t *r)
     }
 }
 
+/* What the call stacks could not show (absent: nothing). */
+static void read_stack_notes(reader_t *rd, const json_t *root, mt_report_t *r)
+{
+    const json_t *notes = json_get(root, "stack_notes");
+    if (notes == NULL)
+        return;
+    if (notes->type != JSON_OBJECT) {
+        rd_fail(rd, "stack_notes should be an object");
+        return;
+    }
+    r->stacks_unwalked = rd_u64(rd, notes, "unwalked", "stack_notes");
+    r->stacks_no_frame_pointers = rd_bool(rd, notes, "no_frame_pointers", "stack_notes");
+}
+
 static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)
 {
     char where[64];
@@ -432,6 +446,7 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
     read_stats(&rd, root, &r->stats, &r->threads_running);
     read_leaks(&rd, root, r);
     read_wrappers(&rd, root, r);
+    read_stack_notes(&rd, root, r);
     read_errors(&rd, root, r);
     read_unwritten(&rd, root, r);
     read_injected(&rd, root, r);

@@ -330,6 +330,7 @@ static bool has_place(const mt_place_t *p)
 
 static void sarif_result(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b, bool first)
 {
+    const char *cwd = s->cwd[0] != '\0' ? s->cwd : NULL; /* SRCROOT */
     mt_buf_str(b, first ? "\n        {\"ruleId\": \"fail-path/"
                         : ",\n        {\"ruleId\": \"fail-path/");
     mt_buf_str(b, sweep_path_names[p->kind]);
@@ -349,27 +350,27 @@ static void sarif_result(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b, b
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_place(&p->failed))
-        mt_render_sarif_location(b, &p->failed, NULL, -1);
+        mt_render_sarif_location(b, &p->failed, NULL, -1, cwd);
     mt_buf_str(b, "], \"relatedLocations\": [");
     int id = 1;
     if (p->kind == PATH_CRASH && has_place(&p->crash))
-        mt_render_sarif_location(b, &p->crash, "it crashed here", id++);
+        mt_render_sarif_location(b, &p->crash, "it crashed here", id++, cwd);
     for (size_t i = 0; i < p->nleaks; i++) {
         if (!has_place(&p->leaks[i].where))
             continue;
         mt_buf_str(b, id > 1 ? ", " : "");
-        mt_render_sarif_location(b, &p->leaks[i].where, "a block allocated here leaked", id++);
+        mt_render_sarif_location(b, &p->leaks[i].where, "a block allocated here leaked", id++, cwd);
     }
     for (size_t i = 0; i < p->nerrors; i++) {
         if (!has_place(&p->errors[i]->found))
             continue;
         mt_buf_str(b, id > 1 ? ", " : "");
-        mt_render_sarif_location(b, &p->errors[i]->found, "a heap error was found here", id++);
+        mt_render_sarif_location(b, &p->errors[i]->found, "a heap error was found here", id++, cwd);
     }
     mt_buf_char(b, ']');
     const mt_place_t *places[2] = {&p->failed, &p->crash};
     const char *messages[2] = {"failed on purpose at ", "crashed at "};
-    mt_render_sarif_stacks(b, places, messages, p->kind == PATH_CRASH ? 2 : 1);
+    mt_render_sarif_stacks(b, places, messages, p->kind == PATH_CRASH ? 2 : 1, cwd);
     mt_buf_str(b, ", \"partialFingerprints\": {\"memtrackSite/v1\": ");
     mt_buf_json_begin(b);
     mt_buf_str(b, "fail-path:");

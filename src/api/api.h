@@ -66,11 +66,12 @@ static inline size_t mt_round_alignment(size_t alignment)
 typedef enum { MT_FOUND_NONE, MT_FOUND_LIVE, MT_FOUND_FREED, MT_FOUND_OWNED } mt_found_t;
 /* Copies the record of a live or freed tracked block without changing anything. */
 mt_found_t mt_peek_block(const void *ptr, mt_block_t *out);
-/* Where a free happened: known already (tracked code), or only by the caller's address,
- * interned only when needed so the C library's own frees never pay for it. */
+/* Where a free happened: known already (tracked code), or only by the caller's address and
+ * the entry point's frame (inline in which the release runs), interned with its stack only
+ * when needed, so that the C library's own frees never pay for it. */
 typedef struct mt_free_site {
     uint32_t id;
-    void *pc;
+    void *pc, *frame;
     mt_kind_t kind;
 } mt_free_site_t;
 /* Releases ptr if it is a tracked block, under one lock round trip; a block already freed

@@ -296,7 +296,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
         size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
         depth = depth < MT_STACK_MAX ? depth : MT_STACK_MAX;
         (void)mt_place_of(site, &place);
-        (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth));
+        (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth), NULL, NULL);
         where = &place;
     }
 #else

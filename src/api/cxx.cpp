@@ -22,8 +22,9 @@
 #define MT_CALLER __builtin_return_address(0)
 #define MT_FRAME __builtin_frame_address(0)
 /* The stack is taken in the operator itself, while its frame is there: the call that
- * follows may be a jump that reuses it. */
+ * follows may be a jump that reuses it. A delete takes one too: it names the release. */
 #define MT_STACK mt_cxx_stack(MT_FRAME, MT_CALLER)
+#define MT_DELETE_STACK(ptr) ((ptr) != nullptr ? MT_STACK : 0u) /* delete of null: no walk */
 
 /* The C++ runtime, weakly (see above). The mangled names are those of the Itanium C++
  * ABI, shared by libstdc++ and libc++abi. */
@@ -144,62 +145,62 @@ MT_CXX_EXPORT void *operator new[](std::size_t size, std::align_val_t align,
 
 MT_CXX_EXPORT void operator delete(void *ptr) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, false, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, 0, 0, false, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, true, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, 0, 0, true, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, false, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, 0, 0, false, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, 0, 0, true, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, 0, 0, true, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::size_t size) noexcept
 {
-    mt_cxx_release(ptr, 0, size, false, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, 0, size, false, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::size_t size) noexcept
 {
-    mt_cxx_release(ptr, 0, size, true, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, 0, size, true, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::align_val_t align,
                                    const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, align_of(align), 0, false, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::align_val_t align,
                                      const std::nothrow_t &) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, align_of(align), 0, true, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete(void *ptr, std::size_t size, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), size, false, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, align_of(align), size, false, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }
 
 MT_CXX_EXPORT void operator delete[](void *ptr, std::size_t size, std::align_val_t align) noexcept
 {
-    mt_cxx_release(ptr, align_of(align), size, true, MT_CALLER, MT_FRAME);
+    mt_cxx_release(ptr, align_of(align), size, true, MT_CALLER, MT_FRAME, MT_DELETE_STACK(ptr));
 }

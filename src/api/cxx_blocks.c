@@ -131,7 +131,7 @@ MT_EXPORT void memtrack_cxx_delete_site(const char *file, int line, const char *
 /* The site of an operator delete called from pc with the given frame: a waiting macro
  * site when there is one for this frame, else the return address. Both frames are those
  * of a function called by the same caller, so they are equal for the same caller. */
-static uint32_t release_site(void *pc, void *frame, mt_kind_t kind)
+static uint32_t release_site(void *pc, void *frame, uint32_t stack, mt_kind_t kind)
 {
     if (MT_UNLIKELY(delete_sites_waiting > 0)) {
         uintptr_t f = (uintptr_t)frame;
@@ -139,10 +139,10 @@ static uint32_t release_site(void *pc, void *frame, mt_kind_t kind)
             delete_sites_waiting--; /* deeper frames, which have returned */
         if (delete_sites_waiting > 0 && delete_sites[delete_sites_waiting - 1].frame == f) {
             const delete_site_t *d = &delete_sites[--delete_sites_waiting];
-            return mt_site_id(d->file, d->line, d->func, kind, NULL);
+            return mt_site_stacked(d->file, d->line, d->func, kind, NULL, stack);
         }
     }
-    return mt_site_pc(pc, kind);
+    return mt_site_pc_stacked(pc, kind, NULL, stack);
 }
 
 /* The cookie sizes the compiler may have used for an element alignment of `align` (0:
@@ -195,7 +195,8 @@ static void *object_after(void *ptr, size_t align)
     return NULL;
 }
 
-void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, void *frame)
+void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, void *frame,
+                    uint32_t stack)
 {
     if (ptr == NULL)
         return;
@@ -203,7 +204,7 @@ void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, 
         mt_free(ptr, MT_SITE_NONE, true);
         return;
     }
-    uint32_t site = release_site(pc, frame, array ? MT_KIND_DELETE_ARRAY : MT_KIND_DELETE);
+    uint32_t site = release_site(pc, frame, stack, array ? MT_KIND_DELETE_ARRAY : MT_KIND_DELETE);
     if (MT_LIKELY(mt_free_known(ptr, site, size)))
         return;
     void *block = array ? object_after(ptr, align) : array_block_before(ptr, align);

@@ -22,10 +22,12 @@ uint32_t mt_cxx_stack(void *frame, void *pc);
 
 /* Releases what operator delete (array false) or delete[] (array true) was given, called
  * from pc; frame is the operator's __builtin_frame_address(0), which places its caller on
- * the stack for the opt-in delete macro (memtrack_cxx_delete_site). align is 0 for the
+ * the stack for the opt-in delete macro (memtrack_cxx_delete_site), and stack the stack of
+ * its call (mt_cxx_stack, taken in the operator itself). align is 0 for the
  * forms without std::align_val_t, size 0 when not known. Never throws; a mismatched
  * release is reported and the block is released correctly. */
-void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, void *frame);
+void mt_cxx_release(void *ptr, size_t align, size_t size, bool array, void *pc, void *frame,
+                    uint32_t stack);
 
 /* Out of memory in a throwing operator new with no C++ runtime loaded to throw
  * std::bad_alloc (a C program that dlopen()ed a C++ library): says so and aborts. */

@@ -119,7 +119,7 @@ static bool function_listed(uint32_t site, mt_place_t *p)
         return true;
     size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
     mt_frame_t frames[MT_STACK_ROOM(depth) + 1]; /* (sized by the option: 1.4 KiB by default) */
-    size_t n = mt_place_stack(site, p, frames, MT_STACK_ROOM(depth));
+    size_t n = mt_place_stack(site, p, frames, MT_STACK_ROOM(depth), NULL, NULL);
     for (size_t i = 0; i < n; i++)
         if (glob_listed(mt_opt.fail_fn, frames[i].func))
             return true;
@@ -202,7 +202,7 @@ static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
     mt_place_t p;
     mt_busy++; /* symbolized: libdw allocates */
     (void)mt_place_of(site, &p);
-    (void)mt_place_stack(site, &p, frames, MT_STACK_ROOM(depth));
+    (void)mt_place_stack(site, &p, frames, MT_STACK_ROOM(depth), NULL, NULL);
     mt_buf_t b;
     mt_buf_init(&b, mt_out_fd());
     mt_buf_line(&b);

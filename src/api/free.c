@@ -58,10 +58,17 @@ mt_found_t mt_peek_block(const void *ptr, mt_block_t *out)
     return found;
 }
 
-static uint32_t site_of(mt_free_site_t *f)
+/* The site of a release known only by its caller's address, with the stack of its call:
+ * the entry point's frame is still there (it called release, which holds the shard). */
+static MT_NOINLINE uint32_t site_by_caller(void *pc, void *frame, mt_kind_t kind)
 {
-    if (f->id == MT_SITE_NONE && f->pc != NULL)
-        f->id = mt_site_pc(f->pc, f->kind);
+    return mt_site_pc_stacked(pc, kind, NULL, mt_stack_here_in_shard(frame, pc));
+}
+
+static inline uint32_t site_of(mt_free_site_t *f)
+{
+    if (MT_UNLIKELY(f->id == MT_SITE_NONE) && f->pc != NULL)
+        f->id = site_by_caller(f->pc, f->frame, f->kind);
     return f->id;
 }
 
@@ -259,7 +266,7 @@ bool mt_free_nested(void *ptr)
 
 bool mt_free_known(void *ptr, uint32_t site, size_t size)
 {
-    mt_free_site_t where = {site, NULL, MT_KIND_DELETE};
+    mt_free_site_t where = {site, NULL, NULL, MT_KIND_DELETE};
     return mt_release(ptr, &where, size) != MT_FOUND_NONE;
 }
 
@@ -274,7 +281,7 @@ static inline __attribute__((always_inline)) void free_block(void *ptr, uint32_t
         (void)mt_free_nested(ptr);
         return;
     }
-    mt_free_site_t where = {site, NULL, MT_KIND_FREE};
+    mt_free_site_t where = {site, NULL, NULL, MT_KIND_FREE};
     if (release(ptr, &where, 0) != MT_FOUND_NONE)
         return;
     if (from_tracked || mt_page_guarded((uintptr_t)ptr)) /* never the C library's */
@@ -470,8 +477,6 @@ MT_EXPORT void memtrack_free_at(void *ptr, const char *file, int line, const cha
 {
     MT_ENTRY();
     if (ptr == NULL)
-        return;           /* free(NULL) is frequent: no site lookup, no lock */
-    MT_OPERATION_BEGIN(); /* an error found names this call's stack */
-    free_block(ptr, mt_site_at(file, line, func, MT_KIND_FREE), true);
-    MT_OPERATION_END();
+        return;                        /* free(NULL) is frequent: no site lookup, no lock */
+    free_block(ptr, SITE(FREE), true); /* its stack: the release's, for errors */
 }

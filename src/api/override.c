@@ -97,49 +97,46 @@ static inline void process_free(void *ptr, void *pc, void *frame, bool checked)
         (void)mt_free_nested(ptr);
         return;
     }
-    mt_free_site_t where = {MT_SITE_NONE, pc, MT_KIND_FREE};
-    MT_OPERATION_AT(frame, pc); /* an error found names this call's stack */
-    if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE)) {
-        MT_OPERATION_END();
+    /* (the site and its stack are taken only for a tracked block, or a bad pointer) */
+    mt_free_site_t where = {MT_SITE_NONE, pc, frame, MT_KIND_FREE};
+    if (MT_LIKELY(mt_release(ptr, &where, 0) != MT_FOUND_NONE))
         return;
-    }
     /* the whole program is checked: its bad frees are found too; a page-guarded block's
      * memory is never the C library's, nor (musl) a pointer the allocator never lent */
     if (checked || mt_page_guarded((uintptr_t)ptr) || !mt_libc_may_own(ptr))
-        mt_release_foreign(ptr, mt_site_pc(pc, MT_KIND_FREE));
+        mt_release_foreign(ptr,
+                           mt_site_pc_stacked(pc, MT_KIND_FREE, NULL, mt_stack_here(frame, pc)));
     else
         mt_libc_free(ptr);
-    MT_OPERATION_END();
 }
 
-static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, void *frame, mt_kind_t kind,
-                                      bool track)
+/* A realloc of an existing pointer; stack: its call's, taken in the entry point while its
+ * frame is there (the call that brought us here may have been a jump that reused it). */
+static void *realloc_untracked_caller(void *ptr, size_t size, void *pc, uint32_t stack,
+                                      mt_kind_t kind, bool track)
 {
     mt_block_t b;
-    if (ptr == NULL || MT_UNLIKELY(mt_reentered()))
-        return mt_libc_realloc(ptr, size);
-    void *result;
-    MT_OPERATION_AT(frame, pc); /* an error found names this call's stack */
     switch (mt_peek_block(ptr, &b)) {
     case MT_FOUND_LIVE:
-    case MT_FOUND_OWNED: result = mt_realloc_live(ptr, &b, size, STACKED_SITE(kind), false); break;
-    case MT_FOUND_FREED: result = mt_realloc_freed(&b, mt_site_pc(pc, kind)); break;
+    case MT_FOUND_OWNED:
+        return mt_realloc_live(ptr, &b, size, mt_site_pc_stacked(pc, kind, NULL, stack), false);
+    case MT_FOUND_FREED: return mt_realloc_freed(&b, mt_site_pc_stacked(pc, kind, NULL, stack));
     case MT_FOUND_NONE:
     default:
-        result = track || mt_page_guarded((uintptr_t)ptr) || !mt_libc_may_own(ptr)
-                     ? mt_realloc_foreign(ptr, size, STACKED_SITE(kind))
-                     : mt_libc_realloc(ptr, size);
-        break;
+        return track || mt_page_guarded((uintptr_t)ptr) || !mt_libc_may_own(ptr)
+                   ? mt_realloc_foreign(ptr, size, mt_site_pc_stacked(pc, kind, NULL, stack))
+                   : mt_libc_realloc(ptr, size);
     }
-    MT_OPERATION_END();
-    return result;
 }
 
 static inline void *process_realloc(void *ptr, size_t size, void *pc, void *frame, bool track)
 {
     if (ptr == NULL && track)
         return mt_alloc(size, 0, CALLER_SITE(REALLOC), false);
-    return realloc_untracked_caller(ptr, size, pc, frame, MT_KIND_REALLOC, track);
+    if (ptr == NULL || MT_UNLIKELY(mt_reentered()))
+        return mt_libc_realloc(ptr, size);
+    return realloc_untracked_caller(ptr, size, pc, mt_stack_here(frame, pc), MT_KIND_REALLOC,
+                                    track);
 }
 
 static inline void *process_reallocarray(void *ptr, size_t count, size_t size, void *pc,
@@ -150,7 +147,10 @@ static inline void *process_reallocarray(void *ptr, size_t count, size_t size, v
         return mt_fail(ENOMEM);
     if (ptr == NULL && track)
         return mt_alloc(total, 0, CALLER_SITE(REALLOCARRAY), false);
-    return realloc_untracked_caller(ptr, total, pc, frame, MT_KIND_REALLOCARRAY, track);
+    if (ptr == NULL || MT_UNLIKELY(mt_reentered()))
+        return mt_libc_realloc(ptr, total);
+    return realloc_untracked_caller(ptr, total, pc, mt_stack_here(frame, pc), MT_KIND_REALLOCARRAY,
+                                    track);
 }
 
 static inline void *process_memalign(size_t alignment, size_t size, void *pc, void *frame,

@@ -9,6 +9,11 @@
  * every allocation. A return address lies in some module's code; anything else ends the
  * stack there.
  *
+ * Data can still look like a return address: a function pointer kept on the stack lies in
+ * code too. A return address follows a call, so on x86-64 and arm64 the instruction that
+ * ends there must be one (call_ends_at); a signal handler's return to the kernel's
+ * trampoline (__restore_rt) is one too, so that a walk goes on into the interrupted code.
+ *
  * The segments are a sorted snapshot taken from dl_iterate_phdr, searched by bisection.
  * This runs only when a stack is new to the process (records/stack.c's slow path), never
  * for one seen before. A module loaded later (dlopen) is found by comparing the loader's
@@ -17,6 +22,7 @@
 #define _GNU_SOURCE
 #include <link.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "base/code_map.h"
 
@@ -95,7 +101,8 @@ static bool loader_changed(void)
     return !c.known || c.adds != map.adds || c.subs != map.subs;
 }
 
-static bool in_code(uintptr_t pc)
+/* The segment that holds pc, or NULL. */
+static const segment_t *segment_of(uintptr_t pc)
 {
     unsigned low = 0, high = map.count; /* the first segment starting after pc: high */
     while (low < high) {
@@ -105,14 +112,78 @@ static bool in_code(uintptr_t pc)
         else
             high = mid;
     }
-    return high > 0 && pc < map.segments[high - 1].end;
+    return high > 0 && pc < map.segments[high - 1].end ? &map.segments[high - 1] : NULL;
 }
 
+#if defined(__x86_64__)
+/* The length of the call through a register or memory (FF /2) that starts at b, or 0. */
+static unsigned indirect_call_length(const unsigned char *b)
+{
+    unsigned modrm = b[1], mod = modrm >> 6, rm = modrm & 7, n = 2;
+    if (b[0] != 0xFF || ((modrm >> 3) & 7) != 2)
+        return 0;
+    if (mod != 3 && rm == 4) { /* a SIB byte; with no base, a 32-bit displacement */
+        n++;
+        if (mod == 0 && (b[2] & 7) == 5)
+            n += 4;
+    }
+    if (mod == 0 && rm == 5)
+        n += 4; /* rip-relative */
+    else if (mod == 1)
+        n += 1;
+    else if (mod == 2)
+        n += 4;
+    return n;
+}
+
+/* True when a call instruction ends at pc (or pc is the sigreturn trampoline: mov $15, %eax
+ * or %rax, then syscall), pc's segment starting at least 8 bytes before it. */
+static bool call_ends_at(uintptr_t pc)
+{
+    const unsigned char *b = (const unsigned char *)pc;
+    if (b[-5] == 0xE8)
+        return true;
+    for (unsigned len = 2; len <= 7; len++)
+        if (indirect_call_length(b - len) == len)
+            return true;
+    static const unsigned char sigreturn[] = {0x48, 0xC7, 0xC0, 0x0F, 0x00, 0x00, 0x00, 0x0F, 0x05};
+    return memcmp(b, sigreturn, sizeof sigreturn) == 0 ||
+           memcmp(b, sigreturn + 1, sizeof sigreturn - 1) == 0;
+}
+#define CALL_BEFORE 8u
+#elif defined(__aarch64__)
+static bool call_ends_at(uintptr_t pc)
+{
+    uint32_t insn, at;
+    memcpy(&insn, (const void *)(pc - 4), sizeof insn);
+    memcpy(&at, (const void *)pc, sizeof at);
+    return (insn & 0xFC000000u) == 0x94000000u || /* BL */
+           (insn & 0xFFFFFC1Fu) == 0xD63F0000u || /* BLR */
+           (insn & 0xFEFFF800u) == 0xD63F0800u || /* BLRAA, BLRAB... */
+           at == 0xD2801168u; /* the sigreturn trampoline: mov x8, #139 (rt_sigreturn) */
+}
+#define CALL_BEFORE 4u
+#else
+static bool call_ends_at(uintptr_t pc)
+{
+    (void)pc;
+    return true; /* nothing known of this processor's calls */
+}
+#define CALL_BEFORE 0u
+#endif
+
 /* A return address is just past a call: pc - 1 is the call's last byte, inside its module
- * even when the call is the last instruction of the module's code. */
+ * even when the call is the last instruction of the module's code; and the instruction that
+ * ends at pc is a call (where the code before pc in its segment is there to read). */
 static bool return_address_in_code(const void *pc)
 {
-    return in_code((uintptr_t)pc - 1);
+    uintptr_t p = (uintptr_t)pc;
+    const segment_t *s = segment_of(p - 1);
+    if (s == NULL)
+        return false;
+    if (p < s->start + CALL_BEFORE || p + 9 > s->end)
+        return true; /* too near the segment's edges to read around: the segment says it */
+    return call_ends_at(p);
 }
 
 unsigned mt_code_prefix(void *const *pcs, unsigned n)

@@ -10,7 +10,7 @@
  * works on Thumb code (frame pointers there are not a chain: base/unwind.c), and a
  * quarantine of 4 KiB, not 1 MiB, since it holds back the program's own heap (newlib's)
  * and the freed blocks' records in the tracker's static buffer. */
-#define MT_STACK_DEFAULT MT_SMALL("8", "0")
+#define MT_STACK_DEFAULT MT_SMALL("32", "0")
 #define MT_QUARANTINE_DEFAULT MT_SMALL("1m", "4k")
 
 #define MT_OPTION_LIST(X)                                                                          \
@@ -40,13 +40,13 @@
       "also track blocks made by code built without memtrack (0: only the macros' blocks)")        \
     X(system_leaks, BOOL, "0", "with track_all: also list blocks made inside system libraries")    \
     X(stack, COUNT, MT_STACK_DEFAULT,                                                              \
-      "callers recorded per allocation site, innermost first (0: none)")                           \
+      "callers recorded per site after its allocation wrappers, innermost first (0: none)")        \
     X(unwind, STRING, "fast",                                                                      \
       "how stacks are taken: fast (frame pointers) or exact (DWARF unwinder, slower)")             \
     X(alloc_fn, STRING, "",                                                                        \
       "a function that only wraps an allocator (* wildcards; repeatable): sites at its callers")   \
     X(wrappers, BOOL, "1",                                                                         \
-      "find allocation wrappers (small functions reached from many callers): sites at callers")    \
+      "see through allocation wrappers (small functions that return their one allocation)")        \
     X(track_programs, STRING, "",                                                                  \
       "with track_all: track only processes whose executable matches a glob (| between them)")     \
     X(track_pid, COUNT, "0", "with track_programs: this process is tracked whatever it runs")      \

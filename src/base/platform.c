@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "base/os_memory.h"
 #include "base/platform.h"
 
 MT_TLS unsigned mt_thread_number;
@@ -86,19 +87,19 @@ void *mt_libc_aligned(size_t alignment, size_t size)
 #if !defined(_WIN32) && !defined(MT_BARE_METAL)
 void *mt_pages_alloc(size_t size)
 {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mt_os_map(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
     return p == MAP_FAILED ? NULL : p;
 }
 
 void mt_pages_protect_none(void *ptr, size_t size)
 {
-    (void)mprotect(ptr, size, PROT_NONE);
+    (void)mt_os_protect(ptr, size, PROT_NONE);
 }
 
 void mt_pages_free(void *ptr, size_t size)
 {
     if (ptr != NULL)
-        munmap(ptr, size);
+        (void)mt_os_unmap(ptr, size);
 }
 
 size_t mt_map_limit(void)

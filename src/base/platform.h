@@ -131,6 +131,14 @@ __attribute__((noreturn)) void mt_assert_failed(const char *what, const char *fi
 #define MT_GLIBC_MALLOC 1
 #endif
 
+/* MT_STACKS_INTERPOSED: libmemtrack gives the process its mmap, mprotect, munmap,
+ * swapcontext and setcontext (api/stacks.c), on glibc where those system calls take their
+ * arguments as the functions do (x86-64, arm64); the tracker's own calls are system calls
+ * (base/os_memory.h). */
+#if defined(MT_GLIBC_MALLOC) && (defined(__x86_64__) || defined(__aarch64__))
+#define MT_STACKS_INTERPOSED 1
+#endif
+
 /* MT_MUSL_MALLOC (make PLATFORM=musl sets MT_MUSL): musl 1.2.1 or later lets a program
  * define malloc, free... itself, statically linked too, so libmemtrack provides them as it
  * does over glibc (api/override.c). musl has no public entry point under another name:

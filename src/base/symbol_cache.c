@@ -12,9 +12,13 @@
  * ~/.cache/memtrack, made 0700 when missing; empty: no cache). One file per build id,
  * lines appended in one write each time a report found new addresses (a line is whole or
  * ignored; two processes may append the same address: the first read is kept). A line is
- * "M1", the address's offset, the level (1: symbol, 2: lines too) and the symbol's fields,
- * strings escaped (\\, \t, \n; \N for none). Its version changes with what the symbolizer
- * finds. Files not written to for 30 days are removed when a new one is made.
+ * "M2", the address's offset, the level (1: symbol, 2: lines too) and the symbol's fields
+ * (the compilation directory with the file: SARIF resolves a relative file by it),
+ * strings escaped (\\, \t, \n; \N for none); or "W1", the offset, a function number, 0 or 1
+ * for a place that makes or releases a block, and the allocation-wrapper rule's answer for
+ * that function (records/wrapper.c: it reads the debug information too). Its version
+ * changes with what the symbolizer finds. Files not written to for 30 days are removed when a new
+ * one is made.
  *
  * A guest in someone else's process: files are opened without following a symbolic link
  * or waiting on a FIFO, regular files only, no larger than FILE_MAX, no write past the
@@ -36,6 +40,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/build_id.h"
 #include "base/memory.h"
 #include "base/options.h"
 
@@ -44,13 +49,22 @@
 #define ID_MAX 64u           /* bytes of a build id */
 #define PRUNE_AGE (30 * 24 * 3600)
 #define PRUNE_SCAN 4096u /* directory entries looked at for old files */
-#define VERSION "M1"
+#define VERSION "M2"
+#define WRAPPER_VERSION "W1" /* a line of the wrapper rule's answer */
 
 typedef struct entry {
     uintptr_t off; /* in the module; 0: empty (offset 0 is never a return address) */
-    int level;
+    int level;     /* 0: not described (only the wrapper rule's answers are known) */
     mt_symbol_t sym;
+    uint64_t wrappers; /* the wrapper rule's answers: wrapper_bit's known and answer bits */
 } entry_t;
+
+/* The bit saying the rule's answer for function number level of an address, for a place
+ * that makes (or releases) a block, is known; the next bit is the answer. */
+static uint64_t wrapper_bit(unsigned level, bool making)
+{
+    return level <= MT_INLINE_MAX ? (uint64_t)1 << (4 * level + 2 * making) : 0;
+}
 
 typedef struct cached_module {
     uintptr_t base;          /* dladdr's; 0: empty slot */
@@ -105,54 +119,6 @@ static void find_dir(void)
     }
     if (cache.dir[0] != '\0')
         (void)mkdir(cache.dir, 0700);
-}
-
-/* The build id of the module whose segments hold pc, in hex (dl_iterate_phdr: the notes
- * are in memory, no file is read). */
-typedef struct id_search {
-    uintptr_t pc;
-    char *hex;
-    bool found;
-} id_search_t;
-
-static int module_id(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-    (void)size;
-    id_search_t *s = ctx;
-    bool holds = false;
-    for (unsigned i = 0; i < info->dlpi_phnum && !holds; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
-        holds = ph->p_type == PT_LOAD && s->pc >= start && s->pc - start < ph->p_memsz;
-    }
-    if (!holds)
-        return 0;
-    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE)
-            continue;
-        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
-        while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
-            size_t name = (n->n_namesz + 3u) & ~3u, desc = (n->n_descsz + 3u) & ~3u;
-            if (name > (size_t)(end - p) - sizeof *n || desc > (size_t)(end - p) - sizeof *n - name)
-                break;
-            const unsigned char *d = (const unsigned char *)(p + sizeof *n + name);
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-                memcmp(p + sizeof *n, "GNU", 4) == 0 && n->n_descsz >= 8 && n->n_descsz <= ID_MAX) {
-                static const char digits[] = "0123456789abcdef";
-                for (unsigned k = 0; k < n->n_descsz; k++) {
-                    s->hex[2 * k] = digits[d[k] >> 4];
-                    s->hex[2 * k + 1] = digits[d[k] & 15];
-                }
-                s->hex[2 * n->n_descsz] = '\0';
-                s->found = true;
-                return 1;
-            }
-            p += sizeof *n + name + desc;
-        }
-    }
-    return 1;
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -266,12 +232,35 @@ static entry_t *add_entry(cached_module_t *m, uintptr_t off)
     return &m->entries[i];
 }
 
+/* A wrapper rule's answer: "W1", the address's offset, the level, making (0 or 1), the
+ * answer (0 or 1). */
+static void parse_wrapper_line(cached_module_t *m, const char *p, const char *end)
+{
+    uint64_t off, level, making, answer;
+    if (!next_number(&p, end, 16, &off) || !next_number(&p, end, 10, &level) ||
+        !next_number(&p, end, 10, &making) || !next_number(&p, end, 10, &answer) || p <= end ||
+        off == 0 || level > MT_INLINE_MAX || making > 1 || answer > 1)
+        return;
+    entry_t *e = find_entry(m, (uintptr_t)off);
+    if (e == NULL)
+        e = add_entry(m, (uintptr_t)off);
+    uint64_t bit = wrapper_bit((unsigned)level, making != 0);
+    if (e != NULL && !(e->wrappers & bit))
+        e->wrappers |= bit | (answer ? bit << 1 : 0);
+}
+
 /* One line [p, end) into m; a line that does not read whole is skipped. */
 static void parse_line(cached_module_t *m, const char *p, const char *end, const char *module)
 {
-    const char *tag;
+    const char *tag = p;
     size_t tn;
     uint64_t off, level, line, offset, size, cstart = 0, csize, n;
+    if (next_raw(&p, end, &tag, &tn) && tn == sizeof WRAPPER_VERSION - 1 &&
+        memcmp(tag, WRAPPER_VERSION, tn) == 0) {
+        parse_wrapper_line(m, p, end);
+        return;
+    }
+    p = tag;
     if (!next_raw(&p, end, &tag, &tn) || tn != sizeof VERSION - 1 ||
         memcmp(tag, VERSION, tn) != 0 || !next_number(&p, end, 16, &off) ||
         !next_number(&p, end, 10, &level) || !next_number(&p, end, 10, &line) ||
@@ -298,7 +287,8 @@ static void parse_line(cached_module_t *m, const char *p, const char *end, const
     memset(&sym, 0, sizeof sym);
     mt_inline_t *inl = n > 0 ? mt_mem_calloc((size_t)n, sizeof *inl) : NULL;
     bool whole = (n == 0 || inl != NULL) && next_string(&p, end, &sym.file) &&
-                 next_string(&p, end, &sym.func) && next_string(&p, end, &sym.symbol);
+                 next_string(&p, end, &sym.dir) && next_string(&p, end, &sym.func) &&
+                 next_string(&p, end, &sym.symbol);
     for (uint64_t k = 0; whole && k < n; k++) {
         uint64_t l = 0;
         whole = next_string(&p, end, &inl[k].file) && next_number(&p, end, 10, &l) &&
@@ -386,9 +376,7 @@ static cached_module_t *module_of(const char *path, uintptr_t base, uintptr_t pc
         if (m->base != 0)
             continue;
         m->base = base;
-        id_search_t s = {pc, m->id, false};
-        dl_iterate_phdr(module_id, &s);
-        if (!s.found) {
+        if (!mt_build_id(pc, m->id, sizeof m->id)) {
             m->id[0] = '\0';
             return NULL;
         }
@@ -402,10 +390,21 @@ int mt_symbol_cache_find(const char *path, uintptr_t base, uintptr_t pc, mt_symb
 {
     cached_module_t *m = module_of(path, base, pc);
     entry_t *e = m != NULL && pc > base ? find_entry(m, pc - base) : NULL;
-    if (e == NULL)
+    if (e == NULL || e->level == 0)
         return 0;
     *out = e->sym;
     return e->level;
+}
+
+int mt_symbol_cache_find_wrapper(const char *path, uintptr_t base, uintptr_t pc, unsigned level,
+                                 bool making)
+{
+    cached_module_t *m = module_of(path, base, pc);
+    entry_t *e = m != NULL && pc > base ? find_entry(m, pc - base) : NULL;
+    uint64_t bit = wrapper_bit(level, making);
+    if (e == NULL || bit == 0 || !(e->wrappers & bit))
+        return -1;
+    return (e->wrappers & bit << 1) != 0;
 }
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -482,6 +481,7 @@ void mt_symbol_cache_note(const char *path, uintptr_t base, uintptr_t pc, int le
     put_number(m, code ? sym->code_size : 0, 10);
     put_number(m, n, 10);
     put_field(m, sym->file);
+    put_field(m, sym->dir);
     put_field(m, sym->func);
     put_field(m, sym->symbol);
     for (unsigned k = 0; k < n; k++) {
@@ -492,6 +492,31 @@ void mt_symbol_cache_note(const char *path, uintptr_t base, uintptr_t pc, int le
     put(m, "\n", 1);
     if (m->overflow)
         m->pending_len = before; /* out of room: the line is not kept */
+}
+
+void mt_symbol_cache_note_wrapper(const char *path, uintptr_t base, uintptr_t pc, unsigned level,
+                                  bool making, bool answer)
+{
+    cached_module_t *m = module_of(path, base, pc);
+    uint64_t bit = wrapper_bit(level, making);
+    if (m == NULL || pc <= base || bit == 0)
+        return;
+    entry_t *e = find_entry(m, pc - base);
+    if (e == NULL && (e = add_entry(m, pc - base)) == NULL)
+        return;
+    if (e->wrappers & bit)
+        return; /* kept already */
+    e->wrappers |= bit | (answer ? bit << 1 : 0);
+    size_t before = m->pending_len;
+    m->overflow = false;
+    put(m, WRAPPER_VERSION, sizeof WRAPPER_VERSION - 1);
+    put_number(m, pc - base, 16);
+    put_number(m, level, 10);
+    put_number(m, making, 10);
+    put_number(m, answer, 10);
+    put(m, "\n", 1);
+    if (m->overflow)
+        m->pending_len = before;
 }
 
 /* Removes the cache's files nobody wrote to for PRUNE_AGE. */
@@ -546,26 +571,5 @@ void mt_symbol_cache_save(void)
     errno = saved;
 }
 #else
-int mt_symbol_cache_find(const char *path, uintptr_t base, uintptr_t pc, mt_symbol_t *out)
-{
-    (void)path;
-    (void)base;
-    (void)pc;
-    (void)out;
-    return 0;
-}
-
-void mt_symbol_cache_note(const char *path, uintptr_t base, uintptr_t pc, int level,
-                          const mt_symbol_t *sym)
-{
-    (void)path;
-    (void)base;
-    (void)pc;
-    (void)level;
-    (void)sym;
-}
-
-void mt_symbol_cache_save(void)
-{
-}
+typedef int mt_symbol_cache_unused_t; /* a translation unit holds a declaration */
 #endif

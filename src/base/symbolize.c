@@ -31,15 +31,7 @@
 #include "base/elf_symbols.h"
 #include "base/libdw.h"
 #include "base/symbol_cache.h"
-
-/* The C++ runtime's demangler, when the program has one (weak: C programs do not). A PE
- * image (Windows) cannot leave a weak symbol undefined: there is no demangler there. */
-#ifdef _WIN32
-#define __cxa_demangle NULL
-#else
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status)
-    __attribute__((weak));
-#endif
+#include "base/symbol_names.h"
 
 /* How far an address has been described: each step costs more than the one before, and
  * is taken only when something printed needs it. */
@@ -59,120 +51,9 @@ typedef struct cache_entry {
 
 static struct {
     pthread_mutex_t lock;
-#ifdef MT_HAVE_LIBDW
-    bool dw_tried;
-    Dwfl *dwfl; /* NULL when libdw could not be opened or started */
-    Dwfl_Callbacks callbacks;
-#endif
     cache_entry_t *cache;
     size_t cache_size, cache_used; /* cache_size is a power of two */
 } symbols = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-#ifdef MT_HAVE_LIBDW
-/* Reports the process's mapped objects to libdwfl (again: dlopen()ed ones appear). */
-static bool report_modules_locked(void)
-{
-    mt_dw.dwfl_report_begin_add(symbols.dwfl);
-    int rc = mt_dw.dwfl_linux_proc_report(symbols.dwfl, getpid());
-    return mt_dw.dwfl_report_end(symbols.dwfl, NULL, NULL) == 0 && rc == 0;
-}
-
-static void open_libdw_locked(void)
-{
-    symbols.dw_tried = true;
-    if (!mt_libdw_open())
-        return;
-    symbols.callbacks.find_elf = mt_dw.dwfl_linux_proc_find_elf;
-    /* Separate debug information by build id only (/usr/lib/debug/.build-id), never through
-     * debuginfod, which dwfl_standard_find_debuginfo tries last: its client starts libcurl,
-     * whose set-up runs OpenSSL's, and at exit a program's OpenSSL may be cleaned up already
-     * (that crashed the report, seen under ASan). A report at exit must not start a network
-     * client in someone else's process either. */
-    symbols.callbacks.find_debuginfo = mt_dw.dwfl_build_id_find_debuginfo;
-    symbols.dwfl = mt_dw.dwfl_begin(&symbols.callbacks);
-    if (symbols.dwfl != NULL)
-        (void)report_modules_locked();
-}
-#endif
-
-/* ---- strings --------------------------------------------------------------------------- */
-
-static const char *keep_string(const char *s, size_t n)
-{
-    char *copy = mt_mem_alloc(n + 1);
-    if (copy == NULL)
-        return NULL;
-    memcpy(copy, s, n);
-    copy[n] = '\0';
-    return copy;
-}
-
-/* The length of a demangled name without its parameter list and what follows it
- * ("Foo::bar(int) const" -> "Foo::bar"), as __func__ and the C names read: a report
- * names the same function the same way whichever compiler and debug format made it. */
-static size_t without_parameters(const char *name)
-{
-    size_t n = strlen(name);
-    const char *clone = strstr(name, " [clone ");
-    if (clone != NULL)
-        n = (size_t)(clone - name);
-    while (n > 0 && name[n - 1] != ')') /* " const", " &&", " volatile"... */
-        n--;
-    if (n == 0)
-        return strlen(name); /* no parameter list */
-    int depth = 0;
-    for (size_t i = n; i-- > 0;) {
-        if (name[i] == ')')
-            depth++;
-        else if (name[i] == '(' && --depth == 0)
-            return i > 0 ? i : strlen(name);
-    }
-    return strlen(name);
-}
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-static demangle_fn demangler;
-static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
-
-/* The program's C++ runtime, or when it has none loaded (a C++ program that only calls
- * malloc, linked --as-needed, keeps C++ names but not libstdc++), the system's, opened the
- * first time a C++ name is shown, as libdw is. */
-static void find_demangler(void)
-{
-    demangler = __cxa_demangle;
-    if (demangler != NULL)
-        return;
-    void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-    if (cxx != NULL)
-        demangler = (demangle_fn)dlsym(cxx, "__cxa_demangle");
-}
-
-/* A function name as people read it: demangled when it is a C++ name and a demangler is to
- * be had, without its parameters. */
-static const char *keep_function(const char *name)
-{
-    if (name == NULL)
-        return NULL;
-    if (name[0] == '_' && name[1] == 'Z')
-        pthread_once(&demangler_once, find_demangler);
-    if (name[0] == '_' && name[1] == 'Z' && demangler != NULL) {
-        int status = -1;
-        char *plain = demangler(name, NULL, NULL, &status);
-        if (plain != NULL) {
-            const char *kept = status == 0 ? keep_string(plain, without_parameters(plain)) : NULL;
-            mt_libc_free(plain); /* malloc'd by the runtime, so the C library's */
-            if (kept != NULL)
-                return kept;
-        }
-    }
-    return keep_string(name, strlen(name));
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash != NULL ? slash + 1 : path;
-}
 
 /* ---- resolving one address ------------------------------------------------------------- */
 
@@ -189,7 +70,27 @@ static const char *keep_source_path(Dwarf_Die *cu, const char *file)
         file += dn + 1;
     while (file[0] == '.' && file[1] == '/') /* clang's name for an #include "x.cpp" */
         file += 2;
-    return keep_string(file, strlen(file));
+    return mt_keep_string(file, strlen(file));
+}
+
+/* The unit's compilation directory, which its relative file names are relative to: kept
+ * once for all the units that share it (a program has few). NULL when not recorded. */
+static const char *comp_dir_locked(Dwarf_Die *cu)
+{
+    static const char *dirs[64];
+    static unsigned ndirs;
+    Dwarf_Attribute attr;
+    const char *dir =
+        mt_dw.dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL ? mt_dw.dwarf_formstring(&attr) : NULL;
+    if (dir == NULL || dir[0] != '/')
+        return NULL;
+    for (unsigned i = 0; i < ndirs; i++)
+        if (strcmp(dirs[i], dir) == 0)
+            return dirs[i];
+    const char *kept = mt_keep_string(dir, strlen(dir));
+    if (kept != NULL && ndirs < sizeof dirs / sizeof dirs[0])
+        dirs[ndirs++] = kept;
+    return kept;
 }
 
 /* File and line of addr, from the line table: the innermost inlined code's own line. */
@@ -204,20 +105,6 @@ static void dwarf_line_locked(Dwarf_Die *cu, Dwarf_Addr addr, mt_symbol_t *out)
         return;
     out->file = keep_source_path(cu, file);
     out->line = lineno;
-}
-
-/* The function a scope names: its linkage name when it has one (an inlined copy's come
- * from its abstract definition), else its name. Kept, demangled. */
-static const char *scope_function_locked(Dwarf_Die *scope)
-{
-    Dwarf_Attribute attr;
-    const char *name = NULL;
-    if (mt_dw.dwarf_attr_integrate(scope, DW_AT_linkage_name, &attr) != NULL ||
-        mt_dw.dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &attr) != NULL)
-        name = mt_dw.dwarf_formstring(&attr);
-    if (name == NULL)
-        name = mt_dw.dwarf_diename(scope);
-    return keep_function(name);
 }
 
 /* Where an inlined copy was inlined: the call's file and line (DW_AT_call_file indexes the
@@ -270,7 +157,7 @@ static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bi
     Dwarf_Die chain[MT_DWARF_DEEPEST];
     int depth = mt_dwarf_functions(cu, addr, chain, MT_DWARF_DEEPEST);
     if (depth > 0) {
-        out->func = scope_function_locked(&chain[0]);
+        out->func = mt_dw_scope_function_locked(&chain[0]);
         if (mt_dw.dwarf_tag(&chain[0]) == DW_TAG_inlined_subroutine)
             copy_span_locked(&chain[0], bias, out);
     }
@@ -280,7 +167,7 @@ static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bi
         /* the last kept is the real function, called from the outermost copy's call */
         int level = k == outer - 1 ? depth - 1 : k + 1;
         call_site_locked(cu, &chain[level - 1], &kept[k]);
-        kept[k].func = scope_function_locked(&chain[level]);
+        kept[k].func = mt_dw_scope_function_locked(&chain[level]);
     }
     if (kept != NULL) {
         out->inlined = kept;
@@ -288,18 +175,6 @@ static void dwarf_functions_locked(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Addr bi
     }
 }
 
-/* The module of addr in libdwfl's view of the process; NULL without libdw. */
-static Dwfl_Module *module_of_locked(Dwarf_Addr addr)
-{
-    if (!symbols.dw_tried)
-        open_libdw_locked();
-    if (symbols.dwfl == NULL)
-        return NULL;
-    Dwfl_Module *mod = mt_dw.dwfl_addrmodule(symbols.dwfl, addr);
-    if (mod == NULL && report_modules_locked()) /* loaded since we last looked? */
-        mod = mt_dw.dwfl_addrmodule(symbols.dwfl, addr);
-    return mod;
-}
 #endif
 
 /* The symbol around pc and its module: from the module's full symbol table when libdw reads
@@ -309,12 +184,13 @@ static void resolve_symbol_locked(uintptr_t pc, bool found, const Dl_info *where
     Dl_info info = *where;
     memset(out, 0, sizeof *out);
     if (found && info.dli_fname != NULL && info.dli_fname[0] != '\0')
-        out->module = keep_string(base_name(info.dli_fname), strlen(base_name(info.dli_fname)));
+        out->module =
+            mt_keep_string(mt_base_name(info.dli_fname), strlen(mt_base_name(info.dli_fname)));
     const char *symbol = NULL;
 #ifdef MT_HAVE_LIBDW
     /* pc is a return address: the call is the instruction before it. */
     Dwarf_Addr addr = (Dwarf_Addr)pc - 1;
-    Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
+    Dwfl_Module *mod = mt_opt.symbolize ? mt_dw_module_locked(addr) : NULL;
 
     /* The symbol around pc: from the full symbol table when libdw reads it (it knows
      * static functions), else from the dynamic one (dladdr). */
@@ -336,7 +212,7 @@ static void resolve_symbol_locked(uintptr_t pc, bool found, const Dl_info *where
             out->size = (size_t)entry->st_size;
 #endif
     }
-    out->symbol = keep_function(symbol);
+    out->symbol = mt_keep_function(symbol);
     if (out->symbol == NULL)
         out->offset = 0;
     if (out->symbol != NULL && out->size != 0) {
@@ -352,10 +228,11 @@ static void resolve_lines_locked(uintptr_t pc, mt_symbol_t *out)
 {
 #ifdef MT_HAVE_LIBDW
     Dwarf_Addr addr = (Dwarf_Addr)pc - 1, bias = 0;
-    Dwfl_Module *mod = mt_opt.symbolize ? module_of_locked(addr) : NULL;
+    Dwfl_Module *mod = mt_opt.symbolize ? mt_dw_module_locked(addr) : NULL;
     Dwarf_Die *cu = mod != NULL ? mt_dwarf_unit_at(mod, addr, &bias) : NULL;
     if (cu != NULL) {
         out->func = NULL;
+        out->dir = comp_dir_locked(cu);
         dwarf_line_locked(cu, addr - bias, out);
         dwarf_functions_locked(cu, addr - bias, bias, out);
         if (out->func == NULL)
@@ -454,13 +331,14 @@ static void describe_locked(cache_entry_t *e, known_t want, bool kept)
 
 /* ---- a stack of our own ------------------------------------------------------------------ */
 
-#if defined(MT_HAVE_LIBDW) && !defined(MT_SANITIZER_ALLOCATOR)
 /* Reading a line table with libdw takes about 150 KiB of stack, and the thread that asks may
  * have much less: job threads of 32-128 KiB are common, and an error found in one must be
- * told, not overflow it. So the lookup runs on a stack of the tracker's own, mapped at the
- * first lookup behind a guard page (pages never touched cost nothing), switched to with
+ * told, not overflow it. So every reading of the debug information (here, and what a
+ * function's code is, base/symbolize_code.c) runs on a stack of the tracker's own, mapped at
+ * the first lookup behind a guard page (pages never touched cost nothing), switched to with
  * swapcontext. symbols.lock serializes lookups, so one stack serves every thread. (Not in
  * sanitizer builds, whose run-time follows a thread's stack itself.) */
+#if defined(MT_HAVE_LIBDW) && !defined(MT_SANITIZER_ALLOCATOR)
 #include <ucontext.h>
 #define DEEP_STACK_SIZE (1024u * 1024u)
 #define DEEP_STACK_GUARD 4096u
@@ -469,23 +347,38 @@ static struct {
     unsigned char *stack; /* its guard page first: a stack grows down */
     bool failed;          /* it could not be had: look up on the caller's stack */
     ucontext_t caller, lookup;
-    cache_entry_t *e;
-    known_t want;
-    bool kept;
+    void (*fn)(void *);
+    void *arg;
 } deep;
 
-static void describe_on_deep_stack(void)
+/* The C library's swapcontext: where libmemtrack gives the process its own (api/stacks.c,
+ * which notes the stacks the program switches to), the tracker's switch to its own stack is
+ * not the program's, and a lower layer may not call up (as base/os_memory.h). */
+static int switch_context(ucontext_t *from, const ucontext_t *to)
 {
-    describe_locked(deep.e, deep.want, deep.kept); /* returns to deep.caller (uc_link) */
+#ifdef MT_STACKS_INTERPOSED
+    typedef int swapcontext_fn(ucontext_t *, const ucontext_t *);
+    static swapcontext_fn *libc_swapcontext;
+    if (libc_swapcontext == NULL) { /* (under symbols.lock) */
+        mt_busy++; /* dlsym may allocate: the busy flag sends that to the C library */
+        libc_swapcontext = (swapcontext_fn *)dlsym(RTLD_NEXT, "swapcontext");
+        mt_busy--;
+    }
+    if (libc_swapcontext == NULL)
+        return -1;
+    return libc_swapcontext(from, to);
+#else
+    return swapcontext(from, to);
+#endif
 }
 
-/* describe_locked, on the tracker's own stack when it has to read anything. */
-static void describe_deep_locked(cache_entry_t *e, known_t want, bool kept)
+static void run_on_deep_stack(void)
 {
-    if (e->known >= want) {
-        describe_locked(e, want, kept);
-        return;
-    }
+    deep.fn(deep.arg); /* returns to deep.caller (uc_link) */
+}
+
+void mt_symbols_run_deep_locked(void (*fn)(void *), void *arg)
+{
     if (deep.stack == NULL && !deep.failed) {
         deep.stack = mt_pages_alloc(DEEP_STACK_GUARD + DEEP_STACK_SIZE);
         deep.failed = deep.stack == NULL;
@@ -493,22 +386,46 @@ static void describe_deep_locked(cache_entry_t *e, known_t want, bool kept)
             mt_pages_protect_none(deep.stack, DEEP_STACK_GUARD);
     }
     if (deep.failed || getcontext(&deep.lookup) != 0) {
-        describe_locked(e, want, kept);
+        fn(arg);
         return;
     }
     deep.lookup.uc_stack.ss_sp = deep.stack + DEEP_STACK_GUARD;
     deep.lookup.uc_stack.ss_size = DEEP_STACK_SIZE;
     deep.lookup.uc_link = &deep.caller;
-    makecontext(&deep.lookup, describe_on_deep_stack, 0);
-    deep.e = e;
-    deep.want = want;
-    deep.kept = kept;
-    if (swapcontext(&deep.caller, &deep.lookup) != 0)
-        describe_locked(e, want, kept);
+    makecontext(&deep.lookup, run_on_deep_stack, 0);
+    deep.fn = fn;
+    deep.arg = arg;
+    if (switch_context(&deep.caller, &deep.lookup) != 0)
+        fn(arg);
 }
 #else
-#define describe_deep_locked describe_locked
+void mt_symbols_run_deep_locked(void (*fn)(void *), void *arg)
+{
+    fn(arg);
+}
 #endif
+
+typedef struct describe_call {
+    cache_entry_t *e;
+    known_t want;
+    bool kept;
+} describe_call_t;
+
+static void describe_call(void *arg)
+{
+    describe_call_t *c = arg;
+    describe_locked(c->e, c->want, c->kept);
+}
+
+/* describe_locked, on the tracker's own stack when it has to read anything. */
+static void describe_deep_locked(cache_entry_t *e, known_t want, bool kept)
+{
+    describe_call_t c = {e, want, kept};
+    if (e->known >= want)
+        describe_locked(e, want, kept);
+    else
+        mt_symbols_run_deep_locked(describe_call, &c);
+}
 
 /* Describes pc as far as want, from the cache when it has as much: an address first named
  * by its module or its symbol alone is taken further. With option symbolize=0, the symbol
@@ -563,6 +480,46 @@ bool mt_symbol_module(void *pc, mt_module_t *out)
     pthread_mutex_unlock(&symbols.lock);
     mt_busy--;
     return found;
+}
+
+/* The module of pc as the cache of symbols knows it (dladdr's, remembered); false when pc is
+ * in none, or options symbolize and symbol_cache keep nothing. */
+static bool kept_module_locked(void *pc, const char **path, uintptr_t *base)
+{
+    cache_entry_t *e = mt_opt.symbolize ? cache_entry_locked((uintptr_t)pc) : NULL;
+    if (e == NULL || !e->in_module)
+        return false;
+    *path = e->where.dli_fname;
+    *base = (uintptr_t)e->where.dli_fbase;
+    return true;
+}
+
+int mt_symbols_wrapper_kept(void *pc, unsigned level, bool making)
+{
+    const char *path;
+    uintptr_t base;
+    int answer = -1;
+    mt_options_init();
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    if (kept_module_locked(pc, &path, &base))
+        answer = mt_symbol_cache_find_wrapper(path, base, (uintptr_t)pc, level, making);
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
+    return answer;
+}
+
+void mt_symbols_keep_wrapper(void *pc, unsigned level, bool making, bool answer)
+{
+    const char *path;
+    uintptr_t base;
+    mt_options_init();
+    mt_busy++;
+    pthread_mutex_lock(&symbols.lock);
+    if (kept_module_locked(pc, &path, &base))
+        mt_symbol_cache_note_wrapper(path, base, (uintptr_t)pc, level, making, answer);
+    pthread_mutex_unlock(&symbols.lock);
+    mt_busy--;
 }
 
 void mt_symbols_save(void)

@@ -36,6 +36,7 @@ typedef struct mt_inline {
 typedef struct mt_symbol {
     const char *file; /* relative to its compilation directory when inside it; NULL when
                          there is no line information (no -g, no libdw) */
+    const char *dir;  /* that compilation directory (the unit's DW_AT_comp_dir), or NULL */
     int line;
     const char *func;   /* the function at file:line (an inlined one when the code was
                            inlined), else the symbol; NULL when unknown */
@@ -74,13 +75,47 @@ typedef struct mt_module {
     uintptr_t base;
 } mt_module_t;
 bool mt_symbol_module(void *pc, mt_module_t *out);
+/* The allocation-wrapper rule's answer (records/wrapper.c) for function number level of
+ * return address pc, kept by an earlier process in the symbol cache: 0 or 1, -1 when none
+ * is; and the answer found, kept for the next process (which then reads no debug
+ * information to judge it). making: for a place that makes a block, else one that releases. */
+int mt_symbols_wrapper_kept(void *pc, unsigned level, bool making);
+void mt_symbols_keep_wrapper(void *pc, unsigned level, bool making, bool answer);
 /* Keeps what this process symbolized for the next one (option symbol_cache): after a
  * report. */
 void mt_symbols_save(void);
 /* mt_symbolize for the crash handler: what an earlier lookup found for pc, if any; nothing
  * is read, opened or waited for (the lock is only tried). */
 bool mt_symbolize_cached(void *pc, mt_symbol_t *out);
+/* What a function's code is, for the allocation-wrapper rule (records/wrapper.c). */
+typedef enum {
+    MT_RETURNS_UNKNOWN, /* no type information */
+    MT_RETURNS_POINTER, /* a pointer (or a C++ reference) */
+    MT_RETURNS_OTHER    /* anything else, void included */
+} mt_returns_t;
+typedef struct mt_function_code {
+    const char *func;     /* its name, as mt_symbol_t's func */
+    uintptr_t start;      /* the range of its code that holds the address asked about */
+    size_t size;          /* (0 when not known) */
+    size_t bytes;         /* all its code: a function split into a hot and a cold part, both */
+    mt_returns_t returns; /* what it returns, from its type */
+    bool takes_pointer;   /* one of its parameters is a pointer (what a release wrapper frees) */
+    bool inlined;         /* an inlined copy, whose code is that copy's */
+} mt_function_code_t;
+
+/* The function number `level` of return address pc (0 the innermost, as mt_symbol_t numbers
+ * them: the functions of `inlined` follow); true when the debug information describes it.
+ * Not cached: its caller keeps what it needs. Not async-signal-safe. */
+bool mt_symbolize_function(void *pc, unsigned level, mt_function_code_t *out);
+/* The function named func (as __func__ names it) whose code holds source line file:line,
+ * in the module that holds address in_module; true when found. For a function whose frame
+ * is not on the stack (it jumped to the allocation: a tail call). */
+bool mt_symbolize_source(const char *file, int line, const char *func, const void *in_module,
+                         mt_function_code_t *out);
 void mt_symbols_lock_all(void);
 void mt_symbols_unlock_all(void);
+/* Calls fn(arg) on the symbolizer's own deep stack (libdw needs far more than a small
+ * thread has), or on the caller's where there is none; the symbols' lock held. */
+void mt_symbols_run_deep_locked(void (*fn)(void *), void *arg);
 
 #endif /* MT_SYMBOLIZE_H */

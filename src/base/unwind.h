@@ -6,6 +6,11 @@
 #include "base/platform.h"
 
 #define MT_STACK_MAX 64u /* the deepest stack option stack may ask for */
+/* Return addresses a walk takes beyond option stack: room for the frames of allocation
+ * wrappers, which the reports see through (records/wrapper.c), so that option stack counts
+ * the program's own frames after them. */
+#define MT_WALK_ROOM 8u
+#define MT_WALK_MAX (MT_STACK_MAX + MT_WALK_ROOM)
 
 /* A stack's hash, one step a return address from MT_STACK_HASH_SEED, innermost first:
  * mt_unwind computes it as it walks, so that records/stack.c need not read the frames
@@ -83,7 +88,7 @@ static inline unsigned mt_walk_records(uintptr_t fp, uintptr_t last, void **out,
 }
 
 /* For a caller whose `out` is its own local array (so on the stack now in use), whose max
- * is at most MT_STACK_MAX, and which has found mt_busy 0 (so it is not the crash report,
+ * is at most MT_WALK_MAX, and which has found mt_busy 0 (so it is not the crash report,
  * which runs busy: api/crash.c): true when mt_unwind would walk the frame records from `frame`
  * (this thread's bounds known, `out` within them, unwind=fast), with in *last the highest
  * address a record may start at; the caller then walks inline (mt_walk_records), with the

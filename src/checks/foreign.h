@@ -3,10 +3,9 @@
 #ifndef MT_FOREIGN_H
 #define MT_FOREIGN_H
 
+#include "base/probe.h" /* mt_probe_read */
 #include "errors/error.h"
 
-/* Copies n bytes at addr into out through the kernel: never faults. False if unreadable. */
-bool mt_probe_read(uintptr_t addr, void *out, size_t n);
 /* True when ptr is plausibly the start of a block the C library made and still lends out,
  * so handing it to the C library's free or realloc cannot crash. Otherwise *why says what
  * it is as far as the cheap checks tell (WILD, NOT_HEAP, RELEASED). */

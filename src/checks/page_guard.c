@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "base/options.h"
+#include "base/os_memory.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
 #include "checks/page_guard_access.h"
@@ -259,7 +260,7 @@ static bool reserve_locked(void)
         k->capacity = (uint32_t)(cap == 0 ? 1 : cap > (1u << 20) ? (1u << 20) : cap);
         total += k->capacity * k->stride + page;
     }
-    void *region = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *region = mt_os_map(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
     if (region == MAP_FAILED) {
         warn_once("the address space for them could not be reserved");
         return false;
@@ -311,13 +312,13 @@ static unsigned char *slot_data(const pg_class_t *k, uint32_t slot)
  * that hold no memory changes no entry. */
 static bool open_pages(void *at, size_t len)
 {
-    return mprotect(at, len, PROT_READ | PROT_WRITE) == 0;
+    return mt_os_protect(at, len, PROT_READ | PROT_WRITE) == 0;
 }
 
 static void close_pages(void *at, size_t len)
 {
     (void)madvise(at, len, MADV_DONTNEED); /* zero when opened again */
-    (void)mprotect(at, len, PROT_NONE);
+    (void)mt_os_protect(at, len, PROT_NONE);
 }
 
 /* ---- blocks -------------------------------------------------------------------------------- */

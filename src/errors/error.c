@@ -300,10 +300,7 @@ void mt_error_init(mt_error_t *e, mt_error_kind_t kind, const mt_block_t *b, uin
 {
     memset(e, 0, sizeof *e);
     e->kind = kind;
-    /* Found by a free or realloc running now: the stack of that call (records/stack.h). */
-    e->found_site = found_site;
-    if (found_site != MT_SITE_NONE && mt_site_get(found_site)->stack == MT_STACK_NONE)
-        e->found_site = mt_site_with_stack(found_site, mt_stack_of_operation());
+    e->found_site = found_site; /* a release's site has the stack of its call */
     if (b != NULL)
         mt_error_from_block(e, b);
 }

@@ -7,6 +7,7 @@
 #include "base/platform.h"
 #include "errors/words.h"
 #include "report/model.h"
+#include "records/place.h" /* mt_wrapper_note_fn */
 #include "records/table.h"
 
 typedef struct mt_error {
@@ -45,10 +46,12 @@ void mt_buf_found_by_site(mt_buf_t *b, uint32_t site);
 /* Writes "file:line in func()" or "0x... in func (module)". */
 void mt_buf_site(mt_buf_t *b, uint32_t id);
 
-/* The error as the report model has it (places resolved, their stacks in frames[0..max)):
- * what the live message and every report are worded from. Returns the frames used. */
+/* The error as the report model has it (places resolved and seen through allocation
+ * wrappers, each wrapper told to note when not NULL: records/place.h; their stacks in
+ * frames[0..max)): what the live message and every report are worded from. Returns the
+ * frames used. */
 size_t mt_error_to_model(const mt_error_t *e, mt_report_error_t *out, mt_frame_t *frames,
-                         size_t max);
+                         size_t max, mt_wrapper_note_fn note, void *ctx);
 /* Records and prints (within the message cap) one error; with abort_on_error, aborts. */
 void mt_error_report(const mt_error_t *e);
 /* Reports a double free of the block whose record (quarantined, gone back or page-guarded)

@@ -30,7 +30,7 @@ void mt_buf_site(mt_buf_t *b, uint32_t id)
 }
 
 size_t mt_error_to_model(const mt_error_t *e, mt_report_error_t *out, mt_frame_t *frames,
-                         size_t max)
+                         size_t max, mt_wrapper_note_fn note, void *ctx)
 {
     memset(out, 0, sizeof *out);
     out->kind = mt_error_names[e->kind];
@@ -42,11 +42,15 @@ size_t mt_error_to_model(const mt_error_t *e, mt_report_error_t *out, mt_frame_t
     (void)mt_place_of(e->alloc_site, &out->alloc);
     (void)mt_place_of(e->free_site, &out->freed); /* kind NULL when there is none */
     (void)mt_place_of(e->found_site, &out->found);
+    /* The line of the allocation itself, before wrappers are seen through: page guards
+     * are chosen by it (page_guard_site). */
+    out->made_file = out->alloc.file;
+    out->made_line = out->alloc.line;
     /* The stacks share frames: each place gets a third at most. */
     size_t used = 0, each = max / 3;
-    used += mt_place_stack(e->alloc_site, &out->alloc, frames + used, each);
-    used += mt_place_stack(e->free_site, &out->freed, frames + used, each);
-    used += mt_place_stack(e->found_site, &out->found, frames + used, each);
+    used += mt_place_stack(e->alloc_site, &out->alloc, frames + used, each, note, ctx);
+    used += mt_place_stack(e->free_site, &out->freed, frames + used, each, note, ctx);
+    used += mt_place_stack(e->found_site, &out->found, frames + used, each, note, ctx);
     out->changed = e->changed;
     out->spans = e->spans;
     out->extent = e->extent;
@@ -275,14 +279,14 @@ static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
  * access itself, which the guard check cannot see. */
 static void print_rerun_hint(mt_buf_t *b, const mt_report_error_t *e)
 {
-    if (!MT_HAVE_PAGE_GUARDS || e->alloc.file == NULL ||
+    if (!MT_HAVE_PAGE_GUARDS || e->made_file == NULL ||
         mt_kind_owned((mt_kind_t)kind_of(&e->alloc)))
         return; /* (pools, arenas and registrars lay out their own memory) */
     mt_buf_line(b);
     mt_buf_str(b, "  rerun with MEMTRACK_OPTIONS=page_guard_site=");
-    mt_buf_text(b, e->alloc.file);
+    mt_buf_text(b, e->made_file);
     mt_buf_char(b, ':');
-    mt_buf_u64(b, (uint64_t)(e->alloc.line < 0 ? 0 : e->alloc.line));
+    mt_buf_u64(b, (uint64_t)(e->made_line < 0 ? 0 : e->made_line));
     if (e->kind_id == MT_ERROR_UNDERRUN)
         mt_buf_str(b, ",page_guard_side=start to name the line that writes before its start\n");
     else
@@ -632,6 +636,7 @@ void mt_buf_error_message(mt_buf_t *b, const mt_error_t *raw)
      * the reports, but no return address goes unshown for them (place.c). */
     mt_frame_t frames[3 * (MESSAGE_FRAMES + MT_INLINE_MAX)];
     size_t depth = mt_opt.stack < MESSAGE_FRAMES ? mt_opt.stack : MESSAGE_FRAMES;
-    (void)mt_error_to_model(raw, &e, frames, depth == 0 ? 0 : 3 * (depth + MT_INLINE_MAX));
+    (void)mt_error_to_model(raw, &e, frames, depth == 0 ? 0 : 3 * (depth + MT_INLINE_MAX), NULL,
+                            NULL);
     print_error(b, &e);
 }

@@ -21,10 +21,12 @@
 
 #include "base/options.h"
 #include "base/runtime.h"
+#include "base/unwind.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
 #include "records/stack.h"
+#include "records/wrapper.h"
 
 /* Directories the system's own libraries live in. A library the user built and loads
  * from elsewhere is the user's code, and so is the program, wherever it is installed. */
@@ -204,6 +206,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
                     : mt_symbolize(s->pc, &sym))) { /* libdw: not async-signal-safe */
             if (sym.file != NULL && !system) {
                 out->file = sym.file;
+                out->dir = sym.dir;
                 out->line = sym.line;
                 out->func = sym.func;
                 out->offset = 0;
@@ -318,70 +321,43 @@ static caller_at_t first_caller(const mt_site_t *s, void *const *pcs, unsigned n
     return (caller_at_t){0, 0};
 }
 
-/* True when return address pc stands for more functions than `level` (its code inlined). */
-static bool has_level(void *pc, unsigned level)
-{
-    mt_symbol_t sym;
-    level_t levels[1 + MT_INLINE_MAX];
-    return level == 0 || level < frame_levels(pc, pc_is_system(pc), &sym, levels);
-}
+/* A frame's origin: return address pcs[pc]'s function number level (levels_of). */
+typedef struct origin {
+    unsigned char pc, level;
+    bool system; /* in a system library */
+} origin_t;
+_Static_assert(MT_WALK_MAX <= 255 && MT_INLINE_MAX < 255, "an origin fits two bytes");
 
-void *mt_place_function_pc(uint32_t id)
+/* Resolves pcs[at.pc..end) into frames[0..max), the place's own function (at) left out, each
+ * with its origin, and stops after main; returns how many, and in *shown how many come
+ * before the system's frames below the program's last (end: shown_frames_end, so those are
+ * never symbolized). *inlined: the place's code is inlined into frames[0]. */
+static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n, unsigned end,
+                             mt_frame_t *frames, origin_t *origins, size_t max, size_t *shown,
+                             bool *inlined)
 {
-    const mt_site_t *s = mt_site_get(id);
-    void *const *pcs;
-    unsigned n = mt_stack_get(s->stack, &pcs);
-    if (s->file == NULL)
-        return s->pc;
-    caller_at_t at = first_caller(s, pcs, n, shown_frames_end(pcs, n));
-    if (at.level > 0)
-        return pcs[at.pc]; /* the site's function is one of this address's */
-    return at.pc > 0 ? pcs[at.pc - 1] : NULL;
-}
-
-void *mt_place_caller_pc(uint32_t id)
-{
-    const mt_site_t *s = mt_site_get(id);
-    void *const *pcs;
-    unsigned n = mt_stack_get(s->stack, &pcs);
-    caller_at_t at = first_caller(s, pcs, n, shown_frames_end(pcs, n));
-    if (at.pc < n && !has_level(pcs[at.pc], at.level))
-        at.pc++; /* the site's function was that address's last: the caller is the next */
-    return at.pc < n ? pcs[at.pc] : NULL;
-}
-
-size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max)
-{
-    const mt_site_t *s = mt_site_get(id);
-    void *const *pcs;
-    unsigned n = mt_stack_get(s->stack, &pcs);
-    out->stack.frames = frames;
-    out->stack.nframes = 0;
-    out->inlined = false;
-    if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
-        return 0;
-    unsigned end = shown_frames_end(pcs, n);
-    caller_at_t at = first_caller(s, pcs, n, end);
-    size_t count = 0, shown = 0;
+    size_t count = 0;
+    *shown = 0;
+    *inlined = false;
     for (unsigned i = at.pc; i < end && count < max; i++) {
         mt_module_t m;
         mt_symbol_t sym;
         level_t levels[1 + MT_INLINE_MAX];
         /* The fast unwinder may read a word that is not a return address where a
          * function kept no frame pointer: the stack ends at the first that lies in no
-         * module's code. (The place's own address, when the stack starts inside it, is
-         * only skipped.) */
-        bool system = false;
-        unsigned nl = 0;
-        if (mt_symbol_module(pcs[i], &m)) {
-            system = module_is_system(&m);
-            nl = frame_levels(pcs[i], system, &sym, levels);
-        }
-        if (nl == 0) {
+         * module (a stack new to the process ends before it anyway: base/code_map.c).
+         * (The place's own address, when the stack starts inside it, is only skipped.) An
+         * address no symbol covers (the signal trampoline a handler returns to) is left
+         * out: what comes after it is the interrupted code. */
+        if (!mt_symbol_module(pcs[i], &m)) {
             if (i == at.pc && at.level > 0)
                 continue;
             break;
         }
+        bool system = module_is_system(&m);
+        unsigned nl = frame_levels(pcs[i], system, &sym, levels);
+        if (nl == 0)
+            continue;
         unsigned from = i == at.pc ? at.level : 0;
         if (from >= nl)
             continue; /* the site's function was this address's last */
@@ -392,15 +368,17 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
         if (nl - 1 - from > extra)
             from = nl - 1 - (unsigned)extra;
         if (i == at.pc && at.level > 0)
-            out->inlined = true; /* the place's code is inlined into the first frame */
+            *inlined = true; /* the place's code is inlined into the first frame */
         for (unsigned l = from; l < nl && count < max; l++) {
-            mt_frame_t *f = &frames[count++];
+            mt_frame_t *f = &frames[count];
+            origins[count++] = (origin_t){(unsigned char)i, (unsigned char)l, system};
             memset(f, 0, sizeof *f);
             f->pc = (uint64_t)(uintptr_t)pcs[i];
             if (m.path != NULL && m.path[0] != '\0' && m.base != program_base_address())
                 f->module = m.path;
             if (sym.file != NULL && !system) {
                 f->file = levels[l].file;
+                f->dir = sym.dir;
                 f->line = levels[l].line;
                 f->func = levels[l].func;
             } else {
@@ -409,16 +387,186 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
             }
             f->inlined = l + 1 < nl;
             if (!system)
-                shown = count; /* the system's frames below the program's last are left out */
+                *shown = count; /* the system's frames below the program's last are left out */
         }
         const mt_frame_t *last = &frames[count - 1];
         if (!system && last->func != NULL && strcmp(last->func, "main") == 0)
             break; /* what called main (the C library's start-up) is nobody's concern */
     }
-    out->stack.nframes = shown;
-    if (shown == 0)
+    return count;
+}
+
+/* The place becomes frame f. A frame names no module in the program (a place known by its
+ * address names the program's): a place moving within the program keeps it. */
+static bool in_program_code(uint64_t pc)
+{
+    mt_place_prepare();
+    return pc >= program_code_start && pc < program_code_end;
+}
+
+static void place_at_frame(mt_place_t *p, const mt_frame_t *f)
+{
+    if (f->module != NULL || !in_program_code(p->pc) || !in_program_code(f->pc))
+        p->module = f->module;
+    p->file = f->file;
+    p->dir = f->dir;
+    p->line = f->line;
+    p->func = f->func;
+    p->pc = f->pc;
+    p->offset = f->offset;
+    p->inlined = f->inlined;
+}
+
+/* The place's own function: where its site is in the stack (at), or, for a site whose
+ * function is not there, its source line (a tail call: the function jumped to the
+ * allocation). */
+static mt_function_ref_t place_function(const mt_site_t *s, const mt_place_t *p, caller_at_t at,
+                                        void *const *pcs)
+{
+    mt_function_ref_t fn = {p->func, p->file, (int)p->line, NULL, 0, NULL};
+    if (s->file == NULL) {
+        fn.pc = s->pc;
+    } else if (at.level > 0) {
+        fn.pc = pcs[at.pc];
+        fn.level = at.level - 1;
+    } else {
+#ifndef MT_BARE_METAL
+        fn.module_hint = s->func_key; /* __func__ lies in the function's own module */
+#endif
+    }
+    return fn;
+}
+
+/* Two functions that print alike (and that one's code was inlined into the other: GCC's
+ * partial inlining splits a function in two, its head inlined into its callers and its body
+ * out of line, and its debug information names it for both, which reads as a call to
+ * itself). */
+static bool same_function(const char *a, const char *b, const char *file_a, const char *file_b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0 &&
+           (file_a == file_b || (file_a != NULL && file_b != NULL && strcmp(file_a, file_b) == 0));
+}
+
+/* Drops from frames[0..count) each frame that names the function before it when either was
+ * inlined (the place itself too, against frames[0]): the innermost line stays. Returns the
+ * new count. */
+static size_t collapse_inlined(mt_place_t *p, mt_frame_t *frames, origin_t *origins, size_t count)
+{
+    size_t from = 0;
+    if (count > 0 && (p->inlined || frames[0].inlined) &&
+        same_function(p->func, frames[0].func, p->file, frames[0].file)) {
+        p->inlined = frames[0].inlined;
+        from = 1;
+    }
+    size_t kept = 0;
+    for (size_t i = from; i < count; i++) {
+        mt_frame_t *last = kept > 0 ? &frames[kept - 1] : NULL;
+        if (last != NULL && (last->inlined || frames[i].inlined) &&
+            same_function(last->func, frames[i].func, last->file, frames[i].file)) {
+            last->inlined = frames[i].inlined;
+            continue;
+        }
+        origins[kept] = origins[i];
+        frames[kept++] = frames[i];
+    }
+    return kept;
+}
+
+/* The frames of the first `depth` return addresses of frames[0..count) (with the functions
+ * inlined into them): what option stack asks for after the wrappers. */
+static size_t first_calls(const mt_frame_t *frames, size_t count, size_t depth)
+{
+    size_t calls = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!frames[i].inlined && ++calls == depth)
+            return i + 1;
+    }
+    return count;
+}
+
+size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t max,
+                      mt_wrapper_note_fn note, void *ctx)
+{
+    const mt_site_t *s = mt_site_get(id);
+    void *const *pcs;
+    unsigned n = mt_stack_get(s->stack, &pcs);
+    out->stack.frames = frames;
+    out->stack.nframes = 0;
+    out->inlined = false;
+    if (n == 0 || max == 0 || mt_in_crash) /* the crash report calls no loader function */
+        return 0;
+    if (max > MT_STACK_ROOM(MT_WALK_MAX))
+        max = MT_STACK_ROOM(MT_WALK_MAX);
+    if (n > MT_WALK_MAX)
+        n = MT_WALK_MAX;
+    origin_t origins[MT_STACK_ROOM(MT_WALK_MAX)];
+    unsigned end = shown_frames_end(pcs, n);
+    caller_at_t at = first_caller(s, pcs, n, end);
+    mt_symbol_t sym;
+    if (out->dir == NULL && s->file != NULL && at.level > 0 && !pc_is_system(pcs[at.pc]) &&
+        mt_symbolize(pcs[at.pc], &sym))
+        out->dir = sym.dir; /* the macro's __FILE__ is relative to its unit's directory */
+    size_t shown;
+    size_t count = resolve_frames(at, pcs, n, end, frames, origins, max, &shown, &out->inlined);
+    shown = collapse_inlined(out, frames, origins, shown);
+
+    /* The place made inside an allocation wrapper is shown at the wrapper's caller, and at
+     * that one's caller while it is a wrapper too, or a system library's code (a library the
+     * program gave its allocator to: the program's own line that called it is the one to
+     * fix; within `shown`, the last frame is the program's). */
+    size_t first = 0;
+    mt_function_ref_t fn = place_function(s, out, at, pcs);
+    while (first < shown) {
+        mt_through_t why = first > 0 && origins[first - 1].system
+                               ? MT_THROUGH_SYSTEM
+                               : mt_wrapper_through(&fn, s->kind);
+        if (why == MT_THROUGH_NONE)
+            break;
+        if (note != NULL)
+            note(ctx, out, why);
+        const mt_frame_t *f = &frames[first];
+        place_at_frame(out, f);
+        fn = (mt_function_ref_t){
+            f->func, f->file, (int)f->line, pcs[origins[first].pc], origins[first].level, NULL};
+        first++;
+    }
+    size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
+    out->stack.frames = frames + first;
+    size_t kept = first_calls(frames + first, shown - first, depth);
+    out->stack.nframes = kept < MT_STACK_ROOM(depth) ? kept : MT_STACK_ROOM(depth);
+    if (out->stack.nframes == 0)
         out->inlined = false;
-    return shown;
+    return count > shown ? count : shown;
+}
+
+bool mt_place_stacks_stop_short(unsigned depth)
+{
+    /* A whole stack reaches the C library's start of the program or of a thread (or fills
+     * the walk's depth): where is the C library? */
+    mt_module_t libc;
+    if (!mt_symbol_module((void *)(uintptr_t)&abort, &libc) || libc.base == program_base_address())
+        return false; /* (a static program: no module tells the C library's code) */
+    uint32_t count = mt_site_count();
+    unsigned whole = 0, cut = 0;
+    for (uint32_t id = 1; id < count; id++) {
+        const mt_site_t *s = mt_site_get(id);
+        void *const *pcs;
+        mt_module_t m;
+        unsigned n = mt_stack_get(s->stack, &pcs);
+        /* The program's sites only: the system's code is built without frame pointers */
+        if (n == 0 || (s->file == NULL && (!mt_symbol_module(s->pc, &m) || module_is_system(&m))))
+            continue;
+        /* (the C library's start is the last return address, or, where it keeps frame
+         * records, the C library is passed on the way to the program's _start) */
+        bool reached = n >= depth;
+        for (unsigned k = n; k-- > 1 && !reached;)
+            reached = mt_symbol_module(pcs[k], &m) && m.base == libc.base;
+        if (reached)
+            whole++;
+        else
+            cut++;
+    }
+    return cut > whole;
 }
 
 bool mt_place_stack_in_program(uint32_t id)

@@ -356,25 +356,6 @@ uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner)
     return mt_site_pc_stacked(pc, kind, owner, 0);
 }
 
-uint32_t mt_site_with_stack(uint32_t id, uint32_t stack)
-{
-    const mt_site_t *s = mt_site_get(id);
-    if (id == MT_SITE_NONE || stack == 0 || s->stack == stack)
-        return id;
-    /* Keyed on the site's own copies of its strings: the same site always finds the same
-     * derived one, whose place is the site's. */
-    site_key_t k;
-    memset(&k, 0, sizeof k);
-    k.file = s->file;
-    k.func = s->func;
-    k.owner = s->owner;
-    k.pc = s->file != NULL ? NULL : s->pc;
-    k.line = s->line;
-    k.kind = key_kind(k.pc, s->kind);
-    k.stack = stack;
-    return site_lookup_based(&k, s->base);
-}
-
 uint32_t mt_site_place(uint32_t id)
 {
     return id != MT_SITE_NONE ? mt_site_get(id)->base : MT_SITE_NONE;

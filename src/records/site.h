@@ -38,8 +38,6 @@ uint32_t mt_site_pc_owner(void *pc, mt_kind_t kind, const char *owner);
 uint32_t mt_site_stacked(const char *file, int line, const char *func, mt_kind_t kind,
                          const char *owner, uint32_t stack);
 uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_t stack);
-/* Site id with the given stack instead of its own (id itself when stack is 0). */
-uint32_t mt_site_with_stack(uint32_t id, uint32_t stack);
 /* The site of id's place without its stack: what message caps count by. */
 uint32_t mt_site_place(uint32_t id);
 const mt_site_t *mt_site_get(uint32_t id);

@@ -18,8 +18,6 @@
 #include "records/site.h"
 #include "records/stack.h"
 
-MT_TLS void *mt_op_frame, *mt_op_caller;
-
 /* 1024 stacks a chunk, 16 million stacks; on bare metal 64 a chunk, 16384 stacks (where
  * no unwinder works: base/unwind.c, none at all). */
 #define CHUNK_BITS MT_SMALL(10, 6)
@@ -280,15 +278,16 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n)
     return n != 0 ? intern_hashed(hash_of(pcs, n), pcs, n) : MT_STACK_NONE;
 }
 
-/* The frames option stack asks for, at most MT_STACK_MAX. */
+/* The return addresses a walk takes: option stack's, at most MT_STACK_MAX, and room for the
+ * allocation wrappers the reports see through (base/unwind.h); none for stack=0. */
 static unsigned depth_wanted(void)
 {
     size_t depth = mt_opt.stack;
-    return depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX;
+    return depth == 0 ? 0 : (depth < MT_STACK_MAX ? (unsigned)depth : MT_STACK_MAX) + MT_WALK_ROOM;
 }
 
 /* The inline walk's test of option stack: deeper than it takes goes to the walk out of line,
- * which answers the same. (Option stack 0 walks inline: no frames, so no stack.) */
+ * which answers the same. */
 #define DEPTH_INLINE(depth) ((size_t)(depth) <= MT_STACK_MAX)
 
 /* What mt_stack_found_here answers when this thread's cache has no entry for the stack (no
@@ -335,15 +334,16 @@ mt_stack_found_t mt_stack_found_here(void *frame, void *caller)
 
 mt_stack_found_t mt_stack_found_idle(void *frame, void *caller)
 {
-    void *pcs[MT_STACK_MAX];
-    /* No test for option stack 0 (mt_site_here makes none): its walk is empty. */
+    void *pcs[MT_WALK_MAX];
+    /* Option stack is not 0 here (mt_site_here and mt_stack_here make no walk for it). */
     size_t depth = mt_opt.stack;
     uintptr_t last;
     if (MT_UNLIKELY(!DEPTH_INLINE(depth) ||
                     !mt_unwind_walkable(frame, pcs, mt_opt.unwind[0] == 'e', &last)))
         return found_unwound(frame, caller, pcs);
     uint64_t h;
-    void **walked = mt_walk_records_end((uintptr_t)frame, last, pcs, (unsigned)depth, &h);
+    void **walked =
+        mt_walk_records_end((uintptr_t)frame, last, pcs, (unsigned)depth + MT_WALK_ROOM, &h);
     /* No test for an empty walk: no cached stack is empty (cached), so it misses. */
     uint64_t hash = hash_done(h);
     cache_entry_t *e = cached(hash, pcs, walked);
@@ -360,6 +360,27 @@ uint32_t mt_stack_here(void *frame, void *caller)
     return mt_stack_found_here(frame, caller).stack;
 }
 
+uint32_t mt_stack_here_in_shard(void *frame, void *caller)
+{
+    /* The shard's lock is the one this thread counts: more, or mt_busy, is a nested call. */
+    if (mt_opt.stack == 0 || MT_UNLIKELY(mt_busy != 0 || mt_locks_held > 1))
+        return MT_STACK_NONE;
+    return mt_stack_found_idle(frame, caller).stack;
+}
+
+uint32_t mt_stack_skipping(unsigned skip)
+{
+    void *pcs[MT_WALK_MAX];
+    uint64_t h;
+    unsigned depth = depth_wanted();
+    if (depth == 0 || MT_UNLIKELY(mt_busy))
+        return MT_STACK_NONE;
+    /* (the walk's first return address is into the caller itself) */
+    unsigned n = mt_unwind(__builtin_frame_address(0), __builtin_return_address(0), pcs,
+                           depth + skip + 1, &h);
+    return n > skip + 1 ? mt_stack_intern(pcs + skip + 1, n - skip - 1) : MT_STACK_NONE;
+}
+
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
                        mt_kind_t kind)
 {
@@ -367,11 +388,6 @@ uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const
     if (found.site != &no_site_kept && id != MT_SITE_NONE)
         *found.site = mt_site_get(id);
     return id;
-}
-
-uint32_t mt_stack_of_operation(void)
-{
-    return mt_op_frame != NULL ? mt_stack_here(mt_op_frame, mt_op_caller) : MT_STACK_NONE;
 }
 
 unsigned mt_stack_get(uint32_t id, void *const **pcs)
@@ -384,6 +400,11 @@ unsigned mt_stack_get(uint32_t id, void *const **pcs)
         return 0;
     *pcs = s->pcs;
     return s->n;
+}
+
+uint32_t mt_stack_count(void)
+{
+    return atomic_load_explicit(&stacks.count, memory_order_acquire);
 }
 
 void mt_stacks_lock_all(void)

@@ -16,6 +16,15 @@
  * whose return address is `caller` (base/unwind.h), at the depth of option stack; 0 when
  * stacks are off or none could be taken. Call it before taking any tracker lock. */
 uint32_t mt_stack_here(void *frame, void *caller);
+/* mt_stack_here for a release that found a bad or freed block with its shard's lock held
+ * (shards come before the sites and the stacks in the lock order): that one lock does not
+ * make it a nested call, as mt_reentered would take it for. */
+uint32_t mt_stack_here_in_shard(void *frame, void *caller);
+/* The stack of the calls that led to this function's caller, less the `skip` innermost of
+ * them: for an entry point that cannot hand its own frame down (a pool's or an arena's,
+ * reached through helpers of the tracker's), at the depth of option stack. Out of line;
+ * call it before taking any tracker lock. */
+MT_NOINLINE uint32_t mt_stack_skipping(unsigned skip);
 /* A stack found by mt_stack_found_here, and where this thread's cache keeps the site last
  * made at it (records/site.h; a site of no place when none has been). */
 typedef struct mt_stack_found {
@@ -80,17 +89,9 @@ uint32_t mt_stack_intern(void *const *pcs, unsigned n);
 /* The return addresses of stack id, innermost first; returns how many (0 for id 0). The
  * array stays valid for the life of the process. */
 unsigned mt_stack_get(uint32_t id, void *const **pcs);
+/* Stack ids in use (ids from 1 up to it, less one, may be stored). */
+uint32_t mt_stack_count(void);
 void mt_stacks_lock_all(void);
 void mt_stacks_unlock_all(void);
-
-/* An entry point that may find an error sets this to its own frame for the time of the
- * call, so the error can name the stack of the call that found it (mt_stack_of_operation). */
-extern MT_TLS void *mt_op_frame, *mt_op_caller;
-#define MT_OPERATION_AT(frame, caller) (mt_op_frame = (frame), mt_op_caller = (caller))
-#define MT_OPERATION_BEGIN()                                                                       \
-    MT_OPERATION_AT(__builtin_frame_address(0), __builtin_return_address(0))
-#define MT_OPERATION_END() (mt_op_frame = NULL)
-/* The stack of the operation running in this thread (see above), or 0. */
-uint32_t mt_stack_of_operation(void);
 
 #endif /* MT_STACK_H */

@@ -75,7 +75,7 @@ void mt_report_build_injected(mt_report_t *r, scratch_t *s, frame_pool_t *pool)
     }
     for (size_t g = 0; g < groups; g++) {
         (void)mt_place_of(ids[g], &in->sites[g].where);
-        resolve_stack(pool, ids[g], &in->sites[g].where);
+        resolve_stack(r, pool, ids[g], &in->sites[g].where);
     }
     in->nsites = groups;
 }

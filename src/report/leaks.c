@@ -221,10 +221,9 @@ static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, fr
             add_apart(&r->system, s);
             continue;
         }
-        resolve_stack(pool, s->site, &s->where);
+        resolve_stack(r, pool, s->site, &s->where);
         sites[kept++] = *s;
     }
-    mt_wrappers_apply(r, sites, kept);
     n = kept;
     kept = 0;
     for (size_t i = 0; i < n; i++) {

@@ -28,7 +28,8 @@
 /* Version of the JSON report's layout (tools/report.schema.json): raised on any change
  * a reader could notice. 2: errors' pointer, offset, what; not_printed; unwritten.
  * 3: places' call stacks, allocation wrappers. 4: inlined places and frames. 5: the
- * allocations made to fail on purpose (injected), leaks' classes and holders. */
+ * allocations made to fail on purpose (injected), leaks' classes and holders, the
+ * compilation directory of places and frames whose file is relative, the stacks' notes. */
 #define MT_REPORT_FORMAT_VERSION 5
 
 /* A return address in code the compiler inlined stands for several functions, each shown
@@ -50,6 +51,8 @@ typedef struct mt_frame {
     uint64_t pc;        /* the return address */
     const char *func;   /* function (or nearest symbol), or NULL */
     const char *file;   /* source file, or NULL without line information */
+    const char *dir;    /* the directory a relative file is relative to: its unit's
+                           compilation directory (DW_AT_comp_dir); NULL when not known */
     long line;          /* 0 when unknown */
     const char *module; /* shared object holding it when not the program, or NULL */
     uint64_t offset;    /* pc minus the address of func, when there is no file; with no func
@@ -72,6 +75,8 @@ typedef struct mt_place {
     const char *kind;   /* what happened there: "malloc", "free", "check", "exit"...; NULL: none */
     int kind_id;        /* the same as a number (records/kinds.h); MT_KIND_NONE when NULL */
     const char *file;   /* source file as the compiler named it, or NULL */
+    const char *dir;    /* the directory a relative file is relative to (the compilation
+                           directory), or NULL when not known (then the run's directory) */
     long line;          /* its line, 0 when unknown */
     const char *func;   /* function (for address-only sites: the nearest symbol), or NULL */
     const char *owner;  /* pool, arena or registrar name, or NULL */
@@ -185,6 +190,11 @@ typedef struct mt_report_error {
     /* A fault at a page guard: "read", "write" or "read or write", the access being
      * `found` and where it fell `offset`; NULL for the other errors. */
     const char *access;
+    /* The line that made the block itself, before the allocation wrappers it was made in
+     * were seen through: what option page_guard_site names (messages only; NULL in a
+     * report read back). */
+    const char *made_file;
+    long made_line;
 } mt_report_error_t;
 
 /* Messages the option max_messages kept from being printed, by kind of error and place. */
@@ -296,6 +306,11 @@ typedef struct mt_report {
     mt_apart_t system;      /* made inside system libraries (track_all) */
     mt_wrapper_t *wrappers; /* functions whose sites are shown at their callers */
     size_t nwrappers;
+    /* What the call stacks could not show: allocations made on a stack that was not walked
+     * (a coroutine's, switched to by code of the program's own), and whether every stack
+     * stops at its first frame, as in code built without frame pointers. */
+    uint64_t stacks_unwalked;
+    bool stacks_no_frame_pointers;
 
     size_t errors;                /* errors found */
     mt_name_count_t *error_kinds; /* errors found by kind, kinds with none left out */
@@ -342,6 +357,7 @@ void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s);
 static inline void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f)
 {
     p->file = f->file;
+    p->dir = f->dir;
     p->line = f->line;
     p->func = f->func;
     p->module = f->module;
@@ -357,11 +373,13 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b);
  * a place as the JSON report writes it (null for no place); a SARIF location object (with
  * a message and an id when given: NULL, -1 for none); the "stacks" and "codeFlows" members
  * of a SARIF result for the callers of places[0..n) (at most 8), each said to be its
- * message's followed by the place (nothing for places without callers). */
+ * message's followed by the place (nothing for places without callers); cwd: the directory
+ * SRCROOT names (relative files are resolved from it), or NULL. */
 void mt_render_json_place(mt_buf_t *b, const mt_place_t *p);
-void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id);
+void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id,
+                              const char *cwd);
 void mt_render_sarif_stacks(mt_buf_t *b, const mt_place_t *const *places,
-                            const char *const *messages, size_t n);
+                            const char *const *messages, size_t n, const char *cwd);
 void mt_render_html(const mt_report_t *r, mt_buf_t *b);
 /* The HTML report's section of live bytes over the run (render_html_timeline.c). */
 void mt_render_html_timeline(const mt_report_t *r, mt_buf_t *b);

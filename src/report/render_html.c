@@ -226,6 +226,22 @@ static void wrappers_note(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, ".</p>\n");
 }
 
+/* What the call stacks could not show (render_text.c says it in the same words). */
+static void stacks_note(mt_buf_t *b, const mt_report_t *r)
+{
+    if (r->stacks_no_frame_pointers)
+        mt_buf_str(b, "<p class=\"note\" id=\"stacks-note\">Most call stacks stop before main: "
+                      "code built without frame pointers cuts them short; build it with "
+                      "<code>-fno-omit-frame-pointer</code> or run with "
+                      "<code>unwind=exact</code>.</p>\n");
+    if (r->stacks_unwalked != 0) {
+        mt_buf_str(b, "<p class=\"note\" id=\"unwalked-note\">");
+        mt_buf_count(b, r->stacks_unwalked, "allocation was", "allocations were");
+        mt_buf_str(b,
+                   " made on a stack memtrack was not told of: their sites have no callers.</p>\n");
+    }
+}
+
 static void apart_note(mt_buf_t *b, const mt_apart_t *a, const char *id, const char *why)
 {
     if (a->blocks == 0)
@@ -268,6 +284,7 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     apart_note(b, &r->held_apart, "held-note",
                " the program still points at (option leaks=lost leaves them out).");
     wrappers_note(b, r);
+    stacks_note(b, r);
     mt_buf_str(b, "</section>\n");
 }
 

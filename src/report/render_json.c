@@ -53,6 +53,17 @@ static void address(mt_buf_t *b, uint64_t v)
 }
 
 /* Only a place or frame whose code was inlined says so: other reports read as before. */
+/* "directory": the compilation directory a relative file is relative to, when known
+ * (absent otherwise: reports before format 5 have none). */
+static void directory_field(mt_buf_t *b, const char *file, const char *dir)
+{
+    if (file == NULL || file[0] == '/' || dir == NULL)
+        return;
+    mt_buf_str(b, ", ");
+    key(b, "directory");
+    mt_buf_json_str(b, dir);
+}
+
 static void inlined_field(mt_buf_t *b, bool inlined)
 {
     if (inlined)
@@ -72,6 +83,7 @@ static void frame_fields(mt_buf_t *b, const mt_frame_t *f)
     mt_buf_str(b, ", ");
     str_field(b, "module", f->module, false);
     u64_field(b, "offset", f->offset, true);
+    directory_field(b, f->file, f->dir);
     inlined_field(b, f->inlined);
 }
 
@@ -105,6 +117,7 @@ static void place_fields(mt_buf_t *b, const mt_place_t *p)
     address(b, p->pc);
     mt_buf_str(b, ", ");
     u64_field(b, "offset", p->offset, true);
+    directory_field(b, p->file, p->dir);
     inlined_field(b, p->inlined);
     stack(b, &p->stack);
 }
@@ -247,6 +260,17 @@ static void wrappers(mt_buf_t *b, const mt_report_t *r)
         mt_buf_str(b, r->wrappers[i].detected ? ", \"detected\": true}" : ", \"detected\": false}");
     }
     mt_buf_str(b, "\n  ],\n");
+}
+
+/* What the call stacks could not show; left out when nothing. */
+static void stack_notes(mt_buf_t *b, const mt_report_t *r)
+{
+    if (r->stacks_unwalked == 0 && !r->stacks_no_frame_pointers)
+        return;
+    mt_buf_str(b, "  \"stack_notes\": {");
+    u64_field(b, "unwalked", r->stacks_unwalked, false);
+    mt_buf_str(b, r->stacks_no_frame_pointers ? "\"no_frame_pointers\": true},\n"
+                                              : "\"no_frame_pointers\": false},\n");
 }
 
 static void errors(mt_buf_t *b, const mt_report_t *r)
@@ -407,6 +431,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     statistics(b, &r->stats, r->threads_running);
     leaks(b, r);
     wrappers(b, r);
+    stack_notes(b, r);
     errors(b, r);
     unwritten(b, r);
     injected(b, &r->injected);

@@ -4,14 +4,15 @@
  * One result per leak site (rule "leak/KIND", level warning), per logged error (rule
  * "error/KIND", level error) and per place where allocations failed on purpose (options
  * fail_*: rule "injected/KIND", level note, so a user sees which error paths ran). A result's
- * location is a source line when the site has one: relative paths are resolved against SRCROOT, the
- * directory the program ran in (originalUriBaseIds). An error is shown where it was found when that
- * is a source line, else where its block was allocated; its other sites are related locations.
- * Sites known only by address get a logical location (function) and their module as the artifact.
- * A place with callers gives its result a stack and a code flow (SARIF's result.stacks
- * and result.codeFlows): a leak those of its allocation, an error those of its
- * allocation, its release and what found it.
- * Rules are listed once each, in the order results first use them.
+ * location is a source line when the site has one, and resolves from the run's directory: a
+ * file below it relative to SRCROOT, the directory the program ran in (originalUriBaseIds),
+ * any other by an absolute URI (a relative file name is relative to its unit's compilation
+ * directory: artifact()). An error is shown where it was found when that is a source line,
+ * else where its block was allocated; its other sites are related locations. Sites known
+ * only by address get a logical location (function) and their module as the artifact. A
+ * place with callers gives its result a stack and a code flow (SARIF's result.stacks and
+ * result.codeFlows): a leak those of its allocation, an error those of its allocation, its
+ * release and what found it. Rules are listed once each, in the order results use them.
  */
 #include <string.h>
 
@@ -76,22 +77,73 @@ static size_t rule_index(rules_t *rs, rule_family_t family, const char *kind)
     return rs->count++;
 }
 
-/* Writes the text of a small buffer as one JSON string. */
-static void artifact(mt_buf_t *b, const char *path)
+/* The absolute path of file, with "." and ".." taken out: as it is, or joined to dir (its
+ * unit's compilation directory), or else to the run's directory; 0 when it does not fit in
+ * out[0..room) or there is no directory to join. */
+static size_t absolute_path(char *out, size_t room, const char *file, const char *dir,
+                            const char *cwd)
 {
+    const char *parts[2] = {file[0] == '/' ? NULL : dir != NULL ? dir : cwd, file};
+    if (file[0] != '/' && parts[0] == NULL)
+        return 0;
+    size_t n = 0;
+    for (int k = 0; k < 2; k++) {
+        for (const char *p = parts[k]; p != NULL && *p != '\0';) {
+            while (*p == '/')
+                p++;
+            size_t len = strcspn(p, "/");
+            if (len == 0 || (len == 1 && p[0] == '.')) {
+                /* nothing to add */
+            } else if (len == 2 && p[0] == '.' && p[1] == '.') {
+                while (n > 0 && out[n - 1] != '/')
+                    n--; /* back to the parent (the root's parent is the root) */
+                if (n > 0)
+                    n--;
+            } else {
+                if (n + 1 + len + 1 > room)
+                    return 0;
+                out[n++] = '/';
+                memcpy(out + n, p, len);
+                n += len;
+            }
+            p += len;
+        }
+    }
+    if (n == 0)
+        out[n++] = '/';
+    out[n] = '\0';
+    return n;
+}
+
+/* An artifactLocation that resolves from the run's directory wherever the program was
+ * built: a file below the run's directory relative to SRCROOT (which code-scanning services
+ * map to the repository), any other as an absolute file URI. A relative file is relative to
+ * its unit's compilation directory (the debug information's; an out-of-tree build's
+ * "../src/x.c"), else to the run's. */
+static void artifact(mt_buf_t *b, const char *path, const char *dir, const char *cwd)
+{
+    char full[2048];
+    size_t n = absolute_path(full, sizeof full, path, dir, cwd);
+    size_t root = cwd != NULL ? strlen(cwd) : 0;
+    while (root > 0 && cwd[root - 1] == '/')
+        root--;
     mt_buf_str(b, "\"artifactLocation\": {\"uri\": \"");
-    if (path[0] == '/') {
-        mt_buf_str(b, "file://");
+    if (n == 0) { /* no directory known, or too long: as the compiler named it */
         mt_buf_uri_path(b, path);
-        mt_buf_str(b, "\"}");
-    } else {
-        mt_buf_uri_path(b, path);
+        mt_buf_str(b, path[0] == '/' ? "\"}" : "\", \"uriBaseId\": \"SRCROOT\"}");
+    } else if (root > 0 && n > root + 1 && strncmp(full, cwd, root) == 0 && full[root] == '/') {
+        mt_buf_uri_path(b, full + root + 1);
         mt_buf_str(b, "\", \"uriBaseId\": \"SRCROOT\"}");
+    } else {
+        mt_buf_str(b, "file://");
+        mt_buf_uri_path(b, full);
+        mt_buf_str(b, "\"}");
     }
 }
 
 /* A SARIF location object for p; message_text may be NULL. */
-static void location(mt_buf_t *b, const mt_place_t *p, const char *message_text, int id)
+static void location(mt_buf_t *b, const mt_place_t *p, const char *message_text, int id,
+                     const char *cwd)
 {
     mt_buf_char(b, '{');
     if (id >= 0) {
@@ -101,7 +153,7 @@ static void location(mt_buf_t *b, const mt_place_t *p, const char *message_text,
     }
     if (p->file != NULL) {
         mt_buf_str(b, "\"physicalLocation\": {");
-        artifact(b, p->file);
+        artifact(b, p->file, p->dir, cwd);
         if (p->line > 0) {
             mt_buf_str(b, ", \"region\": {\"startLine\": ");
             mt_buf_u64(b, (uint64_t)p->line);
@@ -110,7 +162,7 @@ static void location(mt_buf_t *b, const mt_place_t *p, const char *message_text,
         mt_buf_str(b, "}");
     } else if (p->module != NULL) {
         mt_buf_str(b, "\"physicalLocation\": {");
-        artifact(b, p->module);
+        artifact(b, p->module, NULL, cwd);
         mt_buf_str(b, ", \"address\": {\"absoluteAddress\": ");
         mt_buf_u64(b, p->pc);
         mt_buf_str(b, "}}");
@@ -138,10 +190,10 @@ static bool has_location(const mt_place_t *p)
 /* A stackFrame: where the code is, and the shared object holding it when that is known.
  * Code inlined into the next frame's function says so in the frame's property bag, as
  * the JSON report does ("inlined"): SARIF has no word of its own for it. */
-static void stack_frame(mt_buf_t *b, const mt_place_t *p)
+static void stack_frame(mt_buf_t *b, const mt_place_t *p, const char *cwd)
 {
     mt_buf_str(b, "{\"location\": ");
-    location(b, p, NULL, -1);
+    location(b, p, NULL, -1, cwd);
     if (p->module != NULL) {
         mt_buf_str(b, ", \"module\": ");
         mt_buf_json_str(b, p->module);
@@ -188,6 +240,7 @@ static mt_place_t caller_place(const mt_frame_t *f)
 {
     mt_place_t q = {.kind_id = MT_KIND_NONE,
                     .file = f->file,
+                    .dir = f->dir,
                     .line = f->line,
                     .func = f->func,
                     .module = f->module,
@@ -202,7 +255,7 @@ static mt_place_t caller_place(const mt_frame_t *f)
  * each caller), and result.codeFlows, the calls in the order they ran (outermost first,
  * nestingLevel the depth), which code-scanning services draw as a path. A place without
  * callers adds neither: the result's locations show it already. */
-static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
+static void stacks(mt_buf_t *b, const stacked_t *list, size_t n, const char *cwd)
 {
     bool open = false;
     for (size_t k = 0; k < n; k++) {
@@ -213,11 +266,11 @@ static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
         open = true;
         stack_message(b, &list[k]);
         mt_buf_str(b, ", \"frames\": [");
-        stack_frame(b, p);
+        stack_frame(b, p, cwd);
         for (size_t i = 0; i < p->stack.nframes; i++) {
             mt_place_t q = caller_place(&p->stack.frames[i]);
             mt_buf_str(b, ",\n            ");
-            stack_frame(b, &q);
+            stack_frame(b, &q, cwd);
         }
         mt_buf_str(b, "]}");
     }
@@ -240,7 +293,7 @@ static void stacks(mt_buf_t *b, const stacked_t *list, size_t n)
                 q = caller_place(&p->stack.frames[depth - 1 - level]);
             mt_buf_str(b, level == 0 ? "\n            {\"location\": "
                                      : ",\n            {\"location\": ");
-            location(b, level < depth ? &q : p, NULL, -1);
+            location(b, level < depth ? &q : p, NULL, -1, cwd);
             mt_buf_str(b, ", \"nestingLevel\": ");
             mt_buf_u64(b, level);
             mt_buf_char(b, '}');
@@ -335,10 +388,10 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_location(&s->where))
-        location(b, &s->where, NULL, -1);
+        location(b, &s->where, NULL, -1, r->cwd);
     mt_buf_char(b, ']');
     stacked_t made = {&s->where, STACK_ALLOC, NULL};
-    stacks(b, &made, 1);
+    stacks(b, &made, 1, r->cwd);
     fingerprint(b, "leak", &s->where);
     mt_buf_str(b, ", \"properties\": {\"bytes\": ");
     mt_buf_u64(b, s->bytes);
@@ -357,7 +410,8 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     mt_buf_str(b, "}}");
 }
 
-static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs)
+static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, rules_t *rs,
+                         const char *cwd)
 {
     result_head(b, first, rs, RULE_ERROR, e->kind, NULL);
     mt_buf_str(b, "\"message\": {\"text\": ");
@@ -369,19 +423,19 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
     bool found_first = e->found.file != NULL;
     const mt_place_t *primary = found_first ? &e->found : &e->alloc;
     if (has_location(primary))
-        location(b, primary, NULL, -1);
+        location(b, primary, NULL, -1, cwd);
     mt_buf_str(b, "], \"relatedLocations\": [");
     int id = 1;
     if (found_first && has_location(&e->alloc)) {
-        location(b, &e->alloc, "the block was allocated here", id++);
+        location(b, &e->alloc, "the block was allocated here", id++, cwd);
     }
     if (e->freed.kind != NULL && has_location(&e->freed)) {
         mt_buf_str(b, id > 1 ? ", " : "");
-        location(b, &e->freed, "the block was released here", id++);
+        location(b, &e->freed, "the block was released here", id++, cwd);
     }
     if (!found_first && has_location(&e->found)) {
         mt_buf_str(b, id > 1 ? ", " : "");
-        location(b, &e->found, "the error was found here", id++);
+        location(b, &e->found, "the error was found here", id++, cwd);
     }
     mt_buf_char(b, ']');
     /* The stacks of the allocation, the release and the call that found the error. */
@@ -391,7 +445,7 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
         places[1] = (stacked_t){&e->freed, STACK_RELEASE, NULL};
         places[n++] = (stacked_t){&e->found, STACK_FOUND, NULL};
     }
-    stacks(b, places, n);
+    stacks(b, places, n, cwd);
     fingerprint(b, e->kind, &e->alloc);
     mt_buf_str(b, ", \"properties\": {\"sequence\": ");
     mt_buf_u64(b, e->seq);
@@ -401,7 +455,8 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
 }
 
 /* Allocations made to fail on purpose at one place: a note, at the call that got NULL. */
-static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *first, rules_t *rs)
+static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *first, rules_t *rs,
+                            const char *cwd)
 {
     result_head(b, first, rs, RULE_INJECTED, g->where.kind, NULL);
     mt_buf_str(b, "\"message\": {\"text\": ");
@@ -421,10 +476,10 @@ static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *firs
     mt_buf_json_end(b);
     mt_buf_str(b, "}, \"locations\": [");
     if (has_location(&g->where))
-        location(b, &g->where, NULL, -1);
+        location(b, &g->where, NULL, -1, cwd);
     mt_buf_char(b, ']');
     stacked_t failed = {&g->where, STACK_FAILED, NULL};
-    stacks(b, &failed, 1);
+    stacks(b, &failed, 1, cwd);
     fingerprint(b, "injected", &g->where);
     mt_buf_str(b, ", \"properties\": {\"failures\": ");
     mt_buf_u64(b, g->failures);
@@ -433,19 +488,20 @@ static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *firs
     mt_buf_str(b, "}}");
 }
 
-void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id)
+void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id,
+                              const char *cwd)
 {
-    location(b, p, message, id);
+    location(b, p, message, id, cwd);
 }
 
 void mt_render_sarif_stacks(mt_buf_t *b, const mt_place_t *const *places,
-                            const char *const *messages, size_t n)
+                            const char *const *messages, size_t n, const char *cwd)
 {
     stacked_t list[8];
     size_t k = 0;
     for (; k < n && k < sizeof list / sizeof list[0]; k++)
         list[k] = (stacked_t){places[k], STACK_TEXT, messages[k]};
-    stacks(b, list, k);
+    stacks(b, list, k, cwd);
 }
 
 static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
@@ -512,9 +568,9 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
     for (size_t i = 0; i < r->nsites; i++)
         leak_result(b, r, &r->sites[i], &first, &rs);
     for (size_t i = 0; i < r->nerror_list; i++)
-        error_result(b, &r->error_list[i], &first, &rs);
+        error_result(b, &r->error_list[i], &first, &rs, r->cwd);
     for (size_t i = 0; i < r->injected.nsites; i++)
-        injected_result(b, &r->injected.sites[i], &first, &rs);
+        injected_result(b, &r->injected.sites[i], &first, &rs, r->cwd);
     mt_buf_str(b, first ? "]\n    }\n  ]\n}\n" : "\n      ]\n    }\n  ]\n}\n");
     mt_buf_flush(b);
 }

@@ -265,7 +265,7 @@ static void print_apart(mt_buf_t *b, const mt_apart_t *a, const char *why)
     mt_buf_char(b, '\n');
 }
 
-/* "  shown at their callers: xmalloc() (x.c:9, allocation wrapper by the rule), ...". */
+/* "  shown at their callers: xmalloc() (x.c:9, an allocation wrapper: ...), ...". */
 static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
 {
     for (size_t i = 0; i < r->nwrappers; i++) {
@@ -280,9 +280,27 @@ static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
             mt_buf_u64(b, (uint64_t)(w->fn.line < 0 ? 0 : w->fn.line));
             mt_buf_str(b, ", ");
         }
-        mt_buf_str(b, w->detected ? "an allocation wrapper: small, one allocation, many callers; "
-                                    "wrappers=0 keeps it)\n"
+        mt_buf_str(b, w->detected ? "an allocation wrapper: small, allocates only there, returns "
+                                    "the block; wrappers=0 keeps it)\n"
                                   : "option alloc_fn)\n");
+    }
+}
+
+/* What the stacks could not show, once, with what to do about it. */
+static void print_stack_notes(const mt_report_t *r, mt_buf_t *b)
+{
+    if (r->stacks_no_frame_pointers) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  stacks: most call stacks stop before main: code built without frame "
+                      "pointers cuts them short; build it with -fno-omit-frame-pointer (as "
+                      "memtrack cc does) or run with MEMTRACK_OPTIONS=unwind=exact\n");
+    }
+    if (r->stacks_unwalked != 0) {
+        mt_buf_line(b);
+        mt_buf_str(b, "  stacks: ");
+        mt_buf_count(b, r->stacks_unwalked, "allocation was", "allocations were");
+        mt_buf_str(b, " made on a stack memtrack was not told of (a coroutine's switched to "
+                      "without swapcontext): their sites have no callers\n");
     }
 }
 
@@ -324,6 +342,7 @@ static void print_sites(const mt_report_t *r, mt_buf_t *b, bool at_exit)
         mt_buf_str(b, " (option report_sites)\n");
     }
     print_wrappers(r, b);
+    print_stack_notes(r, b);
 }
 
 static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)

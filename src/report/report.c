@@ -20,6 +20,7 @@
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/symbolize.h"
+#include "base/stack_regions.h"
 #include "base/unwind.h"
 #include "checks/unwritten.h"
 #include "records/place.h"
@@ -70,8 +71,8 @@ static void build_errors(mt_report_t *r, mt_error_t *raw, size_t max, frame_pool
     for (size_t i = 0; i < n; i++) {
         size_t room = (size_t)(pool->end - pool->next);
         size_t want = 3 * MT_STACK_ROOM(pool->depth);
-        pool->next +=
-            mt_error_to_model(&raw[i], &r->error_list[i], pool->next, room < want ? room : want);
+        pool->next += mt_error_to_model(&raw[i], &r->error_list[i], pool->next,
+                                        room < want ? room : want, NULL, NULL);
     }
     r->nerror_list = n;
     for (unsigned k = 0; k < MT_ERROR_COUNT; k++) {
@@ -156,6 +157,35 @@ static void build_options(mt_report_t *r, scratch_t *s)
     r->noptions = n;
 }
 
+/* A place's (and its frames') compilation directory left out where it is the run's own: a
+ * relative file name is read against the run's directory anyway (render_sarif.c), and a
+ * report of a program built where it runs reads as before. */
+static void drop_run_directory(mt_place_t *p, const char *cwd)
+{
+    if (p->dir != NULL && strcmp(p->dir, cwd) == 0)
+        p->dir = NULL;
+    for (size_t i = 0; i < p->stack.nframes; i++) {
+        mt_frame_t *f = (mt_frame_t *)&p->stack.frames[i]; /* (the report's own pool) */
+        if (f->dir != NULL && strcmp(f->dir, cwd) == 0)
+            f->dir = NULL;
+    }
+}
+
+static void drop_run_directories(mt_report_t *r)
+{
+    if (r->cwd == NULL)
+        return;
+    for (size_t i = 0; i < r->nsites; i++)
+        drop_run_directory(&r->sites[i].where, r->cwd);
+    for (size_t i = 0; i < r->nerror_list; i++) {
+        drop_run_directory(&r->error_list[i].alloc, r->cwd);
+        drop_run_directory(&r->error_list[i].freed, r->cwd);
+        drop_run_directory(&r->error_list[i].found, r->cwd);
+    }
+    for (size_t i = 0; i < r->injected.nsites; i++)
+        drop_run_directory(&r->injected.sites[i].where, r->cwd);
+}
+
 void mt_report_shortage(mt_shortage_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -192,7 +222,10 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->list_sites = mt_opt.report_sites;
 
     uint32_t nids = mt_site_count();
-    size_t depth = mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX;
+    /* A walk's depth: option stack's and the room for allocation wrappers (base/unwind.h). */
+    size_t depth = mt_opt.stack == 0
+                       ? 0
+                       : (mt_opt.stack < MT_STACK_MAX ? mt_opt.stack : MT_STACK_MAX) + MT_WALK_ROOM;
     /* The working memory is sized for the largest report, except on bare metal, where it
      * is sized for this one: no frames (no site has a stack: base/unwind.c), room for the
      * errors logged and the options' values as they are (one thread: neither changes
@@ -270,12 +303,16 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
             r->stats.peak_blocks = r->stats.current_blocks;
     }
     r->threads_running = mt_stats_other_threads();
+    r->stacks_unwalked = mt_regions_unwalked();
+    r->stacks_no_frame_pointers =
+        mt_opt.stack > 1 && mt_opt.unwind[0] != 'e' && mt_place_stacks_stop_short((unsigned)depth);
     build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
     mt_report_build_injected(r, &s, &pool);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
     build_options(r, &s);
+    drop_run_directories(r);
     return true;
 }
 

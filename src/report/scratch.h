@@ -8,6 +8,7 @@
 
 #include "base/symbolize.h"
 #include "records/place.h"
+#include "report/wrappers.h"
 
 typedef struct scratch {
     char *base;
@@ -40,11 +41,15 @@ typedef struct frame_pool {
     size_t depth;
 } frame_pool_t;
 
-static inline void resolve_stack(frame_pool_t *pool, uint32_t site, mt_place_t *where)
+/* A place's stack from the pool, seen through allocation wrappers (each one noted in r's
+ * list of wrappers). */
+static inline void resolve_stack(mt_report_t *r, frame_pool_t *pool, uint32_t site,
+                                 mt_place_t *where)
 {
     size_t room = (size_t)(pool->end - pool->next);
     size_t want = MT_STACK_ROOM(pool->depth);
-    size_t n = mt_place_stack(site, where, pool->next, room < want ? room : want);
+    size_t n =
+        mt_place_stack(site, where, pool->next, room < want ? room : want, mt_wrappers_note, r);
     pool->next += n;
 }
 

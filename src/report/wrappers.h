@@ -1,4 +1,4 @@
-/* wrappers.h - leaks made inside allocation wrappers, shown at the wrappers' callers.
+/* wrappers.h - the allocation wrappers a report's places were seen through, named.
  */
 #ifndef MT_WRAPPERS_H
 #define MT_WRAPPERS_H
@@ -12,13 +12,9 @@
 #define MT_WRAPPERS_MAX 32u
 #endif
 
-/* Moves the place of each leak site made inside an allocation wrapper to the wrapper's
- * caller (the first frame of its stack outside every wrapper): functions option alloc_fn
- * names, and, with option wrappers, those the rule finds (wrappers.c). Names each wrapper
- * in r->wrappers (room for MT_WRAPPERS_MAX given there). Sites must have their stacks. */
-void mt_wrappers_apply(mt_report_t *r, mt_leak_site_t *sites, size_t n);
-
-/* True when name matches a pattern of option alloc_fn ('*' matches any run of characters). */
-bool mt_alloc_fn_matches(const char *name);
+/* Notes in report r (its wrappers, room for MT_WRAPPERS_MAX) a function a place was seen
+ * through (records/place.h's mt_wrapper_note_fn, ctx the report): named by option alloc_fn,
+ * or found by the rule (records/wrapper.c). Code of the system's headers is not named. */
+void mt_wrappers_note(void *r, const mt_place_t *wrapper, int why);
 
 #endif /* MT_WRAPPERS_H */

@@ -6,11 +6,11 @@
 
 #define LEVEL_BLOCKS 300
 
-static void *level[LEVEL_BLOCKS];
-
-static char *texture(size_t n) { return malloc(n); }
-static char *sound(size_t n) { return calloc(1, n); }
-static char *label(const char *s) { return strdup(s); }
+static void *level[LEVEL_BLOCKS]; /* (the helpers return nothing: no allocation wrappers; */
+#define LOSE(p) __asm__ __volatile__("" : : "r"(p) : "memory") /* and keep nothing: lost) */
+static void texture(size_t n) { LOSE(malloc(n)); }
+static void sound(size_t n) { LOSE(calloc(1, n)); }
+static void label(const char *s) { LOSE(strdup(s)); }
 
 int main(void)
 {

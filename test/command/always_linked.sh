@@ -1,8 +1,9 @@
 # always_linked.sh - a program whose main only calls a library function that allocates and
 # leaks is tracked, whatever the linker's --as-needed says (Debian's gcc passes it by
 # default): libmemtrack stays in the link through memtrack cc, the pkg-config flags and the
-# CMake target, and the leak is reported at the library's line with main below it, for a
-# library built without memtrack and for one built with it. A program that loads
+# CMake target, and the leak is reported at main's call of the library's allocation wrapper,
+# the library's line named as seen through, for a library built without memtrack and for one
+# built with it. A program that loads
 # libmemtrack without it being the process's allocator is told so, once, with the fix.
 set -eu
 mt="$TOP/memtrack"
@@ -37,8 +38,10 @@ cc -g -fPIC -shared names.c -o libplain.so
 "$mt" cc -g -fPIC -shared names.c -o libtracked.so
 
 reported_with_main() { # reported_with_main STDERR (CMake compiles by absolute paths)
-    grep -Eqx 'memtrack:   10 bytes in 1 block at (/.*/)?names.c:6 in make_name\(\) by malloc: #1' "$1" &&
-        grep -Eqx 'memtrack:       from (/.*/)?main.c:5 in main\(\)' "$1"
+    # make_name() is an allocation wrapper (issue 26): the leak is headlined at main's call
+    # of it, and the library's line named as the wrapper seen through.
+    grep -Eqx 'memtrack:   10 bytes in 1 block at (/.*/)?main.c:5 in main\(\) by malloc: #1' "$1" &&
+        grep -Eq '^memtrack:   shown at their callers: make_name\(\) \((/.*/)?names.c:6, an allocation wrapper' "$1"
 }
 expect_leak() { # expect_leak WHAT PROGRAM
     status=0

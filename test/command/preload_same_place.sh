@@ -42,5 +42,6 @@ memtrack:   20 bytes in 1 block at inl.c:2 in grab() by malloc: #2
 memtrack:       inlined into inl.c:7 in b()
 memtrack:   10 bytes in 1 block at inl.c:2 in grab() by malloc: #1
 memtrack:       inlined into inl.c:6 in a()
+memtrack:   stacks: most call stacks stop before main: code built without frame pointers cuts them short; build it with -fno-omit-frame-pointer (as memtrack cc does) or run with MEMTRACK_OPTIONS=unwind=exact
 T
 diff -u want.txt got.txt

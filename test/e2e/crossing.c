@@ -1,7 +1,8 @@
 /* Blocks cross between tracked code and a library built without memtrack, both ways:
  * the library's strdup freed by the program, the program's blocks freed and grown by the
  * library, getline growing a tracked buffer. Only the one real leak is reported, at the
- * site of the library's realloc that last moved it.
+ * program's line that called the library's grow function (which only returns what its
+ * realloc moved: an allocation wrapper).
  * e2e-untracked: crossing-untracked.c
  */
 #include <stdio.h>

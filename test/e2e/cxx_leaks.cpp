@@ -1,6 +1,7 @@
 /* C++ leaks are named by the line of the new-expression: the operators record the
- * caller's address and the report reads file and line from the debug information.
- * Freed blocks, the standard containers' included, are not reported.
+ * caller's address and the report reads file and line from the debug information; a
+ * function that only returns what its new made is seen through to its caller. Freed
+ * blocks, the standard containers' included, are not reported.
  */
 #include <map>
 #include <string>

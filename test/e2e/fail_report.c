@@ -10,20 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *grow(char *buf, size_t n)
+static int grow(char **buf, size_t n) /* (no allocation wrapper: it returns no pointer) */
 {
-    char *bigger = realloc(buf, n);
+    char *bigger = realloc(*buf, n);
     if (bigger == NULL)
         fprintf(stderr, "grow: NULL, errno %s\n", errno == ENOMEM ? "ENOMEM" : "other");
-    return bigger;
+    return bigger != NULL ? (*buf = bigger, 1) : 0;
 }
 
 int main(void)
 {
     char *name = strdup("level one");
     char *buf = malloc(16);
-    char *bigger = grow(buf, 64);
-    free(bigger != NULL ? bigger : buf); /* the error path keeps buf: no leak */
+    (void)grow(&buf, 64);
+    free(buf); /* the error path keeps buf: no leak */
     free(name);
     return 0;
 }

@@ -2,7 +2,8 @@
  * pool is untracked, even when the program allocates from it (nothing is recorded, so its
  * objects are neither leaks nor in the statistics); the program's pool stays tracked when
  * the library allocates from it (the site is the library's code address) and when the
- * library calls free() on one of its objects (reported, left alone).
+ * library calls free() on one of its objects (reported at the program's line that asked the
+ * library to free it, left alone).
  * e2e-untracked: pool_crossing-untracked.c
  * e2e-stdout
  */

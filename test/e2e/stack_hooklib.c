@@ -1,8 +1,9 @@
 /* A library's own test, the library built without memtrack (stack_hooklib-untracked.c):
  * every block it makes comes through its hook table and one allocation function, which the
- * report sees through (a wrapper: small, its only allocation, many callers). Each leak is
- * found, with a stack that names the test's line that asked for it; what the test deletes
- * is not a leak.
+ * report sees through (a wrapper: small, it allocates only there and returns the block), as
+ * it sees through the library's constructors and printer that only return what they made.
+ * Each leak is headlined at the test's line that asked for it; what the test deletes is not
+ * a leak.
  * e2e-untracked: stack_hooklib-untracked.c
  */
 #include <stdio.h>

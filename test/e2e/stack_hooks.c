@@ -13,21 +13,23 @@ typedef struct hooks {
 
 static hooks_t hooks = {malloc, free};
 
-static void *make_thing(void)
+static void *thing;
+
+static void make_thing(void)
 {
-    return hooks.alloc(100);
+    thing = hooks.alloc(100);
 }
 
-static void *build(void)
+static void build(void)
 {
-    return make_thing();
+    make_thing();
 }
 
 int main(void)
 {
     void *kept = hooks.alloc(8);
     hooks.release(kept);
-    (void)build();
+    build();
     (void)malloc(10);
     printf("made\n");
     return 0;

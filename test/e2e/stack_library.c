@@ -1,6 +1,8 @@
 /* A library built without memtrack (stack_library-untracked.c) makes a block for the
- * program, which never gives it back: the leak is the library's line, with the program's
- * call below it. The library's block the program frees is not a leak.
+ * program, which never gives it back: the library's function and the program's own
+ * player_name() only return the copy they made (allocation wrappers, named), so the leak is
+ * headlined at the program's line that dropped it. The library's block the program frees is
+ * not a leak.
  * e2e-untracked: stack_library-untracked.c
  */
 #include <stdlib.h>

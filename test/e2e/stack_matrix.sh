@@ -7,9 +7,9 @@
 # - Without frame pointers the fast unwinder may stop early or skip callers, but every line
 #   it shows is one of those, in order: never a wrong frame.
 set -u
-chain=("from stack_chain.c:17 in level2()" "from stack_chain.c:24 in level1()"
-    "from stack_chain.c:31 in main()")
-site='memtrack:   12 bytes in 1 block at stack_chain.c:10 in level3() by malloc: #1'
+chain=("from stack_chain.c:20 in level2()" "from stack_chain.c:26 in level1()"
+    "from stack_chain.c:32 in main()")
+site='memtrack:   12 bytes in 1 block at stack_chain.c:14 in level3() by malloc: #1'
 status=0
 dir="$OUT/stack_matrix"
 mkdir -p "$dir"

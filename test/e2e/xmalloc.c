@@ -19,14 +19,16 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static void *make_node(void)
+static void *nodes[4];
+
+static void add_node(void)
 {
-    return xmalloc(24);
+    nodes[0] = xmalloc(24);
 }
 
 int main(void)
 {
-    (void)make_node();
+    add_node();
     (void)xmalloc(7);
     return 0;
 }

@@ -1,6 +1,7 @@
-/* Errors name the stacks that matter: a double free and an overrun found inside helper
- * functions show, under the allocation and under the free that found them, the callers'
- * lines down to main.
+/* Errors name the stacks that matter: a double free and an overrun, the blocks made and
+ * freed through small helpers (allocation wrappers, seen through), show the lines that called
+ * the helpers, each with its callers' lines down to main: where the block was made, where it
+ * was freed and the free that found the error.
  */
 #include <stdlib.h>
 #include <string.h>

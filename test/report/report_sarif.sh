@@ -1,24 +1,26 @@
 # report_sarif.sh - the SARIF 2.1.0 report: one result per leak site and per error, at its
-# source line (relative paths against SRCROOT, the run's directory; absolute ones as
+# source line (files below the run's directory relative to SRCROOT, others as absolute
 # file:// URIs), each with a rule listed once in the driver, errors with their other
 # sites as related locations. The same through `memtrack run --sarif`.
 set -eu
 # shellcheck source=../lib/runner.sh
 . "$TOP/test/lib/runner.sh"
 workdir report_sarif
-mkdir -p src
-cat >src/util.c <<'C'
+lib="$OUT/report_sarif_lib" # a source outside the run's directory
+rm -rf "$lib"
+mkdir -p "$lib"
+cat >"$lib/util.c" <<'C'
 #include <stdlib.h>
-char *make_buffer(int n);
-char *make_buffer(int n) { return malloc((size_t)n); }
+void make_buffer(char **out, int n);
+void make_buffer(char **out, int n) { *out = malloc((size_t)n); }
 C
 cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>
-char *make_buffer(int n);
+void make_buffer(char **out, int n);
 int main(void)
 {
-    char *a = make_buffer(30), *b = make_buffer(30);
+    char *a, *b; make_buffer(&a, 30), make_buffer(&b, 30);
     char *s = strdup("kept");
     char *p = malloc(4);
     memcpy(p, "four!", 5);
@@ -29,14 +31,14 @@ int main(void)
     return 0;
 }
 C
-"$M" cc -g prog.c "$d/src/util.c" -o prog
+"$M" cc -g prog.c "$lib/util.c" -o prog
 status=0
 "$M" run --sarif out.sarif ./prog 2>run.err || status=$?
 [ $status = 23 ] || { cat run.err; exit 1; }
 
-/usr/bin/python3 - "$d" "$TOP/test/lib" <<'PY'
+/usr/bin/python3 - "$d" "$TOP/test/lib" "$lib" <<'PY'
 import json, sys
-d = sys.argv[1]
+d, lib = sys.argv[1], sys.argv[3]
 sys.path.insert(0, sys.argv[2])
 import sarif_check
 s = json.load(open("out.sarif"))
@@ -70,7 +72,7 @@ leaks = [r for r in results if r["ruleId"].startswith("leak/")]
 assert all(r["level"] == "warning" for r in leaks)
 got = {(r["ruleId"], where(r["locations"][0]), r["properties"]["bytes"]) for r in leaks}
 assert got == {
-    ("leak/malloc", ("file://" + d + "/src/util.c", None, 3), 60),  # absolute path
+    ("leak/malloc", ("file://" + lib + "/util.c", None, 3), 60),  # outside: absolute
     ("leak/strdup", ("prog.c", "SRCROOT", 7), 5),
     ("leak/calloc", ("prog.c", "SRCROOT", 11), 6),
 }, got

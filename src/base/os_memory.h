@@ -1,0 +1,50 @@
+/* os_memory.h - the kernel's mmap, mprotect and munmap for the tracker's own memory.
+ *
+ * Where libmemtrack gives the process its own mmap, mprotect and munmap (api/stacks.c: what
+ * the stack walk must know of the program's stacks), the tracker's own calls must not go
+ * through them: they are not the program's, and a lower layer may not call up. There they
+ * are system calls; elsewhere the C library's functions.
+ */
+#ifndef MT_OS_MEMORY_H
+#define MT_OS_MEMORY_H
+
+#include <sys/mman.h>
+
+#include "base/platform.h"
+
+#ifdef MT_STACKS_INTERPOSED
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline void *mt_os_map(void *addr, size_t len, int prot, int flags)
+{
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, -1, (off_t)0);
+}
+
+static inline int mt_os_protect(void *addr, size_t len, int prot)
+{
+    return (int)syscall(SYS_mprotect, addr, len, prot);
+}
+
+static inline int mt_os_unmap(void *addr, size_t len)
+{
+    return (int)syscall(SYS_munmap, addr, len);
+}
+#else
+static inline void *mt_os_map(void *addr, size_t len, int prot, int flags)
+{
+    return mmap(addr, len, prot, flags, -1, 0);
+}
+
+static inline int mt_os_protect(void *addr, size_t len, int prot)
+{
+    return mprotect(addr, len, prot);
+}
+
+static inline int mt_os_unmap(void *addr, size_t len)
+{
+    return munmap(addr, len);
+}
+#endif
+
+#endif /* MT_OS_MEMORY_H */
