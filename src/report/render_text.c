@@ -25,8 +25,15 @@ static void pad_to(mt_buf_t *b, uint64_t v, unsigned width)
     mt_buf_u64(b, v);
 }
 
+/* A site's callers start two columns past the last digit of the widest size, never where
+ * a smaller site's size starts: "      4 bytes..." must not read as a caller of the site
+ * above it. */
 static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width)
 {
+    char indent[32];
+    unsigned n = width + 4 > 6 ? width + 4 : 6;
+    memset(indent, ' ', n); /* (width: at most 20 digits) */
+    indent[n] = '\0';
     mt_buf_line(b);
     mt_buf_str(b, "  ");
     pad_to(b, s->bytes, width);
@@ -54,7 +61,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
         mt_buf_str(b, " more");
     }
     mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &s->where, "      ");
+    mt_buf_stack_lines(b, &s->where, indent);
 }
 
 static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
