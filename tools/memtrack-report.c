@@ -44,6 +44,21 @@ typedef struct loaded {
     mt_report_t model;
 } loaded_t;
 
+/* "memtrack report: PATH: what is wrong", escaped: the message may quote the report's own
+ * words (a member's name), which must not reach the terminal as control characters. */
+static void say_bad_report(const char *path, const char *sep, const char *err)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_text(&b, prog);
+    mt_buf_str(&b, ": ");
+    mt_buf_text(&b, path);
+    mt_buf_str(&b, sep);
+    mt_buf_text(&b, err);
+    mt_buf_char(&b, '\n');
+    mt_buf_flush(&b);
+}
+
 static bool load(const char *path, loaded_t *out)
 {
     char err[512];
@@ -76,11 +91,11 @@ static bool load(const char *path, loaded_t *out)
     out->root = json_parse(text, len, err, sizeof err);
     free(text);
     if (out->root == NULL) {
-        fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
+        say_bad_report(path, " is not valid JSON: ", err);
         return false;
     }
     if (!report_from_json(out->root, &out->model, err, sizeof err)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+        say_bad_report(path, ": ", err);
         report_release(&out->model);
         json_free(out->root);
         return false;

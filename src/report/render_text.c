@@ -3,6 +3,10 @@
  * The form people see at the end of a run. It lists the largest sites only (option
  * report_sites) and counts errors by kind, since each error was printed when found; the
  * memtrack-report tool can ask for the error list too, for a saved report.
+ *
+ * Every string of the model is written escaped (mt_buf_text), kinds too: the library's come
+ * from its own tables, but a report read back may say anything, and a control character or
+ * a line break in it must not reach the terminal as one.
  */
 #include <string.h>
 
@@ -42,7 +46,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
     mt_buf_str(b, " at ");
     mt_buf_place(b, &s->where);
     mt_buf_str(b, " by ");
-    mt_buf_str(b, s->where.kind != NULL ? s->where.kind : "?");
+    mt_buf_text(b, s->where.kind != NULL ? s->where.kind : "?");
     if (s->where.owner != NULL) {
         mt_buf_str(b, " \"");
         mt_buf_text(b, s->where.owner);
@@ -70,7 +74,7 @@ static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
     mt_buf_str(b, "errors: ");
     for (size_t k = 0; k < r->nerror_kinds; k++) {
         mt_buf_str(b, k == 0 ? "" : ", ");
-        mt_buf_str(b, r->error_kinds[k].name);
+        mt_buf_text(b, r->error_kinds[k].name);
         mt_buf_char(b, ' ');
         mt_buf_u64(b, r->error_kinds[k].count);
     }
@@ -104,7 +108,7 @@ static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, "  ");
         mt_buf_u64(b, n->count);
         mt_buf_str(b, " more ");
-        mt_buf_str(b, n->kind);
+        mt_buf_text(b, n->kind);
         mt_buf_str(b, n->count == 1 ? " error" : " errors");
         mt_buf_str(b, " found by ");
         mt_buf_found_by(b, &n->found, 0);
@@ -152,7 +156,7 @@ static void print_unwritten(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, ") at ");
         mt_buf_place(b, &u->where);
         mt_buf_str(b, " by ");
-        mt_buf_str(b, u->where.kind != NULL ? u->where.kind : "?");
+        mt_buf_text(b, u->where.kind != NULL ? u->where.kind : "?");
         mt_buf_char(b, '\n');
     }
 }
