@@ -232,8 +232,13 @@ typedef struct mt_report {
 #define MT_TEXT_LIST_ERRORS 2u       /* list each logged error (they were printed when found) */
 void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
 /* "peak 4192 bytes in 9 blocks; 11 allocations (4220 bytes), 6 frees, 0 failed": the
- * counters' line of the text report. */
-void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st);
+ * counters' line of the text report. blocks_then: the blocks live when the bytes peaked
+ * (mt_report_blocks_at_peak); when the most blocks were live at another moment the line
+ * says both ("peak 60960 bytes in 73 blocks, 153 blocks at most"). */
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then);
+/* The blocks live when live bytes peaked: the peak's sample when it is that peak, else
+ * (no byte was ever live, or an older report) the most blocks live at once. */
+uint64_t mt_report_blocks_at_peak(const mt_report_t *r);
 /* The lines that say the tracker's memory ran out, what was not tracked and what to give
  * it; nothing when it never ran out. */
 void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s);

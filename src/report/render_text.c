@@ -244,13 +244,26 @@ static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
 }
 
 /* Blocks made since a checkpoint: a short report of those sites only. */
-void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st)
+/* "peak 60960 bytes in 73 blocks": the bytes' peak and the blocks live at that moment; the
+ * most blocks live at once come after it when that was another moment, never paired with
+ * the bytes as if it were the same one. */
+static void print_peak(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then)
+{
+    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, blocks_then, "block", "blocks");
+    if (blocks_then != st->peak_blocks) {
+        mt_buf_str(b, ", ");
+        mt_buf_count(b, st->peak_blocks, "block", "blocks");
+        mt_buf_str(b, " at most");
+    }
+}
+
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then)
 {
     mt_buf_line(b);
     mt_buf_str(b, "peak ");
-    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
-    mt_buf_str(b, " in ");
-    mt_buf_count(b, st->peak_blocks, "block", "blocks");
+    print_peak(b, st, blocks_then);
     mt_buf_str(b, "; ");
     mt_buf_count(b, st->total_blocks, "allocation", "allocations");
     mt_buf_str(b, " (");
@@ -334,9 +347,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_str(b, at_exit ? "no leaks, no errors (" : "no live blocks, no errors (");
         mt_buf_count(b, st->total_blocks, "allocation", "allocations");
         mt_buf_str(b, ", peak ");
-        mt_buf_count(b, st->peak_bytes, "byte", "bytes");
-        mt_buf_str(b, " in ");
-        mt_buf_count(b, st->peak_blocks, "block", "blocks");
+        print_peak(b, st, mt_report_blocks_at_peak(r));
         mt_buf_str(b, ")\n");
         mt_buf_shortage_lines(b, &r->shortage);
         print_counted_apart(r, b);
@@ -364,7 +375,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_count(b, r->errors, "error", "errors");
     mt_buf_str(b, " found\n");
 
-    mt_buf_stats_line(b, st);
+    mt_buf_stats_line(b, st, mt_report_blocks_at_peak(r));
     if (r->threads_running != 0) {
         mt_buf_line(b);
         mt_buf_count(b, r->threads_running, "other thread was", "other threads were");

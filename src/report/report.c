@@ -464,6 +464,16 @@ void mt_report_shortage(mt_shortage_t *out)
 #endif
 }
 
+void mt_report_peak_now(mt_report_t *r)
+{
+    if (r->peak.bytes >= r->stats.peak_bytes || r->stats.peak_bytes != r->stats.current_bytes)
+        return;
+    r->peak.bytes = r->stats.current_bytes;
+    r->peak.blocks = r->stats.current_blocks;
+    r->peak.event = (uint64_t)r->stats.total_blocks + (uint64_t)r->stats.frees;
+    r->peak.usec = r->nsamples != 0 ? r->samples[r->nsamples - 1].usec : 0;
+}
+
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 {
     memset(r, 0, sizeof *r);
@@ -557,6 +567,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
+    mt_report_peak_now(r);
     build_options(r, &s);
     return true;
 }

@@ -17,6 +17,7 @@
 #include "api/owned.h"
 #include "base/output.h"
 #include "records/stats.h"
+#include "records/timeline.h"
 #include "report/report.h"
 
 /* The process that loaded the library: a forked child writes report files only to a
@@ -243,6 +244,24 @@ static bool print_without_memory(bool at_exit)
     mt_report_shortage(&shortage);
     if (!leaks && errors == 0 && !mt_opt.verbose && shortage.size == 0)
         return false;
+    /* The model the files get: the same totals, in a report with no sites (its arrays are
+     * empty); the text reads its peak from it too. */
+    mt_report_t r;
+    memset(&r, 0, sizeof r);
+    r.version = MEMTRACK_VERSION;
+    r.program = mt_program_name();
+    r.pid = (uint64_t)getpid();
+    r.when = MT_WHEN_EXIT;
+    r.stats = st;
+    r.stats.errors = errors;
+    r.leak_check = mt_opt.leaks;
+    r.leaked_bytes = mt_opt.leaks ? st.current_bytes : 0;
+    r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
+    r.errors = errors;
+    r.max_messages = mt_opt.max_messages;
+    r.shortage = shortage;
+    mt_timeline_peak_read(&r.peak);
+    mt_report_peak_now(&r);
     streamed_t first = {0};
     if (leaks)
         mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
@@ -262,7 +281,7 @@ static bool print_without_memory(bool at_exit)
     mt_buf_str(&b, "; ");
     mt_buf_count(&b, errors, "error", "errors");
     mt_buf_str(&b, " found\n");
-    mt_buf_stats_line(&b, &st); /* the same line as the full report's */
+    mt_buf_stats_line(&b, &st, mt_report_blocks_at_peak(&r)); /* the full report's line */
     mt_buf_shortage_lines(&b, &shortage);
     for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
         for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
@@ -292,21 +311,6 @@ static bool print_without_memory(bool at_exit)
     mt_out_unlock();
     if (!at_exit)
         return leaks || errors != 0;
-    /* The files get the same totals, in a report with no sites (its arrays are empty). */
-    mt_report_t r;
-    memset(&r, 0, sizeof r);
-    r.version = MEMTRACK_VERSION;
-    r.program = mt_program_name();
-    r.pid = (uint64_t)getpid();
-    r.when = MT_WHEN_EXIT;
-    r.stats = st;
-    r.stats.errors = errors;
-    r.leak_check = mt_opt.leaks;
-    r.leaked_bytes = mt_opt.leaks ? st.current_bytes : 0;
-    r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
-    r.errors = errors;
-    r.max_messages = mt_opt.max_messages;
-    r.shortage = shortage;
     write_file(&r, mt_opt.json, "JSON", mt_render_json);
     write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
     write_file(&r, mt_opt.html, "HTML", mt_render_html);
