@@ -119,7 +119,9 @@ extern "C" {
 #endif
 
 /* -------------------------------------------------------------------------------------
- * Statistics: filled by memtrack_stats(). Byte and block counts cover tracked blocks only.
+ * Statistics: filled by memtrack_stats(). Byte and block counts cover the program's tracked
+ * blocks only: those made inside system libraries (the C library's, the C++ runtime's) are
+ * counted apart, in the report.
  * ------------------------------------------------------------------------------------- */
 typedef struct memtrack_stats_s {
     size_t current_bytes;  /* bytes in live tracked blocks now */

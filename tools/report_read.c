@@ -464,12 +464,30 @@ static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
     r->noptions = opts->count;
 }
 
+/* statistics.system: the blocks made inside system libraries, absent when there were none
+ * (and in reports before memtrack counted them apart). */
+static void read_system_counts(reader_t *rd, const json_t *stats, mt_system_counts_t *c)
+{
+    const json_t *s = json_get(stats, "system");
+    if (s == NULL)
+        return;
+    if (s->type != JSON_OBJECT) {
+        fail(rd, "statistics.system should be an object");
+        return;
+    }
+    c->total_bytes = u64(rd, s, "total_bytes", "statistics.system");
+    c->total_blocks = u64(rd, s, "total_blocks", "statistics.system");
+    c->freed_bytes = u64(rd, s, "freed_bytes", "statistics.system");
+    c->frees = u64(rd, s, "frees", "statistics.system");
+}
+
 static void read_stats(reader_t *rd, const json_t *root, memtrack_stats_t *st,
-                       uint64_t *threads_running)
+                       uint64_t *threads_running, mt_system_counts_t *system)
 {
     const json_t *s = need(rd, root, "statistics", JSON_OBJECT, "");
     if (s == NULL)
         return;
+    read_system_counts(rd, s, system);
     *threads_running =
         json_get(s, "threads_running") != NULL ? u64(rd, s, "threads_running", "statistics") : 0;
     st->current_bytes = (size_t)u64(rd, s, "current_bytes", "statistics");
@@ -521,7 +539,7 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
     }
     r->since = u64(&rd, root, "since", "");
-    read_stats(&rd, root, &r->stats, &r->threads_running);
+    read_stats(&rd, root, &r->stats, &r->threads_running, &r->system_counts);
     read_leaks(&rd, root, r);
     read_wrappers(&rd, root, r);
     read_errors(&rd, root, r);

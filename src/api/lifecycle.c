@@ -9,11 +9,11 @@
  */
 #include "api/api.h"
 #include "api/owned.h"
+#include "base/code_map.h"
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
 #include "checks/page_guard.h"
-#include "records/place.h"
 #include "records/stack.h"
 #include "records/timeline.h"
 #include "report/report.h"
@@ -26,6 +26,7 @@ static void fork_prepare(void)
     mt_page_guard_lock();
     mt_sites_lock_all();
     mt_stacks_lock_all();
+    mt_code_map_lock();
     mt_errors_lock_all();
     mt_timeline_lock();
     mt_out_lock();
@@ -40,6 +41,7 @@ static void fork_parent(void)
     mt_out_unlock();
     mt_timeline_unlock();
     mt_errors_unlock_all();
+    mt_code_map_unlock();
     mt_stacks_unlock_all();
     mt_sites_unlock_all();
     mt_page_guard_unlock();
@@ -56,6 +58,7 @@ static void fork_child(void)
     mt_out_after_fork_child();
     mt_timeline_unlock();
     mt_errors_unlock_all();
+    mt_code_map_unlock();
     mt_stacks_unlock_all();
     mt_sites_unlock_all();
     mt_page_guard_unlock();
@@ -71,7 +74,6 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     mt_init();
     mt_busy++;
     (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
-    mt_place_prepare();
     mt_crash_install();
     mt_report_prepare();
     mt_busy--;

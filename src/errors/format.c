@@ -132,9 +132,13 @@ void mt_buf_spans(mt_buf_t *b, const mt_report_error_t *e)
 
 void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, "block #");
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, " (");
+    if (e->seq == 0) { /* made inside a system library: only the program's are numbered */
+        mt_buf_str(b, "a system library's block (");
+    } else {
+        mt_buf_str(b, "block #");
+        mt_buf_u64(b, e->seq);
+        mt_buf_str(b, " (");
+    }
     mt_buf_count(b, e->size, "byte", "bytes");
     mt_buf_char(b, ')');
 }

@@ -18,63 +18,18 @@
 #include <link.h>
 #include <string.h>
 
+#include "base/code_map.h"
 #include "base/options.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "records/site.h"
 #include "records/stack.h"
 
-/* Directories the system's own libraries live in. A library the user built and loads
- * from elsewhere is the user's code, and so is the program, wherever it is installed. */
-static const char *const system_dirs[] = {"/lib/",       "/lib64/",     "/lib32/",      "/usr/lib/",
-                                          "/usr/lib64/", "/usr/lib32/", "/usr/libexec/"};
-
-/* The program's code, [start, end), taken at load time: the crash report cannot ask the
- * loader (dladdr may wait on a lock the crashed thread holds), but can compare addresses. */
-static uintptr_t program_code_start, program_code_end;
-
-static int program_code(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-    (void)size;
-    (void)ctx;
-    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-            continue;
-        uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
-        if (program_code_start == 0 || start < program_code_start)
-            program_code_start = start;
-        if (start + ph->p_memsz > program_code_end)
-            program_code_end = start + (uintptr_t)ph->p_memsz;
-    }
-    return 1; /* the loader lists the program first */
-}
-
-void mt_place_prepare(void)
-{
-    if (program_code_end == 0)
-        dl_iterate_phdr(program_code, NULL);
-}
-
 static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
     *(uintptr_t *)ctx = (uintptr_t)info->dlpi_addr;
     return 1; /* the loader lists the program first */
-}
-
-/* GNU libstdc++ and LLVM libc++ with its ABI library, by file name. Statically linked
- * (-static-libstdc++), the runtime is part of the program and its blocks look like the
- * program's. */
-static bool is_cxx_runtime(const char *path)
-{
-    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
-    const char *slash = strrchr(path, '/');
-    const char *base = slash != NULL ? slash + 1 : path;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(base, names[i], strlen(names[i])) == 0)
-            return true;
-    return false;
 }
 
 static uintptr_t program_base = 1, self_base;
@@ -87,6 +42,8 @@ static uintptr_t program_base_address(void)
     return program_base;
 }
 
+/* The module of a frame, by the one rule (base/code_map.h). The program is the module
+ * without a name, or the one loaded where the loader's first module is. */
 static bool module_is_system(const Dl_info *info)
 {
     if (self_base == 0) {
@@ -96,19 +53,11 @@ static bool module_is_system(const Dl_info *info)
             self_base = (uintptr_t)self.dli_fbase;
     }
     uintptr_t base = (uintptr_t)info->dli_fbase;
-    if (info->dli_fname == NULL || info->dli_fname[0] == '\0')
-        return base != program_base && program_base != 0;
-    if (program_base == 0 ? false : base == program_base)
-        return false; /* the program, libmemtrack.a linked into it included */
-    if (base == self_base)
-        return true; /* libmemtrack itself */
-    if (strstr(info->dli_fname, "ld-linux") != NULL || strstr(info->dli_fname, "vdso") != NULL ||
-        is_cxx_runtime(info->dli_fname))
-        return true;
-    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
-        if (strncmp(info->dli_fname, system_dirs[i], strlen(system_dirs[i])) == 0)
-            return true;
-    return false;
+    bool unnamed = info->dli_fname == NULL || info->dli_fname[0] == '\0';
+    bool is_program = (unnamed && (base == program_base || program_base == 0)) ||
+                      (program_base != 0 && base == program_base);
+    return mt_module_owner(info->dli_fname, is_program, !is_program && base == self_base) !=
+           MT_CODE_PROGRAM;
 }
 
 bool mt_place_of(uint32_t id, mt_place_t *out)
@@ -125,25 +74,20 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
     if (s->file == NULL && s->pc != NULL) {
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
-        /* No module at all: the loader's or generated code, or a program linked statically
-         * (musl), whose loader knows no modules: there the code linked after libmemtrack's
-         * is the C library's and the libraries' named after libmemtrack.a. */
+        /* Decided when the site was made (base/code_map.c), by which its blocks were counted
+         * apart from the program's or not (the C++ runtime's are counted as the program's,
+         * but listed apart as a system library's). On bare metal no site by address is the
+         * C library's: its code is known by the program's image alone. */
         system =
-            !mt_in_program_image((uintptr_t)s->pc) || mt_in_code_linked_after((uintptr_t)s->pc);
-        if (mt_in_crash) /* no loader call: the program's code is known by its range, and a
-                            block whose stack passes through it is the program's */
-            system =
-                !((uintptr_t)s->pc >= program_code_start && (uintptr_t)s->pc < program_code_end &&
-                  !mt_in_code_linked_after((uintptr_t)s->pc)) &&
-                !mt_place_stack_in_program(id);
-        else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
+            MT_SMALL(s->library != MT_CODE_PROGRAM, !mt_in_program_image((uintptr_t)s->pc) ||
+                                                        mt_in_code_linked_after((uintptr_t)s->pc));
+        if (!mt_in_crash && dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
                 out->func = info.dli_sname;
                 out->offset = (uint64_t)((uintptr_t)s->pc - (uintptr_t)info.dli_saddr);
             }
             if (info.dli_fname != NULL && info.dli_fname[0] != '\0')
                 out->module = info.dli_fname;
-            system = module_is_system(&info);
         }
         /* The program's own code by file and line; a system library by module and symbol,
          * whatever debug information it has: there is no source of it to open. A system
@@ -330,14 +274,4 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
     if (shown == 0)
         out->inlined = false;
     return shown;
-}
-
-bool mt_place_stack_in_program(uint32_t id)
-{
-    void *const *pcs;
-    unsigned n = mt_stack_get(mt_site_get(id)->stack, &pcs);
-    for (unsigned i = 0; i < n; i++)
-        if ((uintptr_t)pcs[i] >= program_code_start && (uintptr_t)pcs[i] < program_code_end)
-            return true;
-    return false;
 }

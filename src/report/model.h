@@ -178,15 +178,23 @@ typedef struct mt_shortage {
     uint64_t blocks, bytes, size, wanted;
 } mt_shortage_t;
 
+/* Blocks made inside system libraries (the C library's stdio buffers, the loader's, the C++
+ * runtime's), counted apart from the program's statistics. */
+typedef struct mt_system_counts {
+    uint64_t total_bytes, total_blocks; /* made */
+    uint64_t freed_bytes, frees;        /* released */
+} mt_system_counts_t;
+
 typedef struct mt_report {
     const char *version; /* memtrack's version that wrote it */
     const char *program;
     uint64_t pid;
     const char *cwd; /* the directory relative source paths start from, or NULL */
     mt_when_t when;
-    uint64_t since; /* the checkpoint mark (MT_WHEN_SINCE) */
-    memtrack_stats_t stats;
-    uint64_t threads_running; /* other threads still tracking when the report was taken */
+    uint64_t since;                   /* the checkpoint mark (MT_WHEN_SINCE) */
+    memtrack_stats_t stats;           /* the program's own blocks */
+    mt_system_counts_t system_counts; /* the system libraries' (all 0 without track_all) */
+    uint64_t threads_running;         /* other threads still tracking when the report was taken */
     mt_shortage_t shortage;
 
     bool leak_check;       /* false: leaks were not looked for (option leaks=0) */
@@ -235,7 +243,8 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
  * counters' line of the text report. blocks_then: the blocks live when the bytes peaked
  * (mt_report_blocks_at_peak); when the most blocks were live at another moment the line
  * says both ("peak 60960 bytes in 73 blocks, 153 blocks at most"). */
-void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then);
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then,
+                       const mt_system_counts_t *system);
 /* The blocks live when live bytes peaked: the peak's sample when it is that peak, else
  * (no byte was ever live, or an older report) the most blocks live at once. */
 uint64_t mt_report_blocks_at_peak(const mt_report_t *r);

@@ -248,6 +248,20 @@ static void apart_note(mt_buf_t *b, const mt_apart_t *a, const char *id, const c
     mt_buf_str(b, "</p>\n");
 }
 
+/* The blocks made inside system libraries, which the figures above leave out. */
+static void system_note(mt_buf_t *b, const mt_system_counts_t *c)
+{
+    if (c->total_blocks == 0)
+        return;
+    mt_buf_str(b, "<p class=\"note\" id=\"system-counts\">Not in these figures: ");
+    mt_buf_count(b, c->total_blocks, "allocation", "allocations");
+    mt_buf_str(b, " (");
+    mt_buf_size(b, c->total_bytes);
+    mt_buf_str(b, ") and ");
+    mt_buf_count(b, c->frees, "free", "frees");
+    mt_buf_str(b, " inside system libraries.</p>\n");
+}
+
 static void summary(mt_buf_t *b, const mt_report_t *r)
 {
     bool at_exit = r->when == MT_WHEN_EXIT;
@@ -269,6 +283,7 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     if (!r->leak_check)
         mt_buf_str(b, "<p class=\"note\">Leaks were not looked for (option leaks=0).</p>\n");
     apart_note(b, &r->suppressed, "suppressed-note", " (suppressed by rules).");
+    system_note(b, &r->system_counts);
     apart_note(b, &r->system, "system-note",
                " made inside system libraries (option system_leaks lists them).");
     wrappers_note(b, r);

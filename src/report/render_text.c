@@ -259,7 +259,22 @@ static void print_peak(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_
     }
 }
 
-void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then)
+/* "; inside system libraries: 17 allocations (5120 bytes), 16 frees": the blocks the
+ * program's counts leave out, when there were any. */
+static void print_system_counts(mt_buf_t *b, const mt_system_counts_t *system)
+{
+    if (system == NULL || system->total_blocks == 0)
+        return;
+    mt_buf_str(b, "; inside system libraries: ");
+    mt_buf_count(b, system->total_blocks, "allocation", "allocations");
+    mt_buf_str(b, " (");
+    mt_buf_count(b, system->total_bytes, "byte", "bytes");
+    mt_buf_str(b, "), ");
+    mt_buf_count(b, system->frees, "free", "frees");
+}
+
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then,
+                       const mt_system_counts_t *system)
 {
     mt_buf_line(b);
     mt_buf_str(b, "peak ");
@@ -272,7 +287,9 @@ void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_
     mt_buf_count(b, st->frees, "free", "frees");
     mt_buf_str(b, ", ");
     mt_buf_u64(b, st->failed);
-    mt_buf_str(b, " failed\n");
+    mt_buf_str(b, " failed");
+    print_system_counts(b, system);
+    mt_buf_char(b, '\n');
 }
 
 static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
@@ -348,6 +365,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_count(b, st->total_blocks, "allocation", "allocations");
         mt_buf_str(b, ", peak ");
         print_peak(b, st, mt_report_blocks_at_peak(r));
+        print_system_counts(b, &r->system_counts);
         mt_buf_str(b, ")\n");
         mt_buf_shortage_lines(b, &r->shortage);
         print_counted_apart(r, b);
@@ -375,7 +393,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_count(b, r->errors, "error", "errors");
     mt_buf_str(b, " found\n");
 
-    mt_buf_stats_line(b, st, mt_report_blocks_at_peak(r));
+    mt_buf_stats_line(b, st, mt_report_blocks_at_peak(r), &r->system_counts);
     if (r->threads_running != 0) {
         mt_buf_line(b);
         mt_buf_count(b, r->threads_running, "other thread was", "other threads were");

@@ -41,7 +41,8 @@ typedef struct build_ctx {
     mt_leak_site_t *by_id;
     uint32_t nids;
     unsigned keep_seqs;
-    uint64_t since; /* count blocks with this sequence number or later */
+    uint64_t since;                         /* count blocks with this sequence number or later */
+    uint64_t program_bytes, program_blocks; /* of the blocks counted, the program's */
 } build_ctx_t;
 
 /* Keeps the smallest sequence numbers, ascending. */
@@ -72,16 +73,23 @@ static void merge_into(mt_leak_site_t *dst, const mt_leak_site_t *src, unsigned 
         add_seq(dst, src->seqs[i], keep);
 }
 
+/* A system library's block has no number: it is counted (apart) in the reports of all live
+ * blocks, and in none since a checkpoint, which are the program's blocks made since. */
 static void count_block(mt_block_t *b, void *ctx)
 {
     build_ctx_t *c = ctx;
-    if (MT_META_SEQ(b->meta) < c->since)
+    bool system = (b->meta & MT_META_FLAG_SYSTEM) != 0;
+    if (system ? c->since > 1 : MT_META_SEQ(b->meta) < c->since)
         return;
     uint32_t id = b->site < c->nids ? b->site : MT_SITE_NONE;
     mt_leak_site_t *s = &c->by_id[id];
     s->bytes += b->size;
     s->blocks++;
-    add_seq(s, MT_META_SEQ(b->meta), c->keep_seqs);
+    if (!system) {
+        add_seq(s, MT_META_SEQ(b->meta), c->keep_seqs);
+        c->program_bytes += b->size;
+        c->program_blocks++;
+    }
 }
 
 /* ---- sorting without allocating ------------------------------------------------------ */
@@ -309,10 +317,11 @@ static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, fr
     return kept;
 }
 
+/* The leak list; *live gets the program's blocks the walk found live (bytes, blocks). */
 static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since,
-                        frame_pool_t *pool)
+                        frame_pool_t *pool, uint64_t live[2])
 {
-    build_ctx_t c = {by_id, nids, 0, since};
+    build_ctx_t c = {by_id, nids, 0, since, 0, 0};
     c.keep_seqs = mt_opt.report_seqs < MAX_SEQS ? (unsigned)mt_opt.report_seqs : MAX_SEQS;
     for (uint32_t i = 0; i < nids; i++)
         by_id[i].site = i;
@@ -351,6 +360,8 @@ static void build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, ui
         r->leaked_bytes += by_id[i].bytes;
         r->leaked_blocks += by_id[i].blocks;
     }
+    live[0] = c.program_bytes;
+    live[1] = c.program_blocks;
 }
 
 static void build_errors(mt_report_t *r, mt_error_t *raw, size_t max, frame_pool_t *pool)
@@ -483,6 +494,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->when = when;
     r->since = since;
     mt_stats_read(&r->stats);
+    mt_stats_system_read(&r->system_counts);
     r->stats.errors = mt_error_total();
     r->errors = mt_error_total();
     r->leak_check = mt_opt.leaks || when != MT_WHEN_EXIT;
@@ -544,14 +556,14 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     for (size_t i = 0; i < nrules; i++)
         r->rules[i].rule = mt_suppress_rule(i);
     r->nrules = nrules;
+    uint64_t live[2] = {0, 0};
     if (r->leak_check)
-        build_leaks(r, by_id, nids, since, &pool);
+        build_leaks(r, by_id, nids, since, &pool, live);
     if (r->leak_check && when != MT_WHEN_SINCE) {
         /* Threads still running may have made blocks between the counters' reading and the
-         * walk of the table: the report never says fewer blocks live, or a lower peak, than
-         * the walk found. (A single thread's counters already agree with its walk.) */
-        uint64_t live_bytes = r->leaked_bytes + r->suppressed.bytes + r->system.bytes;
-        uint64_t live_blocks = r->leaked_blocks + r->suppressed.blocks + r->system.blocks;
+         * walk of the table: the report never says fewer of the program's blocks live, or a
+         * lower peak, than the walk found. (A single thread's counters already agree.) */
+        uint64_t live_bytes = live[0], live_blocks = live[1];
         if (r->stats.current_bytes < live_bytes)
             r->stats.current_bytes = (size_t)live_bytes;
         if (r->stats.current_blocks < live_blocks)

@@ -260,6 +260,7 @@ static bool print_without_memory(bool at_exit)
     r.errors = errors;
     r.max_messages = mt_opt.max_messages;
     r.shortage = shortage;
+    mt_stats_system_read(&r.system_counts);
     mt_timeline_peak_read(&r.peak);
     mt_report_peak_now(&r);
     streamed_t first = {0};
@@ -281,7 +282,7 @@ static bool print_without_memory(bool at_exit)
     mt_buf_str(&b, "; ");
     mt_buf_count(&b, errors, "error", "errors");
     mt_buf_str(&b, " found\n");
-    mt_buf_stats_line(&b, &st, mt_report_blocks_at_peak(&r)); /* the full report's line */
+    mt_buf_stats_line(&b, &st, mt_report_blocks_at_peak(&r), &r.system_counts); /* as in full */
     mt_buf_shortage_lines(&b, &shortage);
     for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
         for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
