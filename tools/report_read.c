@@ -539,6 +539,10 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
     }
     r->since = u64(&rd, root, "since", "");
+    if (json_get(root, "partial") != NULL) { /* absent from a whole report */
+        const json_t *partial = need(&rd, root, "partial", JSON_STRING, "");
+        r->partial = partial != NULL ? partial->text : NULL;
+    }
     read_stats(&rd, root, &r->stats, &r->threads_running, &r->system_counts);
     read_leaks(&rd, root, r);
     read_wrappers(&rd, root, r);

@@ -49,6 +49,17 @@ uint32_t mt_site_with_stack(uint32_t id, uint32_t stack);
 /* The site of id's place without its stack: what message caps count by. */
 uint32_t mt_site_place(uint32_t id);
 const mt_site_t *mt_site_get(uint32_t id);
+/* True when site id lies inside a system library or the C++ runtime: its live blocks are
+ * listed apart from the program's leaks (unless system_leaks), as records/place.c says. */
+static inline bool mt_site_listed_apart(uint32_t id)
+{
+#ifdef MT_BARE_METAL
+    (void)id;
+    return false;
+#else
+    return mt_site_get(id)->library != MT_CODE_PROGRAM;
+#endif
+}
 /* The library of each of the first MT_SITE_SYSTEM_FLAGS sites, one byte a site (site.c):
  * asked inline by every allocation of code built without the flag. */
 #define MT_SITE_SYSTEM_FLAGS MT_SMALL(4096u, 1u)

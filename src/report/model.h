@@ -185,8 +185,17 @@ typedef struct mt_system_counts {
     uint64_t freed_bytes, frees;        /* released */
 } mt_system_counts_t;
 
+/* Why a report is partial (mt_report_t.partial), in the words every form shows. */
+#define MT_PARTIAL_OUT_OF_MEMORY "out of memory, so not grouped by site"
+#define MT_PARTIAL_OUT_OF_MEMORY_UNSUPPRESSED                                                      \
+    "out of memory, so not grouped by site, nor suppressed"
+
 typedef struct mt_report {
     const char *version; /* memtrack's version that wrote it */
+    /* NULL for a whole report; else why it is not whole (MT_PARTIAL_*): the leaks are totals
+     * without sites, the errors counted without their list (the exit report when its
+     * working memory could not be had: report/write.c). */
+    const char *partial;
     const char *program;
     uint64_t pid;
     const char *cwd; /* the directory relative source paths start from, or NULL */

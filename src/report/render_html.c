@@ -280,6 +280,11 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     card(b, "frees", "Frees", r->stats.frees, false);
     card(b, "failed", "Failed", r->stats.failed, false);
     mt_buf_str(b, "</div>\n");
+    if (r->partial != NULL) {
+        mt_buf_str(b, "<p class=\"note\" id=\"partial-note\">Partial report: ");
+        mt_buf_html(b, r->partial);
+        mt_buf_str(b, ". The leaks are totals and the errors are counted, not listed.</p>\n");
+    }
     if (!r->leak_check)
         mt_buf_str(b, "<p class=\"note\">Leaks were not looked for (option leaks=0).</p>\n");
     apart_note(b, &r->suppressed, "suppressed-note", " (suppressed by rules).");

@@ -328,6 +328,10 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     str_field(b, "cwd", r->cwd, false);
     str_field(b, "when", when_names[r->when], false);
     u64_field(b, "since", r->since, true);
+    if (r->partial != NULL) { /* only then: a whole report reads as it always did */
+        mt_buf_str(b, ", ");
+        str_field(b, "partial", r->partial, true);
+    }
     mt_buf_str(b, ",\n");
     statistics(b, &r->stats, r->threads_running, &r->system_counts);
     leaks(b, r);

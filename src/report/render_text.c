@@ -379,15 +379,22 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_text(b, r->program);
     mt_buf_str(b, " (pid ");
     mt_buf_u64(b, r->pid);
-    mt_buf_str(b, ")\n");
+    mt_buf_char(b, ')');
+    if (r->partial != NULL) { /* its leaks are totals: there are no sites to count */
+        mt_buf_str(b, ": ");
+        mt_buf_text(b, r->partial);
+    }
+    mt_buf_char(b, '\n');
 
     mt_buf_line(b);
     if (r->leak_check) {
         mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
         mt_buf_str(b, at_exit ? " leaked in " : " live in ");
         mt_buf_count(b, r->leaked_blocks, "block", "blocks");
-        mt_buf_str(b, " from ");
-        mt_buf_count(b, r->nsites, "site", "sites");
+        if (r->partial == NULL) {
+            mt_buf_str(b, " from ");
+            mt_buf_count(b, r->nsites, "site", "sites");
+        }
         mt_buf_str(b, "; ");
     }
     mt_buf_count(b, r->errors, "error", "errors");

@@ -199,9 +199,11 @@ static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
  * found, so exitcode still applies. */
 #define STREAMED_MAX 30u
 
-/* The oldest leaked blocks (the smallest sequence numbers), one by one: no memory to group
- * them by site. */
+/* The program's leaked blocks, counted, and the oldest of them (the smallest sequence
+ * numbers), one by one: no memory to group them by site. The blocks of system libraries
+ * and of the C++ runtime are left out, as the full report leaves them out of its leaks. */
 typedef struct streamed {
+    uint64_t bytes, blocks; /* every leaked block of the program's */
     size_t n;
     struct {
         size_t size;
@@ -216,6 +218,10 @@ static void note_block(mt_block_t *b, void *ctx)
     uint64_t seq = MT_META_SEQ(b->meta);
     if (b->meta & MT_META_FLAG_OWNED)
         return;
+    if (!mt_opt.system_leaks && mt_site_listed_apart(b->site))
+        return;
+    s->bytes += b->size;
+    s->blocks++;
     size_t at = s->n;
     if (s->n == STREAMED_MAX) { /* full: take the place of the newest, if this is older */
         at = 0;
@@ -239,13 +245,16 @@ static bool print_without_memory(bool at_exit)
     memtrack_stats_t st;
     mt_stats_read(&st);
     size_t errors = mt_error_total();
-    bool leaks = (mt_opt.leaks || !at_exit) && st.current_blocks != 0;
+    streamed_t first = {0};
+    if (mt_opt.leaks || !at_exit)
+        mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
+    bool leaks = first.blocks != 0;
     mt_shortage_t shortage;
     mt_report_shortage(&shortage);
     if (!leaks && errors == 0 && !mt_opt.verbose && shortage.size == 0)
         return false;
     /* The model the files get: the same totals, in a report with no sites (its arrays are
-     * empty); the text reads its peak from it too. */
+     * empty) that says it is partial; the text reads its peak from it too. */
     mt_report_t r;
     memset(&r, 0, sizeof r);
     r.version = MEMTRACK_VERSION;
@@ -255,35 +264,22 @@ static bool print_without_memory(bool at_exit)
     r.stats = st;
     r.stats.errors = errors;
     r.leak_check = mt_opt.leaks;
-    r.leaked_bytes = mt_opt.leaks ? st.current_bytes : 0;
-    r.leaked_blocks = mt_opt.leaks ? st.current_blocks : 0;
+    r.leaked_bytes = first.bytes;
+    r.leaked_blocks = first.blocks;
+    r.partial =
+        mt_suppress_count() != 0 ? MT_PARTIAL_OUT_OF_MEMORY_UNSUPPRESSED : MT_PARTIAL_OUT_OF_MEMORY;
     r.errors = errors;
     r.max_messages = mt_opt.max_messages;
     r.shortage = shortage;
     mt_stats_system_read(&r.system_counts);
     mt_timeline_peak_read(&r.peak);
     mt_report_peak_now(&r);
-    streamed_t first = {0};
-    if (leaks)
-        mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
+    if (!at_exit)
+        r.when = MT_WHEN_NOW;
     mt_buf_t b;
     mt_buf_init(&b, mt_out_fd());
     mt_out_lock();
-    mt_buf_line(&b);
-    mt_buf_str(&b, "report for ");
-    mt_buf_text(&b, mt_program_name());
-    mt_buf_str(&b, " (pid ");
-    mt_buf_u64(&b, (uint64_t)getpid());
-    mt_buf_str(&b, "): out of memory, so not grouped by site\n");
-    mt_buf_line(&b);
-    mt_buf_count(&b, leaks ? st.current_bytes : 0, "byte", "bytes");
-    mt_buf_str(&b, at_exit ? " leaked in " : " live in ");
-    mt_buf_count(&b, leaks ? st.current_blocks : 0, "block", "blocks");
-    mt_buf_str(&b, "; ");
-    mt_buf_count(&b, errors, "error", "errors");
-    mt_buf_str(&b, " found\n");
-    mt_buf_stats_line(&b, &st, mt_report_blocks_at_peak(&r), &r.system_counts); /* as in full */
-    mt_buf_shortage_lines(&b, &shortage);
+    mt_render_text(&r, &b, 0);           /* the totals, as memtrack report renders the JSON's */
     for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
         for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
             __typeof__(first.block[0]) t = first.block[j];
