@@ -6,6 +6,10 @@
 #include "base/platform.h"
 
 int mt_out_fd(void);
+/* At start: opens a report file (option report=PATH) now, so that this process holds it
+ * while it lives and no process of its run empties it after this one began (report_file.c);
+ * a failure is said at the first message instead. */
+void mt_out_claim(void);
 void mt_out_lock(void);
 void mt_out_unlock(void);
 void mt_out_after_fork_child(void);
