@@ -3,7 +3,8 @@
  *
  *   memtrack-report FILE.json [--text] [--json OUT] [--sarif OUT] [--html OUT]
  *   memtrack-report --diff OLD.json NEW.json
- *   memtrack-report --found FILE.json...
+ *   memtrack-report --found MAIN_PID FILE.json...
+ *   memtrack-report --links-memtrack PROGRAM
  *   memtrack-report --options
  *
  * The report is read into the library's report model and rendered by the library's own
@@ -11,8 +12,10 @@
  * written. OUT may be "-" for standard output. Without an output option the text report
  * is printed, with each logged error listed.
  *
- * Exit status: 0 done; 1 (--found) leaks or errors found, (--diff) a site leaks more
- * than before or more errors were found; 2 bad usage or an unreadable report.
+ * Exit status: 0 done; 1 (--found) leaks or errors found (3: and processes other than the
+ * program named, whose reports are to be kept), (--diff) a site leaks more than before or
+ * more errors were found, (--links-memtrack) PROGRAM does not; 2 bad usage or an
+ * unreadable report.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,11 +27,12 @@
 
 #include "base/options.h" /* the one options table */
 #include "errors/format.h"
-#include "run.h"
 #include "json.h"
+#include "report_load.h"
 #include "report_read.h"
+#include "run.h"
 
-static const char *prog = "memtrack report";
+const char *prog = "memtrack report";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -36,77 +40,6 @@ static void usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(memtrack --help shows the usage)\n");
     exit(2);
-}
-
-/* A loaded report: the parsed tree and the model borrowing from it. */
-typedef struct loaded {
-    json_t *root;
-    mt_report_t model;
-} loaded_t;
-
-/* "memtrack report: PATH: what is wrong", escaped: the message may quote the report's own
- * words (a member's name), which must not reach the terminal as control characters. */
-static void say_bad_report(const char *path, const char *sep, const char *err)
-{
-    mt_buf_t b;
-    mt_buf_init(&b, STDERR_FILENO);
-    mt_buf_text(&b, prog);
-    mt_buf_str(&b, ": ");
-    mt_buf_text(&b, path);
-    mt_buf_str(&b, sep);
-    mt_buf_text(&b, err);
-    mt_buf_char(&b, '\n');
-    mt_buf_flush(&b);
-}
-
-static bool load(const char *path, loaded_t *out)
-{
-    char err[512];
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-        return false;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    for (size_t n; text != NULL && (n = fread(text + len, 1, cap - len, f)) > 0;) {
-        len += n;
-        if (len == cap) {
-            char *bigger = realloc(text, cap * 2);
-            if (bigger == NULL) {
-                free(text);
-                text = NULL;
-            } else {
-                text = bigger;
-                cap *= 2;
-            }
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    if (text == NULL) {
-        fprintf(stderr, "%s: %s: out of memory\n", prog, path);
-        return false;
-    }
-    out->root = json_parse(text, len, err, sizeof err);
-    free(text);
-    if (out->root == NULL) {
-        say_bad_report(path, " is not valid JSON: ", err);
-        return false;
-    }
-    if (!report_from_json(out->root, &out->model, err, sizeof err)) {
-        say_bad_report(path, ": ", err);
-        report_release(&out->model);
-        json_free(out->root);
-        return false;
-    }
-    return true;
-}
-
-static void unload(loaded_t *l)
-{
-    report_release(&l->model);
-    json_free(l->root);
 }
 
 static bool write_out(const mt_report_t *r, const char *path,
@@ -431,42 +364,6 @@ static int diff(const char *old_path, const char *new_path)
 
 /* ---- main ---------------------------------------------------------------------------- */
 
-static int found(int argc, char **argv)
-{
-    int status = 0;
-    if (argc == 0)
-        usage_error("%s", "--found needs at least one report");
-    for (int i = 0; i < argc; i++) {
-        loaded_t l;
-        if (!load(argv[i], &l))
-            return 2;
-        if (mt_report_found(&l.model)) {
-            status = 1;
-            if (argc > 1) { /* several processes: say which ones, and where their reports are */
-                mt_buf_t b;
-                mt_buf_init(&b, STDERR_FILENO);
-                mt_buf_line(&b);
-                mt_buf_str(&b, "run: ");
-                mt_buf_text(&b, l.model.program);
-                mt_buf_str(&b, " (pid ");
-                mt_buf_u64(&b, l.model.pid);
-                mt_buf_str(&b, "): ");
-                mt_buf_count(&b, l.model.leaked_bytes, "byte", "bytes");
-                mt_buf_str(&b, " leaked in ");
-                mt_buf_count(&b, l.model.leaked_blocks, "block", "blocks");
-                mt_buf_str(&b, ", ");
-                mt_buf_count(&b, l.model.errors, "error", "errors");
-                mt_buf_str(&b, "; its report: ");
-                mt_buf_text(&b, argv[i]);
-                mt_buf_char(&b, '\n');
-                mt_buf_flush(&b);
-            }
-        }
-        unload(&l);
-    }
-    return status;
-}
-
 int main(int argc, char **argv)
 {
     const char *input = NULL, *json = NULL, *sarif = NULL, *html = NULL;
@@ -478,7 +375,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "--run") == 0)
         return tool_run(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--found") == 0)
-        return found(argc - 2, argv + 2);
+        return run_verdict(argc - 2, argv + 2);
+    if (argc == 3 && strcmp(argv[1], "--links-memtrack") == 0)
+        return run_links_memtrack(argv[2]) ? 0 : 1;
     if (argc >= 2 && strcmp(argv[1], "--diff") == 0) {
         if (argc != 4)
             usage_error("%s", "--diff takes two reports: OLD.json NEW.json");

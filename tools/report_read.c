@@ -464,6 +464,25 @@ static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
     r->noptions = opts->count;
 }
 
+/* "printed": where the exit report's text went; absent from other reports (and older ones). */
+static void read_printed(reader_t *rd, const json_t *root, mt_printed_t *p)
+{
+    const json_t *o = json_get(root, "printed");
+    if (o == NULL)
+        return;
+    if (o->type != JSON_OBJECT) {
+        fail(rd, "printed should be an object");
+        return;
+    }
+    const json_t *to = need(rd, o, "to", JSON_STRING, "printed");
+    p->to = to != NULL ? to->text : NULL;
+    p->written = boolean(rd, o, "written", "printed");
+    p->error = opt_string(rd, o, "error", "printed");
+    p->error_number = u64(rd, o, "errno", "printed");
+    p->device = u64(rd, o, "device", "printed");
+    p->inode = u64(rd, o, "inode", "printed");
+}
+
 /* statistics.system: the blocks made inside system libraries, absent when there were none
  * (and in reports before memtrack counted them apart). */
 static void read_system_counts(reader_t *rd, const json_t *stats, mt_system_counts_t *c)
@@ -539,6 +558,7 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             fail(&rd, "when should be \"exit\", \"now\" or \"since\"");
     }
     r->since = u64(&rd, root, "since", "");
+    read_printed(&rd, root, &r->printed);
     if (json_get(root, "partial") != NULL) { /* absent from a whole report */
         const json_t *partial = need(&rd, root, "partial", JSON_STRING, "");
         r->partial = partial != NULL ? partial->text : NULL;

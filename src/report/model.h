@@ -185,6 +185,19 @@ typedef struct mt_system_counts {
     uint64_t freed_bytes, frees;        /* released */
 } mt_system_counts_t;
 
+/* Where the exit report's text went, and whether it got there: memtrack run shows a report
+ * from its JSON when the program's own could not reach the user (a program that closed its
+ * standard error before exit, as every coreutils program does). */
+typedef struct mt_printed {
+    const char *to;         /* "stderr", "stdout", "file" (option report), "none" (quiet);
+                               NULL: not known (not an exit report, or an older one) */
+    bool written;           /* every line of it was written (or there was none to write) */
+    const char *error;      /* why not, when not: the failed write's words ("Bad file
+                               descriptor"), or NULL */
+    uint64_t error_number;  /* its errno (EBADF: the stream was closed), 0 when written */
+    uint64_t device, inode; /* the stream's file (fstat), 0 when it had none */
+} mt_printed_t;
+
 /* Why a report is partial (mt_report_t.partial), in the words every form shows. */
 #define MT_PARTIAL_OUT_OF_MEMORY "out of memory, so not grouped by site"
 #define MT_PARTIAL_OUT_OF_MEMORY_UNSUPPRESSED                                                      \
@@ -196,6 +209,7 @@ typedef struct mt_report {
      * without sites, the errors counted without their list (the exit report when its
      * working memory could not be had: report/write.c). */
     const char *partial;
+    mt_printed_t printed; /* the exit report: where its text went (its JSON says) */
     const char *program;
     uint64_t pid;
     const char *cwd; /* the directory relative source paths start from, or NULL */

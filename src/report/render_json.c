@@ -151,6 +151,22 @@ static void statistics(mt_buf_t *b, const memtrack_stats_t *st, uint64_t threads
     mt_buf_str(b, "},\n");
 }
 
+/* Where the exit report's text went; absent from other reports. */
+static void printed(mt_buf_t *b, const mt_printed_t *p)
+{
+    if (p->to == NULL)
+        return;
+    mt_buf_str(b, "  \"printed\": {");
+    str_field(b, "to", p->to, false);
+    key(b, "written");
+    mt_buf_str(b, p->written ? "true, " : "false, ");
+    str_field(b, "error", p->error, false);
+    u64_field(b, "errno", p->error_number, false);
+    u64_field(b, "device", p->device, false);
+    u64_field(b, "inode", p->inode, true);
+    mt_buf_str(b, "},\n");
+}
+
 static void leaks(mt_buf_t *b, const mt_report_t *r)
 {
     mt_buf_str(b, "  \"leaks\": {\n    \"checked\": ");
@@ -333,6 +349,7 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
         str_field(b, "partial", r->partial, true);
     }
     mt_buf_str(b, ",\n");
+    printed(b, &r->printed);
     statistics(b, &r->stats, r->threads_running, &r->system_counts);
     leaks(b, r);
     wrappers(b, r);

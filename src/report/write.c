@@ -111,7 +111,30 @@ static void write_file(const mt_report_t *r, const char *path, const char *what,
         warn_file(what, full, err);
 }
 
-static void print_text(const mt_report_t *r, unsigned flags)
+/* Where the text went (the report stream fd, err the first failed write's errno), for the
+ * files written after it: memtrack run shows a report the user could not see. */
+static void note_printed(int fd, int err, mt_printed_t *printed)
+{
+    const char *report = mt_opt.report;
+    bool to_stderr = report == NULL || report[0] == '\0' || strcmp(report, "stderr") == 0;
+    printed->to = mt_opt.quiet                    ? "none"
+                  : to_stderr                     ? "stderr"
+                  : strcmp(report, "stdout") == 0 ? "stdout"
+                                                  : "file";
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        printed->device = (uint64_t)st.st_dev;
+        printed->inode = (uint64_t)st.st_ino;
+    }
+    if (err == 0 && fd < 0 && !mt_opt.quiet)
+        err = EBADF; /* a stream it could not have: nothing reached anyone */
+    printed->written = err == 0;
+    printed->error = err != 0 ? strerror(err) : NULL;
+    printed->error_number = (uint64_t)err;
+}
+
+/* Prints r's text to the report stream; *printed (when not NULL) gets where it went. */
+static void print_text(const mt_report_t *r, unsigned flags, mt_printed_t *printed)
 {
     int fd = mt_out_fd();
     mt_buf_t b;
@@ -120,6 +143,8 @@ static void print_text(const mt_report_t *r, unsigned flags)
     mt_render_text(r, &b, flags);
     mt_buf_flush(&b);
     mt_out_unlock();
+    if (printed != NULL)
+        note_printed(fd, b.error, printed);
 }
 
 static bool print_without_memory(bool at_exit);
@@ -133,7 +158,7 @@ MT_EXPORT void memtrack_report(void)
     mt_busy++;
     mt_report_lock();
     if (mt_report_build(&r, MT_WHEN_NOW, 1)) {
-        print_text(&r, 0);
+        print_text(&r, 0, NULL);
         mt_report_free(&r);
     } else {
         (void)print_without_memory(false);
@@ -180,7 +205,7 @@ MT_EXPORT size_t memtrack_report_since(unsigned long mark)
     mt_report_lock();
     if (mt_report_build(&r, MT_WHEN_SINCE, mark == 0 ? 1 : (uint64_t)mark)) {
         blocks = (size_t)r.leaked_blocks;
-        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN, NULL);
         mt_report_free(&r);
     }
     mt_report_unlock();
@@ -308,6 +333,7 @@ static bool print_without_memory(bool at_exit)
     mt_out_unlock();
     if (!at_exit)
         return leaks || errors != 0;
+    note_printed(b.fd, b.error, &r.printed);
     write_file(&r, mt_opt.json, "JSON", mt_render_json);
     write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
     write_file(&r, mt_opt.html, "HTML", mt_render_html);
@@ -347,7 +373,7 @@ void mt_report_at_exit(void)
     bool built = mt_report_build(&r, MT_WHEN_EXIT, 1);
     bool found = mt_error_total() != 0;
     if (built) {
-        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN, &r.printed);
         write_file(&r, mt_opt.json, "JSON", mt_render_json);
         write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
         write_file(&r, mt_opt.html, "HTML", mt_render_html);

@@ -77,7 +77,7 @@ grep -q '40 bytes leaked' run.err
 run 130 ./prog abort          # killed by SIGINT: 128 + 2, no report possible
 # A program built without memtrack is not silently passed
 run 2 ./plain clean
-grep -q 'wrote no report: build it with memtrack cc' run.err
+grep -q 'wrote no report: it is not built with memtrack (build it with memtrack cc' run.err
 
 # The report files
 run 23 --json r.json --sarif r.sarif --html r.html ./prog leak
