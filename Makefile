@@ -42,7 +42,8 @@ include tools/platform.mk
 
 # The report tool reads a JSON report back into the library's model and renders it with
 # the library's own renderers.
-TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_load.c tools/report_read.c \
+TOOL_SRC = tools/memtrack-report.c tools/json.c tools/report_fields.c tools/report_load.c \
+	tools/report_read.c \
 	tools/run.c tools/run_verdict.c src/base/buf.c \
 	src/base/options.c src/errors/format.c src/records/kinds.c src/report/model.c \
 	$(wildcard src/report/render_*.c)

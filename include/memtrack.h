@@ -119,9 +119,7 @@ extern "C" {
 #endif
 
 /* -------------------------------------------------------------------------------------
- * Statistics: filled by memtrack_stats(). Byte and block counts cover the program's tracked
- * blocks only: those made inside system libraries (the C library's, the C++ runtime's) are
- * counted apart, in the report.
+ * Statistics: filled by memtrack_stats(), over the program's own tracked blocks only.
  * ------------------------------------------------------------------------------------- */
 typedef struct memtrack_stats_s {
     size_t current_bytes;  /* bytes in live tracked blocks now */

@@ -8,19 +8,13 @@
  * scripts may look for have ids: summary, timeline-plot, live-bytes, peak-marker,
  * peak-label, top-sites, leak-table, error-table, options, wrappers-note; stacks have the
  * class stack and one of leak-stack, alloc-stack, release-stack, found-stack.
- *
- * Coordinates are computed with integers: the plot is 900 x 300 units.
+ * The plot of live bytes over the run is render_html_plot.c's.
  */
 #include <string.h>
 
 #include "errors/format.h"
+#include "report/render_html.h"
 
-#define PLOT_W 900u
-#define PLOT_H 300u
-#define PLOT_LEFT 80u
-#define PLOT_RIGHT 20u
-#define PLOT_TOP 30u
-#define PLOT_BOTTOM 40u
 #define TOP_BARS 10u
 
 static const char style[] =
@@ -295,223 +289,6 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, "</section>\n");
 }
 
-/* Smallest 1, 2 or 5 times a power of ten at or above v (1 for 0): a step for counts. */
-static uint64_t decimal_step(uint64_t v)
-{
-    uint64_t p = 1;
-    for (;;) {
-        if (v <= p)
-            return p;
-        if (v <= 2 * p)
-            return 2 * p;
-        if (v <= 5 * p)
-            return 5 * p;
-        if (p > UINT64_MAX / 100)
-            return v;
-        p *= 10;
-    }
-}
-
-/* Smallest power of two, or 3 times one, at or above v: a step for bytes, so the ticks
- * read 256 bytes, 512 bytes, 1.0 KiB or 1.5 KiB, 3.0 KiB, 4.5 KiB. */
-static uint64_t binary_step(uint64_t v)
-{
-    uint64_t p = 1;
-    for (;;) {
-        if (v <= p)
-            return p;
-        if (p >= 2 && v <= p / 2 * 3)
-            return p / 2 * 3;
-        if (p > UINT64_MAX / 4)
-            return v;
-        p *= 2;
-    }
-}
-
-typedef struct plot {
-    uint64_t max_event, max_bytes;
-    uint64_t event_step; /* between ticks on the x axis */
-} plot_t;
-
-static uint64_t px(const plot_t *p, uint64_t event)
-{
-    const uint64_t w = PLOT_W - PLOT_LEFT - PLOT_RIGHT;
-    return PLOT_LEFT + (event >= p->max_event ? w : event * w / p->max_event);
-}
-
-static uint64_t py(const plot_t *p, uint64_t bytes)
-{
-    const uint64_t h = PLOT_H - PLOT_TOP - PLOT_BOTTOM;
-    uint64_t up = bytes >= p->max_bytes    ? h
-                  : bytes > UINT64_MAX / h ? bytes / (p->max_bytes / h + 1)
-                                           : bytes * h / p->max_bytes;
-    return PLOT_TOP + h - up;
-}
-
-static void point(mt_buf_t *b, const plot_t *p, uint64_t event, uint64_t bytes)
-{
-    mt_buf_u64(b, px(p, event));
-    mt_buf_char(b, ',');
-    mt_buf_u64(b, py(p, bytes));
-    mt_buf_char(b, ' ');
-}
-
-/* The samples with the peak put in its place, as "x,y " pairs. */
-static void points(mt_buf_t *b, const mt_report_t *r, const plot_t *p)
-{
-    bool peak_done = r->peak.event == 0;
-    for (size_t i = 0; i < r->nsamples; i++) {
-        const mt_sample_t *s = &r->samples[i];
-        if (!peak_done && r->peak.event <= s->event) {
-            if (r->peak.event < s->event)
-                point(b, p, r->peak.event, r->peak.bytes);
-            peak_done = true;
-        }
-        point(b, p, s->event, s->bytes);
-    }
-    if (!peak_done)
-        point(b, p, r->peak.event, r->peak.bytes);
-}
-
-static void axes(mt_buf_t *b, const plot_t *p)
-{
-    const uint64_t left = PLOT_LEFT, right = PLOT_W - PLOT_RIGHT;
-    for (unsigned t = 0; t <= 4; t++) {
-        uint64_t v = p->max_bytes / 4 * t, y = py(p, v);
-        mt_buf_str(b, "<line class=\"grid\" x1=\"");
-        mt_buf_u64(b, left);
-        mt_buf_str(b, "\" x2=\"");
-        mt_buf_u64(b, right);
-        mt_buf_str(b, "\" y1=\"");
-        mt_buf_u64(b, y);
-        mt_buf_str(b, "\" y2=\"");
-        mt_buf_u64(b, y);
-        mt_buf_str(b, "\"/><text x=\"");
-        mt_buf_u64(b, left - 8);
-        mt_buf_str(b, "\" y=\"");
-        mt_buf_u64(b, y + 4);
-        mt_buf_str(b, "\" text-anchor=\"end\">");
-        mt_buf_size(b, v);
-        mt_buf_str(b, "</text>\n");
-    }
-    /* A tick every event_step, a few at most: counts read from a report may be anything, and
-     * a step added up to near 2^64 would wrap and never end. */
-    for (uint64_t t = 0; t <= 10; t++) {
-        if (t > 0 && p->event_step > p->max_event / t)
-            break; /* the next tick, event_step * t, would pass max_event */
-        uint64_t e = p->event_step * t;
-        uint64_t x = px(p, e);
-        mt_buf_str(b, "<text x=\"");
-        mt_buf_u64(b, x);
-        mt_buf_str(b, "\" y=\"");
-        mt_buf_u64(b, PLOT_H - PLOT_BOTTOM + 18);
-        mt_buf_str(b, "\" text-anchor=\"middle\">");
-        mt_buf_u64(b, e);
-        mt_buf_str(b, "</text>\n");
-    }
-    mt_buf_str(b, "<line class=\"axis\" x1=\"");
-    mt_buf_u64(b, left);
-    mt_buf_str(b, "\" x2=\"");
-    mt_buf_u64(b, right);
-    mt_buf_str(b, "\" y1=\"");
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_str(b, "\" y2=\"");
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_str(b, "\"/>\n<text x=\"");
-    mt_buf_u64(b, (left + right) / 2);
-    mt_buf_str(b, "\" y=\"");
-    mt_buf_u64(b, PLOT_H - 4);
-    mt_buf_str(b, "\" text-anchor=\"middle\">allocations and frees so far</text>\n");
-}
-
-static void timeline(mt_buf_t *b, const mt_report_t *r)
-{
-    mt_buf_str(b, "<section id=\"timeline\"><h2>Live memory over the run</h2>\n");
-    if (r->nsamples == 0) {
-        mt_buf_str(b, "<p class=\"note\">No samples (option timeline=0).</p></section>\n");
-        return;
-    }
-    plot_t p = {1, 1, 1};
-    for (size_t i = 0; i < r->nsamples; i++) {
-        if (r->samples[i].event > p.max_event)
-            p.max_event = r->samples[i].event;
-        if (r->samples[i].bytes > p.max_bytes)
-            p.max_bytes = r->samples[i].bytes;
-    }
-    if (r->peak.event > p.max_event)
-        p.max_event = r->peak.event;
-    if (r->peak.bytes > p.max_bytes)
-        p.max_bytes = r->peak.bytes;
-    /* Four steps up, each a round number of bytes; the run fills the width, with a tick
-     * every round number of events (three to five of them). */
-    p.max_bytes = binary_step((p.max_bytes + 3) / 4) * 4;
-    p.event_step = decimal_step((p.max_event + 3) / 4);
-
-    mt_buf_str(b, "<svg id=\"timeline-plot\" viewBox=\"0 0 ");
-    mt_buf_u64(b, PLOT_W);
-    mt_buf_char(b, ' ');
-    mt_buf_u64(b, PLOT_H);
-    mt_buf_str(b, "\" role=\"img\" aria-label=\"live bytes over the run, peak ");
-    mt_buf_u64(b, r->peak.bytes);
-    mt_buf_str(b, " bytes\" data-samples=\"");
-    mt_buf_u64(b, r->nsamples);
-    mt_buf_str(b, "\" data-max-bytes=\"");
-    mt_buf_u64(b, p.max_bytes);
-    mt_buf_str(b, "\">\n");
-    axes(b, &p);
-    /* The area under the line, then the line. */
-    mt_buf_str(b, "<polygon class=\"area\" points=\"");
-    mt_buf_u64(b, px(&p, r->samples[0].event));
-    mt_buf_char(b, ',');
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_char(b, ' ');
-    points(b, r, &p);
-    uint64_t last = r->samples[r->nsamples - 1].event;
-    mt_buf_u64(b, px(&p, last > r->peak.event ? last : r->peak.event));
-    mt_buf_char(b, ',');
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_str(b, "\"/>\n<polyline id=\"live-bytes\" class=\"line\" points=\"");
-    points(b, r, &p);
-    mt_buf_str(b, "\"/>\n");
-    if (r->peak.event != 0) {
-        uint64_t x = px(&p, r->peak.event), y = py(&p, r->peak.bytes);
-        mt_buf_str(b, "<circle id=\"peak-marker\" r=\"6\" cx=\"");
-        mt_buf_u64(b, x);
-        mt_buf_str(b, "\" cy=\"");
-        mt_buf_u64(b, y);
-        mt_buf_str(b, "\" data-bytes=\"");
-        mt_buf_u64(b, r->peak.bytes);
-        mt_buf_str(b, "\" data-event=\"");
-        mt_buf_u64(b, r->peak.event);
-        mt_buf_str(b, "\"><title>peak: ");
-        mt_buf_count(b, r->peak.bytes, "byte", "bytes");
-        mt_buf_str(b, " in ");
-        mt_buf_count(b, r->peak.blocks, "block", "blocks");
-        mt_buf_str(b, "</title></circle>\n<text id=\"peak-label\" x=\"");
-        /* Keep the label inside the plot: left of the marker in the right half. */
-        bool right_half = x > PLOT_W / 2;
-        mt_buf_u64(b, right_half ? x - 10 : x + 10);
-        mt_buf_str(b, "\" y=\"");
-        mt_buf_u64(b, y < PLOT_TOP + 14 ? y + 18 : y - 8);
-        mt_buf_str(b, right_half ? "\" text-anchor=\"end\">peak " : "\">peak ");
-        mt_buf_size(b, r->peak.bytes);
-        if (r->peak.bytes >= 1024) {
-            mt_buf_str(b, " (");
-            mt_buf_count(b, r->peak.bytes, "byte", "bytes");
-            mt_buf_char(b, ')');
-        }
-        mt_buf_str(b, " in ");
-        mt_buf_count(b, r->peak.blocks, "block", "blocks");
-        mt_buf_str(b, "</text>\n");
-    }
-    mt_buf_str(b, "</svg>\n<p class=\"note\">Live bytes after each allocation or free, ");
-    mt_buf_count(b, r->nsamples, "sample", "samples");
-    mt_buf_str(b, "; the last is ");
-    mt_buf_size(b, r->samples[r->nsamples - 1].bytes);
-    mt_buf_str(b, r->when == MT_WHEN_EXIT ? " at exit.</p>\n</section>\n"
-                                          : " when the report was made.</p>\n</section>\n");
-}
-
 /* A bar's site, with its first caller when it has one: leaks are grouped by site and
  * stack, and two bars of one site called from two places must not read the same. */
 static void bar_label(mt_buf_t *b, const mt_place_t *p)
@@ -708,7 +485,7 @@ void mt_render_html(const mt_report_t *r, mt_buf_t *b)
     }
     mt_buf_str(b, "</p></header>\n");
     summary(b, r);
-    timeline(b, r);
+    mt_html_timeline(b, r);
     top_sites(b, r);
     leak_table(b, r);
     error_table(b, r);
