@@ -4,7 +4,7 @@
  *
  * Every write appends (O_APPEND). The file is emptied only by the first process of a run,
  * when it opens the file, which every process with report=PATH does as it starts
- * (mt_report_file_claim, from api/init.c), not at its first message: a parent whose first
+ * (mt_out_claim, from api/init.c), not at its first message: a parent whose first
  * message comes after its children ran has opened the file before them. A process empties
  * it only when both say it is a new run:
  *   - no other process holds it: each holds a shared lock on it for its whole life (an
