@@ -16,7 +16,7 @@
 #define MT_OPTION_LIST(X)                                                                          \
     X(guard, SIZE, "16", "bytes of guard before and after each block; 0 turns guards off")         \
     X(report, STRING, "stderr",                                                                    \
-      "where reports and messages go: stderr, stdout or a file path (%p is the pid)")              \
+      "where reports and messages go: stderr, stdout or a file path (%p is the pid; appended to)") \
     X(quiet, BOOL, "0", "print nothing: no report and no messages (exit status still tells)")      \
     X(verbose, BOOL, "0",                                                                          \
       "print a one-line summary for a clean run, and the options in effect at start")              \
