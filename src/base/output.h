@@ -13,6 +13,10 @@ int mt_out_fd(void);
 int mt_std_fd(int fd);
 /* Notes what descriptors 1 and 2 are now: called as the tracker starts. */
 void mt_out_remember_std(void);
+/* At start: opens a report file (option report=PATH) now, so that this process holds it
+ * while it lives and no process of its run empties it after this one began (report_file.c);
+ * a failure is said at the first message instead. */
+void mt_out_claim(void);
 void mt_out_lock(void);
 void mt_out_unlock(void);
 void mt_out_after_fork_child(void);

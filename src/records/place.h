@@ -25,8 +25,6 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
 void *mt_place_function_pc(uint32_t id);
 /* The return address in the caller of site id's function, or NULL when not known. */
 void *mt_place_caller_pc(uint32_t id);
-/* True when one of the stack's frames lies in the program's code (crash handler safe). */
-bool mt_place_stack_in_program(uint32_t id);
 /* Notes where the program's code lies, for mt_place_of in the crash handler; at load time. */
 void mt_place_prepare(void);
 

@@ -55,3 +55,11 @@ void mt_place_at_frame(mt_place_t *p, const mt_frame_t *f)
     p->offset = f->offset;
     p->inlined = f->inlined;
 }
+
+uint64_t mt_report_blocks_at_peak(const mt_report_t *r)
+{
+    if (r->stats.peak_bytes != 0 && r->peak.bytes == r->stats.peak_bytes &&
+        r->peak.blocks <= r->stats.peak_blocks)
+        return r->peak.blocks;
+    return r->stats.peak_blocks;
+}
