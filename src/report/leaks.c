@@ -326,9 +326,10 @@ static mt_leak_class_t class_of(uint8_t state)
 }
 
 /* Groups the blocks made at or after `since` by class, site and holder, into r->groups;
- * returns how many there are (0 with *ok false when there was no memory for them). */
+ * returns how many there are (0 with *ok false when there was no memory for them).
+ * program[] gets the program's blocks among them (bytes, blocks). */
 static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, unsigned keep,
-                            bool *ok)
+                            bool *ok, uint64_t program[2])
 {
     const mt_reach_t *reach = h->reach;
     size_t keys_size = reach->n * sizeof(leak_key_t);
@@ -341,6 +342,10 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
         const mt_reach_block_t *b = &reach->blocks[i];
         if (!counted_since(b->meta, since))
             continue;
+        if ((b->meta & MT_META_FLAG_SYSTEM) == 0) {
+            program[0] += b->size;
+            program[1]++;
+        }
         mt_holder_key_t hk = mt_holder_key(h, (uint32_t)i);
         keys[n++] = (leak_key_t){MT_META_SEQ(b->meta),        hk.id,   b->site,   (uint32_t)i,
                                  (uint8_t)class_of(b->state), hk.kind, hk.chained};
@@ -417,6 +422,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
      * as they are). Its groups replace the sites' counts. */
     mt_leak_site_t *sites = by_id;
     size_t n = 0;
+    uint64_t scanned[2] = {0, 0}; /* the program's blocks the scan found */
     /* (blocks went untracked, r->shortage: what holds what cannot be told) */
     if (r->when != MT_WHEN_NOW && r->shortage.blocks == 0 && any_listed(by_id, nids)) {
         mt_reach_t reach;
@@ -424,7 +430,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
         if (mt_reach_scan(&reach)) {
             bool ok = mt_holders_init(&h, &reach);
             if (ok)
-                n = group_scanned(r, &h, since, c.keep_seqs, &ok);
+                n = group_scanned(r, &h, since, c.keep_seqs, &ok, scanned);
             mt_holders_free(&h);
             r->classified = ok;
             r->threads_unread = reach.roots.threads_unread;
@@ -472,6 +478,9 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
         r->leaked_bytes += sites[i].bytes;
         r->leaked_blocks += sites[i].blocks;
     }
-    live[0] = c.program_bytes;
-    live[1] = c.program_blocks;
+    /* The scan took its own view of the table after the walk: threads still running may
+     * have made blocks in between, which the list then holds. The floor is the larger. */
+    bool scan_more = r->classified && scanned[1] > c.program_blocks;
+    live[0] = scan_more ? scanned[0] : c.program_bytes;
+    live[1] = scan_more ? scanned[1] : c.program_blocks;
 }
