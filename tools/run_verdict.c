@@ -53,6 +53,11 @@ static void show_unseen(const mt_report_t *r)
         mt_buf_str(&b, ") printed its report where memtrack run's ");
         mt_buf_str(&b, stream);
         mt_buf_str(&b, " is not (its own was redirected)");
+    } else if (p->error_number == 0) { /* (error: a file of the program's in its place) */
+        mt_buf_str(&b,
+                   ") could not print its report: it had put a file of its own in place of its ");
+        mt_buf_str(&b, stream);
+        mt_buf_str(&b, ", which memtrack never writes into");
     } else if (p->error_number == EBADF) {
         mt_buf_str(&b, ") could not print its report: it had closed its ");
         mt_buf_str(&b, stream);

@@ -16,6 +16,7 @@
 #include "base/output.h"
 #include "base/symbolize.h"
 #include "checks/page_guard.h"
+#include "records/place.h"
 #include "records/stack.h"
 #include "records/timeline.h"
 #include "report/report.h"

@@ -92,6 +92,19 @@ __attribute__((constructor(101))) static void warn_through_std(void)
     mt_warning_fd = mt_std_fd;
 }
 
+bool mt_std_replaced(int fd)
+{
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+    int saved = errno, flags = fcntl(fd, F_GETFL);
+    bool replaced = flags != -1 && (flags & O_ACCMODE) != O_RDONLY && mt_std_fd(fd) < 0;
+    errno = saved;
+    return replaced;
+#else
+    (void)fd;
+    return false;
+#endif
+}
+
 /* ---- the report stream ------------------------------------------------------------ */
 
 static int out_fd = -2;         /* -2: not opened yet */

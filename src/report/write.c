@@ -129,10 +129,18 @@ static void note_printed(int fd, int err, mt_printed_t *printed)
         printed->device = (uint64_t)st.st_dev;
         printed->inode = (uint64_t)st.st_ino;
     }
-    if (err == 0 && fd < 0 && !mt_opt.quiet)
-        err = EBADF; /* a stream it could not have: nothing reached anyone */
-    printed->written = err == 0;
-    printed->error = err != 0 ? strerror(err) : NULL;
+    /* A stream it could not have, nothing reached anyone: closed, or (stdout, stderr) a file
+     * the program put in its place, which is never written into (base/output.c). */
+    bool replaced = false;
+    if (err == 0 && fd < 0 && !mt_opt.quiet) {
+        replaced = strcmp(printed->to, "file") != 0 &&
+                   mt_std_replaced(to_stderr ? STDERR_FILENO : STDOUT_FILENO);
+        err = replaced ? 0 : EBADF;
+    }
+    printed->written = err == 0 && !replaced;
+    printed->error = replaced   ? "a file of the program's in its place"
+                     : err != 0 ? strerror(err)
+                                : NULL;
     printed->error_number = (uint64_t)err;
 }
 

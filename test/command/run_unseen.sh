@@ -52,7 +52,12 @@ grep -qx 'memtrack: report for ./prog (pid [0-9]*)' run.err
 grep -qx 'memtrack:   11 bytes in 1 block at prog.c:25 in main() by malloc: #2' run.err
 grep -q '^memtrack:   overrun: block #1 (4 bytes) allocated at prog.c:12 in main(), found by free at prog.c:24 in main()' run.err
 
+# A file the program put on descriptor 2 gets none of memtrack's words (issue 25, item 10).
 run 23 ./prog redirects
+grep -qx "memtrack: run: ./prog (pid [0-9]*) could not print its report: it had put a file of its own in place of its standard error, which memtrack never writes into; here it is, from its JSON report:" run.err
+grep -qx 'memtrack:   11 bytes in 1 block at prog.c:25 in main() by malloc: #2' run.err
+# A program started with its standard error elsewhere prints its report there.
+run 23 sh -c 'exec ./prog 2>/dev/null'
 grep -qx "memtrack: run: ./prog (pid [0-9]*) printed its report where memtrack run's standard error is not (its own was redirected); here it is, from its JSON report:" run.err
 grep -qx 'memtrack:   11 bytes in 1 block at prog.c:25 in main() by malloc: #2' run.err
 
