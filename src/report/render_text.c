@@ -232,7 +232,7 @@ static void print_injected(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, " at ");
         mt_buf_place(b, &g->where);
         mt_buf_str(b, " by ");
-        mt_buf_str(b, g->where.kind != NULL ? g->where.kind : "?");
+        mt_buf_text(b, g->where.kind != NULL ? g->where.kind : "?");
         if (g->where.owner != NULL) {
             mt_buf_str(b, " \"");
             mt_buf_text(b, g->where.owner);

@@ -73,3 +73,24 @@ assert "by malloc\\xff\\x1b[2J" in out, out  # shown, escaped
 assert "errors: double free\\x1b[2J" in out, out
 print("escaped: ok")
 PY
+
+# The allocations made to fail on purpose (fail_nth) are read back too: their kinds escaped.
+MEMTRACK_OPTIONS=json=f.json:fail_nth=1 ./prog 2>/dev/null || true
+$PY - <<'PY'
+import json
+r = json.load(open("f.json"))
+evil = "\u001b[2J\r\nmemtrack: forged line\u009b31m"
+assert r["injected"]["sites"], r["injected"]
+for s in r["injected"]["sites"]:
+    s["kind"] = s["kind"] + evil
+json.dump(r, open("crafted_fail.json", "w"))
+PY
+"$M" report crafted_fail.json >fail_out.txt
+$PY - <<'PY'
+text = open("fail_out.txt", "rb").read().decode("utf-8")
+for c in text:
+    assert c == "\n" or (ord(c) >= 0x20 and ord(c) != 0x7f and not 0x80 <= ord(c) < 0xa0), repr(c)
+assert all(l.startswith("memtrack") for l in text.splitlines()), text
+assert "by malloc\\x1b[2J" in text, text
+print("injected escaped: ok")
+PY
