@@ -1,7 +1,8 @@
 /* roots_windows.c - the roots of the leak scan on Windows (base/roots.h says which): the
  * writable sections of every module (their PE headers), the calling thread's stack by the
  * frames Windows' own unwinder tells (every x64 function has unwind data), less the C
- * runtime's and the system's (at exit those of exit(), whose words are main's, dead), and
+ * runtime's and the system's (at exit those of exit(), whose words are main's, dead, and
+ * the handlers' runner below it), and
  * the registers the program had when it called the tracker (saved in the entry point's
  * frame, which is read with its caller's); and each other thread's
  * context: it is suspended for as long as its registers are read, then its stack is read
@@ -143,10 +144,18 @@ static bool add_own_stack(mt_roots_t *r, uintptr_t from, void *frame, bool at_ex
         mt_roots_walk_frames(r, frame, from, end); /* (x86: frame records) */
     if (r->nframes == 0)
         return at_exit || mt_roots_add(r, from, end, MT_ROOT_STACK, thread, NULL, 0);
+    /* At exit, the frames below the C runtime's exit() are its handlers' runner (mingw's
+     * __do_global_dtors, linked into the program) and the tracker's entry point: what they
+     * hold is dead words of main's callees, never the program's. The program's frames that
+     * called exit() lie above it, and are read. */
+    bool exit_path = at_exit;
     for (size_t f = 0; f < r->nframes; f++) {
         const mt_stack_frame_t *fr = &r->frames[f];
-        if (!c_runtime_code(fr->pc) &&
-            !mt_roots_add(r, fr->start, fr->end, MT_ROOT_STACK, thread, NULL, 0))
+        if (c_runtime_code(fr->pc)) {
+            exit_path = false;
+            continue;
+        }
+        if (!exit_path && !mt_roots_add(r, fr->start, fr->end, MT_ROOT_STACK, thread, NULL, 0))
             return false;
     }
     return true;
