@@ -121,7 +121,7 @@ extern "C" {
 #endif
 
 /* -------------------------------------------------------------------------------------
- * Statistics: filled by memtrack_stats(). Byte and block counts cover tracked blocks only.
+ * Statistics: filled by memtrack_stats(), over the program's own tracked blocks only.
  * ------------------------------------------------------------------------------------- */
 typedef struct memtrack_stats_s {
     size_t current_bytes;  /* bytes in live tracked blocks now */

@@ -3,7 +3,8 @@
  *
  *   memtrack-report FILE.json [--text] [--json OUT] [--sarif OUT] [--html OUT]
  *   memtrack-report --diff OLD.json NEW.json
- *   memtrack-report --found FILE.json...
+ *   memtrack-report --found MAIN_PID FILE.json...
+ *   memtrack-report --links-memtrack PROGRAM
  *   memtrack-report --fail-sweep ... -- PROG ARGS...   (sweep.h)
  *   memtrack-report --options
  *   memtrack-report --options-man     (the OPTIONS list of memtrack(1), as mdoc lines)
@@ -13,8 +14,10 @@
  * written. OUT may be "-" for standard output. Without an output option the text report
  * is printed, with each logged error listed.
  *
- * Exit status: 0 done; 1 (--found) leaks or errors found, (--diff) a site leaks more
- * than before or more errors were found; 2 bad usage or an unreadable report.
+ * Exit status: 0 done; 1 (--found) leaks or errors found (3: and processes other than the
+ * program named, whose reports are to be kept), (--diff) a site leaks more than before or
+ * more errors were found, (--links-memtrack) PROGRAM does not; 2 bad usage or an
+ * unreadable report.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,14 +29,14 @@
 
 #include "base/options.h" /* the one options table */
 #include "errors/format.h"
-#include "run.h"
 #include "json.h"
 #include "options_man.h"
 #include "report_read.h"
+#include "run.h"
 #include "site_match.h"
 #include "sweep.h"
 
-static const char *prog = "memtrack report";
+const char *prog = "memtrack report";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -315,42 +318,6 @@ static int diff(const char *old_path, const char *new_path)
 
 /* ---- main ---------------------------------------------------------------------------- */
 
-static int found(int argc, char **argv)
-{
-    int status = 0;
-    if (argc == 0)
-        usage_error("%s", "--found needs at least one report");
-    for (int i = 0; i < argc; i++) {
-        report_file_t l;
-        if (!report_load(argv[i], &l, prog))
-            return 2;
-        if (mt_report_found(&l.model)) {
-            status = 1;
-            if (argc > 1) { /* several processes: say which ones, and where their reports are */
-                mt_buf_t b;
-                mt_buf_init(&b, STDERR_FILENO);
-                mt_buf_line(&b);
-                mt_buf_str(&b, "run: ");
-                mt_buf_text(&b, l.model.program);
-                mt_buf_str(&b, " (pid ");
-                mt_buf_u64(&b, l.model.pid);
-                mt_buf_str(&b, "): ");
-                mt_buf_count(&b, l.model.leaked_bytes, "byte", "bytes");
-                mt_buf_str(&b, " leaked in ");
-                mt_buf_count(&b, l.model.leaked_blocks, "block", "blocks");
-                mt_buf_str(&b, ", ");
-                mt_buf_count(&b, l.model.errors, "error", "errors");
-                mt_buf_str(&b, "; its report: ");
-                mt_buf_text(&b, argv[i]);
-                mt_buf_char(&b, '\n');
-                mt_buf_flush(&b);
-            }
-        }
-        report_unload(&l);
-    }
-    return status;
-}
-
 int main(int argc, char **argv)
 {
     const char *input = NULL, *json = NULL, *sarif = NULL, *html = NULL;
@@ -366,7 +333,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "--fail-sweep") == 0)
         return tool_fail_sweep(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--found") == 0)
-        return found(argc - 2, argv + 2);
+        return run_verdict(argc - 2, argv + 2);
+    if (argc == 3 && strcmp(argv[1], "--links-memtrack") == 0)
+        return run_links_memtrack(argv[2]) ? 0 : 1;
     if (argc >= 2 && strcmp(argv[1], "--diff") == 0) {
         if (argc != 4)
             usage_error("%s", "--diff takes two reports: OLD.json NEW.json");

@@ -4,7 +4,7 @@
  * Everything the JSON holds goes into the model and nothing else, so rendering the model
  * again gives what the program itself wrote. Strings stay in the parsed tree, which must
  * outlive the model. A report of a newer format version, or one that misses a field,
- * is refused with a message that names the field.
+ * is refused with a message that names the field (escaped: it may quote the file).
  */
 #include "json_read.h"
 #include "report_read.h"
@@ -12,10 +12,10 @@
 #include "records/kinds.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void read_apart(reader_t *rd, const json_t *obj, mt_apart_t *a, const char *where)
 {
@@ -384,12 +384,49 @@ static void read_options(reader_t *rd, const json_t *root, mt_report_t *r)
     r->noptions = opts->count;
 }
 
+/* "printed": where the exit report's text went; absent from other reports (and older ones). */
+static void read_printed(reader_t *rd, const json_t *root, mt_printed_t *p)
+{
+    const json_t *o = json_get(root, "printed");
+    if (o == NULL)
+        return;
+    if (o->type != JSON_OBJECT) {
+        rd_fail(rd, "printed should be an object");
+        return;
+    }
+    const json_t *to = rd_need(rd, o, "to", JSON_STRING, "printed");
+    p->to = to != NULL ? to->text : NULL;
+    p->written = rd_bool(rd, o, "written", "printed");
+    p->error = rd_string(rd, o, "error", "printed");
+    p->error_number = rd_u64(rd, o, "errno", "printed");
+    p->device = rd_u64(rd, o, "device", "printed");
+    p->inode = rd_u64(rd, o, "inode", "printed");
+}
+
+/* statistics.system: the blocks made inside system libraries, absent when there were none
+ * (and in reports before memtrack counted them apart). */
+static void read_system_counts(reader_t *rd, const json_t *stats, mt_system_counts_t *c)
+{
+    const json_t *s = json_get(stats, "system");
+    if (s == NULL)
+        return;
+    if (s->type != JSON_OBJECT) {
+        rd_fail(rd, "statistics.system should be an object");
+        return;
+    }
+    c->total_bytes = rd_u64(rd, s, "total_bytes", "statistics.system");
+    c->total_blocks = rd_u64(rd, s, "total_blocks", "statistics.system");
+    c->freed_bytes = rd_u64(rd, s, "freed_bytes", "statistics.system");
+    c->frees = rd_u64(rd, s, "frees", "statistics.system");
+}
+
 static void read_stats(reader_t *rd, const json_t *root, memtrack_stats_t *st,
-                       uint64_t *threads_running)
+                       uint64_t *threads_running, mt_system_counts_t *system)
 {
     const json_t *s = rd_need(rd, root, "statistics", JSON_OBJECT, "");
     if (s == NULL)
         return;
+    read_system_counts(rd, s, system);
     *threads_running =
         json_get(s, "threads_running") != NULL ? rd_u64(rd, s, "threads_running", "statistics") : 0;
     st->current_bytes = (size_t)rd_u64(rd, s, "current_bytes", "statistics");
@@ -443,7 +480,12 @@ bool report_from_json(const json_t *root, mt_report_t *r, char *err, size_t err_
             rd_fail(&rd, "when should be \"exit\", \"now\", \"since\" or \"lost\"");
     }
     r->since = rd_u64(&rd, root, "since", "");
-    read_stats(&rd, root, &r->stats, &r->threads_running);
+    read_printed(&rd, root, &r->printed);
+    if (json_get(root, "partial") != NULL) { /* absent from a whole report */
+        const json_t *partial = rd_need(&rd, root, "partial", JSON_STRING, "");
+        r->partial = partial != NULL ? partial->text : NULL;
+    }
+    read_stats(&rd, root, &r->stats, &r->threads_running, &r->system_counts);
     read_leaks(&rd, root, r);
     read_wrappers(&rd, root, r);
     read_stack_notes(&rd, root, r);
@@ -516,6 +558,21 @@ static char *read_all(FILE *f, size_t *len)
     return text;
 }
 
+/* "PROG: PATH: what is wrong", escaped: the message may quote the report's own words (a
+ * member's name), which must not reach the terminal as control characters. */
+static void say_bad_report(const char *prog, const char *path, const char *sep, const char *err)
+{
+    mt_buf_t b;
+    mt_buf_init(&b, STDERR_FILENO);
+    mt_buf_text(&b, prog);
+    mt_buf_str(&b, ": ");
+    mt_buf_text(&b, path);
+    mt_buf_str(&b, sep);
+    mt_buf_text(&b, err);
+    mt_buf_char(&b, '\n');
+    mt_buf_flush(&b);
+}
+
 bool report_load(const char *path, report_file_t *out, const char *prog)
 {
     char err[512];
@@ -538,12 +595,12 @@ bool report_load(const char *path, report_file_t *out, const char *prog)
     free(text);
     if (out->root == NULL) {
         if (prog != NULL)
-            fprintf(stderr, "%s: %s is not valid JSON: %s\n", prog, path, err);
+            say_bad_report(prog, path, " is not valid JSON: ", err);
         return false;
     }
     if (!report_from_json(out->root, &out->model, err, sizeof err)) {
         if (prog != NULL)
-            fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+            say_bad_report(prog, path, ": ", err);
         report_release(&out->model);
         json_free(out->root);
         return false;

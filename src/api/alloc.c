@@ -120,25 +120,30 @@ static MT_NOINLINE void *untracked_block(size_t size, size_t align, bool zero)
 
 /* A block against an inaccessible page (checks/page_guard.c), tracked as any block; NULL
  * when it cannot be one (the caller then makes an ordinary block). */
-static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, bool zero)
+static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, bool zero,
+                                      bool system)
 {
     unsigned char *user = mt_page_guard_alloc(size, align, site);
     if (user == NULL)
         return NULL;
     if (!zero && mt_fill_new)
         memset(user, MT_ALLOC_FILL_BYTE, size);
-    uint64_t seq = mt_next_seq();
-    if (!mt_table_track((uintptr_t)user, size, MT_META_MAKE(seq, mt_thread(), log2_of(align)),
-                        site)) {
+    uint64_t seq = system ? 0 : mt_next_seq();
+    uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
+    if (!mt_table_track((uintptr_t)user, size, system ? meta | MT_META_FLAG_SYSTEM : meta, site)) {
         mt_block_t b = {.size = size};
         mt_block_set_addr(&b, (uintptr_t)user);
         mt_page_guard_retire_locked(&b); /* (no lock is needed: nobody knows it) */
         mt_page_guard_free(&b);
         return NULL;
     }
-    mt_stats_alloc(size);
-    if (MT_UNLIKELY(mt_opt.break_on == seq))
-        mt_break_now(seq, size, site);
+    if (system) {
+        mt_stats_system_alloc(size);
+    } else {
+        mt_stats_alloc(size);
+        if (MT_UNLIKELY(mt_opt.break_on == seq))
+            mt_break_now(seq, size, site);
+    }
     MT_AFTER_OPERATION(site);
     return user;
 }
@@ -184,10 +189,26 @@ static MT_NOINLINE void *block_tracked(unsigned char *user, size_t size, size_t 
     return user;
 }
 
+/* A block made inside a system library (mt_site_system): tracked and checked as any, but not
+ * the program's: no sequence number (the program's #1, #2... are its own blocks), counted
+ * apart, never break_on's. */
+static MT_NOINLINE void *block_system(unsigned char *user, size_t size, size_t align, uint32_t site,
+                                      bool zero)
+{
+    uint64_t meta = MT_META_MAKE(0, mt_thread(), log2_of(align)) | MT_META_FLAG_SYSTEM;
+    if (MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site)))
+        return block_untracked(user, size, align, zero);
+    mt_stats_system_alloc(size);
+    MT_AFTER_OPERATION(site);
+    return user;
+}
+
 /* mt_alloc's body: inline in memtrack_malloc_at too, where malloc's alignment and no
- * zeroing are constants and the alignment's branches fold away. */
+ * zeroing are constants and the alignment's branches fold away, and so does the system's
+ * way: maybe_system false, a macro's site is the program's; true, the site is asked where it
+ * is needed, not kept across the C library's call. */
 static inline __attribute__((always_inline)) void *
-alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
+alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle, bool maybe_system)
 {
     if (!idle && MT_UNLIKELY(mt_reentered())) /* a nested call (signal handler...): not tracked */
         return align > MT_MIN_ALIGN ? mt_libc_memalign(align, size)
@@ -214,7 +235,7 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
     } else if (MT_UNLIKELY(mt_fail_armed) && mt_fail_now(site, size)) {
         return mt_fail(ENOMEM); /* on purpose (api/fail.c) */
     } else if (mt_page_guard_choose(site)) {
-        void *guarded = page_guarded(size, align, site, zero);
+        void *guarded = page_guarded(size, align, site, zero, maybe_system && mt_site_system(site));
         if (guarded != NULL)
             return guarded;
     }
@@ -243,6 +264,8 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
         memset(user, MT_ALLOC_FILL_BYTE, size);
     }
 
+    if (maybe_system && MT_UNLIKELY(mt_site_system(site)))
+        return block_system(user, size, align, site, zero);
     /* The sequence number from the thread's batch, unless break_on names it; otherwise the
      * rest out of line. */
     mt_stat_slot_t *counter = mt_stat_mine;
@@ -261,7 +284,12 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle)
 
 void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero)
 {
-    return alloc_block_idle(size, align, site, zero, false);
+    return alloc_block_idle(size, align, site, zero, false, true);
+}
+
+void *mt_alloc_placed(size_t size, size_t align, uint32_t site, bool zero)
+{
+    return alloc_block_idle(size, align, site, zero, false, false);
 }
 
 /* ---- entry points for code built with the header --------------------------------------- */
@@ -280,8 +308,8 @@ MT_EXPORT void *memtrack_malloc_at(size_t size, const char *file, int line, cons
     MT_ENTRY();
     /* mt_busy tested once: a nested call takes mt_alloc's way, its site made as before */
     if (MT_UNLIKELY(mt_reentered()))
-        return mt_alloc(size, 0, SITE(MALLOC), false);
-    return alloc_block_idle(size, 0, SITE_IDLE(MALLOC), false, true);
+        return mt_alloc_placed(size, 0, SITE(MALLOC), false);
+    return alloc_block_idle(size, 0, SITE_IDLE(MALLOC), false, true, false);
 }
 
 MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, int line,
@@ -291,14 +319,14 @@ MT_EXPORT void *memtrack_calloc_at(size_t count, size_t size, const char *file, 
     size_t total;
     if (mt_mul_overflows(count, size, &total))
         return mt_fail(ENOMEM);
-    return mt_alloc(total, 0, SITE(CALLOC), true);
+    return mt_alloc_placed(total, 0, SITE(CALLOC), true);
 }
 
 MT_EXPORT char *memtrack_strdup_at(const char *s, const char *file, int line, const char *func)
 {
     MT_ENTRY();
     size_t n = strlen(s) + 1;
-    char *copy = mt_alloc(n, 0, SITE(STRDUP), false);
+    char *copy = mt_alloc_placed(n, 0, SITE(STRDUP), false);
     if (copy != NULL)
         memcpy(copy, s, n);
     return copy;
@@ -309,7 +337,7 @@ MT_EXPORT char *memtrack_strndup_at(const char *s, size_t n, const char *file, i
 {
     MT_ENTRY();
     size_t len = strnlen(s, n);
-    char *copy = mt_alloc(len + 1, 0, SITE(STRNDUP), false);
+    char *copy = mt_alloc_placed(len + 1, 0, SITE(STRNDUP), false);
     if (copy != NULL) {
         memcpy(copy, s, len);
         copy[len] = '\0';
@@ -323,7 +351,7 @@ MT_EXPORT void *memtrack_aligned_alloc_at(size_t alignment, size_t size, const c
     MT_ENTRY();
     if (!mt_power_of_two(alignment))
         return mt_fail(EINVAL);
-    return mt_alloc(size, alignment, SITE(ALIGNED_ALLOC), false);
+    return mt_alloc_placed(size, alignment, SITE(ALIGNED_ALLOC), false);
 }
 
 MT_EXPORT int memtrack_posix_memalign_at(void **out, size_t alignment, size_t size,
@@ -335,7 +363,7 @@ MT_EXPORT int memtrack_posix_memalign_at(void **out, size_t alignment, size_t si
         return EINVAL;
     }
     int saved = errno;
-    void *p = mt_alloc(size, alignment, SITE(POSIX_MEMALIGN), false);
+    void *p = mt_alloc_placed(size, alignment, SITE(POSIX_MEMALIGN), false);
     errno = saved; /* posix_memalign reports through its result, not errno */
     if (p == NULL)
         return ENOMEM;
@@ -347,11 +375,11 @@ MT_EXPORT void *memtrack_memalign_at(size_t alignment, size_t size, const char *
                                      const char *func)
 {
     MT_ENTRY();
-    return mt_alloc(size, mt_round_alignment(alignment), SITE(MEMALIGN), false);
+    return mt_alloc_placed(size, mt_round_alignment(alignment), SITE(MEMALIGN), false);
 }
 
 MT_EXPORT void *memtrack_valloc_at(size_t size, const char *file, int line, const char *func)
 {
     MT_ENTRY();
-    return mt_alloc(size, (size_t)sysconf(_SC_PAGESIZE), SITE(VALLOC), false);
+    return mt_alloc_placed(size, (size_t)sysconf(_SC_PAGESIZE), SITE(VALLOC), false);
 }

@@ -25,8 +25,12 @@ static inline void mt_freeze_layout(void)
 size_t mt_guard_size(void);
 
 /* ---- alloc.c: making blocks ------------------------------------------------------------ */
-/* Allocate a tracked block; align 0 means malloc's. Sets errno and returns NULL on failure. */
+/* Allocate a tracked block; align 0 means malloc's. Sets errno and returns NULL on failure.
+ * A site inside a system library makes a system block: no sequence number, counted apart. */
 void *mt_alloc(size_t size, size_t align, uint32_t site, bool zero);
+/* The same for a site the macros named (a file and line: never a system library's), which
+ * need not be asked. */
+void *mt_alloc_placed(size_t size, size_t align, uint32_t site, bool zero);
 /* Counts a failed allocation, sets errno to err and returns NULL. */
 void *mt_fail(int err);
 #ifdef MT_BARE_METAL

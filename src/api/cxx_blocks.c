@@ -102,7 +102,9 @@ MT_EXPORT void memtrack_cxx_new_site(const volatile void *ptr, const char *file,
         site = mt_site_stacked(file, line, func, r->kind, NULL, stack); /* (no lock held) */
         mt_lock(&s->lock);
         b = mt_table_find_locked(s, r->block);
-        if (b != NULL && mt_site_get(b->site)->kind == r->kind) /* still that new's block */
+        /* still that new's block, and the program's: a system library's block keeps its
+         * site, by which it was counted apart */
+        if (b != NULL && mt_site_get(b->site)->kind == r->kind && !(b->meta & MT_META_FLAG_SYSTEM))
             b->site = site;
         mt_unlock(&s->lock);
         r->block = 0;

@@ -89,7 +89,7 @@ static MT_NOINLINE void report_late(const mt_error_t *late, size_t nlate)
  * own constants and tests only what may differ. */
 static inline __attribute__((always_inline)) void
 release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t *held, bool paged,
-                const mt_error_t *late, size_t nlate)
+                const mt_error_t *late, size_t nlate, bool system)
 {
     if (MT_UNLIKELY(delete_size != 0))
         mt_check_delete_size(copy, site, delete_size);
@@ -125,7 +125,10 @@ release_checked(mt_block_t *copy, uint32_t site, size_t delete_size, mt_block_t 
         else
             mt_libc_free((unsigned char *)mt_block_addr(copy) - front);
     }
-    mt_stats_free(copy->size);
+    if (system) /* a system library's block: counted apart */
+        mt_stats_system_free(copy->size);
+    else
+        mt_stats_free(copy->size);
     if (MT_UNLIKELY(nlate != 0))
         report_late(late, nlate);
     MT_AFTER_OPERATION(site);
@@ -140,13 +143,18 @@ static inline __attribute__((always_inline)) mt_shard_t *shard_kept(mt_shard_t *
     return s;
 }
 
+static mt_found_t release_system(void *ptr, uint32_t id, void *pc, void *frame, mt_kind_t kind,
+                                 size_t delete_size);
+
 /* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
  * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
  * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
  * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
- * MT_FOUND_NONE nothing was done. */
-static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
-                                                                size_t delete_size)
+ * MT_FOUND_NONE nothing was done. system_way: the out-of-line copy (release_system) that
+ * also releases a system library's block, which the common one hands it, so that the common
+ * one finds it by the test of the flags it makes anyway and counts only program blocks. */
+static inline __attribute__((always_inline)) mt_found_t
+release_as(void *ptr, mt_free_site_t *where, size_t delete_size, bool system_way)
 {
     mt_shard_t *s = shard_kept(mt_shard_of((uintptr_t)ptr));
     mt_block_t copy;
@@ -168,7 +176,14 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
     }
     __builtin_prefetch((const char *)ptr + b->size);
     uint64_t meta = mt_meta_load(b); /* a freed block's may change under us (pending) */
-    if (MT_UNLIKELY(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
+    uint64_t unusual =
+        MT_META_FLAG_OWNED | MT_META_FLAG_FREED | (system_way ? 0 : MT_META_FLAG_SYSTEM);
+    if (MT_UNLIKELY(meta & unusual)) {
+        if (!system_way && !(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
+            mt_unlock(&s->lock); /* a system library's block: looked up again out of line */
+            return release_system(ptr, where->id, where->pc, where->frame, where->kind,
+                                  delete_size);
+        }
         site = site_of(where);
         if (meta & MT_META_FLAG_FREED) {
             copy_freed(b, meta, &copy);
@@ -181,6 +196,7 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         mt_owned_misuse(&copy, site);
         return MT_FOUND_OWNED;
     }
+    bool system = system_way && (meta & MT_META_FLAG_SYSTEM) != 0;
     site = site_of(where);
     b->free_site = site;
     copy_live(b, &copy);
@@ -189,20 +205,34 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         mt_page_guard_retire_locked(b);
         mt_table_drop_locked(s, b);
         mt_unlock(&s->lock);
-        release_checked(&copy, site, delete_size, NULL, true, NULL, 0);
+        release_checked(&copy, site, delete_size, NULL, true, NULL, 0, system);
     } else if (budget != 0 &&
                (nlate = mt_quarantine_hold_locked(s, b, budget, site, late)) != MT_NOT_HELD) {
         /* it stays in the table, flagged freed */
         mt_unlock(&s->lock);
-        release_checked(&copy, site, delete_size, b, false, late, nlate);
+        release_checked(&copy, site, delete_size, b, false, late, nlate, system);
     } else {
         /* given back at once: remembered for a second free (calling nothing, so that the
          * free saves no registers for it) */
         mt_gone_drop_inline_locked(s, b, bucket, &copy);
         mt_unlock(&s->lock);
-        release_checked(&copy, site, delete_size, NULL, false, NULL, 0);
+        release_checked(&copy, site, delete_size, NULL, false, NULL, 0, system);
     }
     return MT_FOUND_LIVE;
+}
+
+static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
+                                                                size_t delete_size)
+{
+    return release_as(ptr, where, delete_size, false);
+}
+
+/* (where's fields one by one: a pointer to it would keep the common free's where in memory) */
+static MT_NOINLINE mt_found_t release_system(void *ptr, uint32_t id, void *pc, void *frame,
+                                             mt_kind_t kind, size_t delete_size)
+{
+    mt_free_site_t where = {id, pc, frame, kind};
+    return release_as(ptr, &where, delete_size, true);
 }
 
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
@@ -321,6 +351,7 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
         return NULL; /* its memory is a slot of pages, not the C library's block */
     mt_guard_damage_t under, over;
     bool resized = false, damaged = false, moved = false;
+    bool system = mt_site_system(site); /* (asked before the lock: it may make nothing) */
     size_t front = 0;
     uint64_t seq = 0;
 
@@ -345,7 +376,7 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
                 if (size > before.size && mt_fill_new)
                     memset(user + before.size, MT_ALLOC_FILL_BYTE, size - before.size);
                 memset(user + size, MT_GUARD_BYTE, back);
-                seq = mt_next_seq();
+                seq = system ? 0 : mt_next_seq(); /* a system library's: no number */
                 if (moved) { /* the old address is the C library's again: a second free of it
                               * is a double free (the shard's notes) */
                     b->free_site = site;
@@ -353,7 +384,8 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
                 } else {
                     b->size = size;
                     b->site = site;
-                    b->meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(b->meta));
+                    b->meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(b->meta)) |
+                              (system ? MT_META_FLAG_SYSTEM : 0);
                 }
                 resized = true;
             }
@@ -362,18 +394,27 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
     mt_unlock(&s->lock);
     if (!resized)
         return NULL;
-    uint64_t meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(before.meta));
+    uint64_t meta = MT_META_MAKE(seq, mt_thread(), MT_META_ALIGN_SHIFT(before.meta)) |
+                    (system ? MT_META_FLAG_SYSTEM : 0);
     void *result = user;
     if (moved && MT_UNLIKELY(!mt_table_track((uintptr_t)user, size, meta, site)))
         result = moved_untracked(user, size, front);
     mt_check_release(&before, site); /* realloc of a block new made */
     if (damaged && !(before.meta & MT_META_FLAG_REPORTED))
         mt_report_guard_damage(&before, site, &under, &over);
-    mt_stats_free(before.size);
-    if (result == user)
+    if (before.meta & MT_META_FLAG_SYSTEM)
+        mt_stats_system_free(before.size);
+    else
+        mt_stats_free(before.size);
+    if (result != user) /* moved_untracked: its bytes went untracked, counted nowhere */
+        return result;
+    if (system) {
+        mt_stats_system_alloc(size);
+    } else {
         mt_stats_alloc(size);
-    if (MT_UNLIKELY(mt_opt.break_on == seq))
-        mt_break_now(seq, size, site);
+        if (MT_UNLIKELY(mt_opt.break_on == seq))
+            mt_break_now(seq, size, site);
+    }
     return result;
 }
 

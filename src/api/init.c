@@ -63,6 +63,9 @@ static void init_once_fn(void)
     mt_busy++;
     mt_out_remember_std(); /* before any message: what descriptors 1 and 2 are now */
     mt_options_init();
+    /* Before standing aside: a process that tracks nothing (a driver of tests) still holds
+     * its run's report file, so that the processes it starts append to it. */
+    mt_out_claim();
     stand_aside_unless_tracked();
     (void)mt_libc_usable_size(NULL); /* resolve it now, not inside a lock */
     if (mt_opt.verbose) {

@@ -11,6 +11,7 @@
 #include "api/owned.h"
 #include "api/reach.h"
 #include "base/data_symbols.h"
+#include "base/code_map.h"
 #include "base/memory.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -29,6 +30,7 @@ static void fork_prepare(void)
     mt_page_guard_lock();
     mt_sites_lock_all();
     mt_stacks_lock_all();
+    mt_code_map_lock();
     mt_errors_lock_all();
     mt_timeline_lock();
     mt_out_lock();
@@ -47,6 +49,7 @@ static void fork_parent(void)
     mt_out_unlock();
     mt_timeline_unlock();
     mt_errors_unlock_all();
+    mt_code_map_unlock();
     mt_stacks_unlock_all();
     mt_sites_unlock_all();
     mt_page_guard_unlock();
@@ -66,6 +69,7 @@ static void fork_child(void)
     mt_out_after_fork_child();
     mt_timeline_unlock();
     mt_errors_unlock_all();
+    mt_code_map_unlock();
     mt_stacks_unlock_all();
     mt_sites_unlock_all();
     mt_page_guard_unlock();

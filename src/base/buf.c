@@ -220,6 +220,19 @@ static void hex_byte(mt_buf_t *b, const char *prefix, unsigned char c)
     put(b, digits, 2);
 }
 
+/* A well-formed character a terminal takes as a command rather than text: a C1 control
+ * (U+0080 to U+009F; U+009B is CSI, which starts an escape sequence) or one that reorders
+ * what is shown (the bidirectional embeddings, overrides and isolates, U+202A to U+202E and
+ * U+2066 to U+2069), by which a name could make a line read as something else. */
+static bool text_control(const unsigned char *s, size_t len)
+{
+    if (len == 2)
+        return s[0] == 0xc2 && s[1] < 0xa0;
+    return len == 3 && s[0] == 0xe2 &&
+           ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+            (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9));
+}
+
 /* The one escaper: text a person reads, a JSON string's contents, HTML text. Well-formed
  * UTF-8 always passes as it is; what else a form cannot hold is spelled as that form can. */
 static void escaped(mt_buf_t *b, const unsigned char *s, size_t n)
@@ -230,10 +243,14 @@ static void escaped(mt_buf_t *b, const unsigned char *s, size_t n)
         bool control = c < 0x20 || c == 0x7f;
         switch (b->escape) {
         case MT_ESCAPE_TEXT:
-            if (len == 0 || control || c == '\\')
+            if (len == 0 || control || c == '\\') {
                 hex_byte(b, "\\x", c); /* a control byte, DEL, a backslash, a stray byte */
-            else
+            } else if (text_control(s + i, len)) {
+                for (size_t k = 0; k < len; k++) /* its bytes, as a stray byte's */
+                    hex_byte(b, "\\x", s[i + k]);
+            } else {
                 put(b, (const char *)s + i, len);
+            }
             break;
         case MT_ESCAPE_JSON:
             if (len == 0)

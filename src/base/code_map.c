@@ -18,6 +18,12 @@
  * This runs only when a stack is new to the process (records/stack.c's slow path), never
  * for one seen before. A module loaded later (dlopen) is found by comparing the loader's
  * count of loads and unloads when an address is outside the snapshot.
+ *
+ * Each segment also knows whose its module is (the program's, a system library's, the C++
+ * runtime's: mt_module_owner), so that a site known by a return address is told to be a
+ * system library's once, when it is made (records/site.c), by a search of the same
+ * snapshot: blocks made there are counted apart from the program's from their first moment
+ * (records/stats.c) and listed apart at the end.
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -30,6 +36,7 @@
 
 typedef struct segment {
     uintptr_t start, end; /* [start, end) */
+    unsigned char owner;  /* its module's (mt_code_owner_t) */
 } segment_t;
 
 static struct {
@@ -39,10 +46,50 @@ static struct {
     segment_t segments[MAX_SEGMENTS]; /* sorted by start */
 } map MT_COLD;
 
+/* The snapshot is shared by the stacks' walk (under the stacks' lock) and the sites' (under
+ * none of theirs): this lock is taken inside the stacks' lock, never around another. */
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+
 typedef struct counts {
     unsigned long long adds, subs;
     bool known;
+    unsigned modules; /* modules seen so far: the first is the program */
 } counts_t;
+
+/* Directories the system's own libraries live in. A library the user built and loads
+ * from elsewhere is the user's code, and so is the program, wherever it is installed. */
+static const char *const system_dirs[] = {"/lib/",       "/lib64/",     "/lib32/",      "/usr/lib/",
+                                          "/usr/lib64/", "/usr/lib32/", "/usr/libexec/"};
+
+/* GNU libstdc++ and LLVM libc++ with its ABI library, by file name. Statically linked
+ * (-static-libstdc++), the runtime is part of the program and its blocks look like the
+ * program's. */
+static bool is_cxx_runtime(const char *path)
+{
+    static const char *const names[] = {"libstdc++.so", "libc++.so", "libc++abi.so"};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return true;
+    return false;
+}
+
+mt_code_owner_t mt_module_owner(const char *path, bool is_program, bool is_self)
+{
+    if (is_program)
+        return MT_CODE_PROGRAM; /* the program, libmemtrack.a linked into it included */
+    if (is_self || path == NULL || path[0] == '\0')
+        return MT_CODE_SYSTEM; /* libmemtrack itself; a module without a name is not the user's */
+    if (is_cxx_runtime(path))
+        return MT_CODE_CXX_RUNTIME;
+    if (strstr(path, "ld-linux") != NULL || strstr(path, "vdso") != NULL)
+        return MT_CODE_SYSTEM;
+    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+        if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
+            return MT_CODE_SYSTEM;
+    return MT_CODE_PROGRAM;
+}
 
 static void note_counts(const struct dl_phdr_info *info, size_t size, counts_t *c)
 {
@@ -54,15 +101,33 @@ static void note_counts(const struct dl_phdr_info *info, size_t size, counts_t *
     }
 }
 
+/* True when one of the module's executable segments holds libmemtrack's own code. */
+static bool module_is_self(const struct dl_phdr_info *info)
+{
+    uintptr_t self = (uintptr_t)&mt_code_owner;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self >= start &&
+            self - start < (uintptr_t)ph->p_memsz)
+            return true;
+    }
+    return false;
+}
+
 static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-    note_counts(info, size, ctx);
+    counts_t *c = ctx;
+    note_counts(info, size, c);
+    bool is_program = c->modules++ == 0; /* the loader lists the program first */
+    mt_code_owner_t owner =
+        mt_module_owner(info->dlpi_name, is_program, !is_program && module_is_self(info));
     for (unsigned i = 0; i < info->dlpi_phnum && map.count < MAX_SEGMENTS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
             continue;
         uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
-        segment_t s = {start, start + (uintptr_t)ph->p_memsz};
+        segment_t s = {start, start + (uintptr_t)ph->p_memsz, (unsigned char)owner};
         unsigned j = map.count++; /* insertion sort: a few dozen modules */
         for (; j > 0 && map.segments[j - 1].start > s.start; j--)
             map.segments[j] = map.segments[j - 1];
@@ -79,7 +144,7 @@ static int first_module_counts(struct dl_phdr_info *info, size_t size, void *ctx
 
 static void take_snapshot(void)
 {
-    counts_t c = {0, 0, false};
+    counts_t c = {0, 0, false, 0};
     map.count = 0;
     mt_busy++; /* the loader's own allocations, if any, are not the program's */
     dl_iterate_phdr(add_module, &c);
@@ -94,7 +159,7 @@ static void take_snapshot(void)
  * in code with frame pointers). */
 static bool loader_changed(void)
 {
-    counts_t c = {0, 0, false};
+    counts_t c = {0, 0, false, 0};
     mt_busy++;
     dl_iterate_phdr(first_module_counts, &c);
     mt_busy--;
@@ -186,7 +251,7 @@ static bool return_address_in_code(const void *pc)
     return call_ends_at(p);
 }
 
-unsigned mt_code_prefix(void *const *pcs, unsigned n)
+static unsigned code_prefix_locked(void *const *pcs, unsigned n)
 {
     if (MT_UNLIKELY(!map.taken))
         take_snapshot();
@@ -204,4 +269,55 @@ unsigned mt_code_prefix(void *const *pcs, unsigned n)
             return i;
     }
     return n;
+}
+
+unsigned mt_code_prefix(void *const *pcs, unsigned n)
+{
+    mt_busy++; /* a signal handler's allocation meanwhile goes untracked, past this lock */
+    pthread_mutex_lock(&map_lock);
+    unsigned found = code_prefix_locked(pcs, n);
+    pthread_mutex_unlock(&map_lock);
+    mt_busy--;
+    return found;
+}
+
+/* Where the loader knows no module (a static link), or none holds pc (code it did not
+ * load): the program's image is the program's, less the code linked after libmemtrack's
+ * (the C library's, in a static link). */
+static mt_code_owner_t owner_by_image(uintptr_t pc)
+{
+    return !mt_in_program_image(pc) || mt_in_code_linked_after(pc) ? MT_CODE_SYSTEM
+                                                                   : MT_CODE_PROGRAM;
+}
+
+mt_code_owner_t mt_code_owner(const void *pc)
+{
+    uintptr_t at = (uintptr_t)pc - 1; /* the call's last byte: see return_address_in_code */
+    if (pc == NULL)
+        return MT_CODE_PROGRAM;
+    if (mt_in_code_linked_after(at))
+        return MT_CODE_SYSTEM;
+    mt_busy++;
+    pthread_mutex_lock(&map_lock);
+    if (MT_UNLIKELY(!map.taken))
+        take_snapshot();
+    const segment_t *s = segment_of(at);
+    if (s == NULL && map.count != 0 && loader_changed()) {
+        take_snapshot(); /* a module came or went: pc again, against it */
+        s = segment_of(at);
+    }
+    mt_code_owner_t owner = s != NULL ? (mt_code_owner_t)s->owner : owner_by_image((uintptr_t)pc);
+    pthread_mutex_unlock(&map_lock);
+    mt_busy--;
+    return owner;
+}
+
+void mt_code_map_lock(void)
+{
+    pthread_mutex_lock(&map_lock);
+}
+
+void mt_code_map_unlock(void)
+{
+    pthread_mutex_unlock(&map_lock);
 }

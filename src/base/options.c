@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/options.h"
+#include "base/unwind.h" /* MT_STACK_MAX */
 
 mt_options_t mt_opt;
 atomic_bool mt_options_frozen;
@@ -80,11 +81,26 @@ static void buf_value(mt_buf_t *b, const option_desc_t *o)
     }
 }
 
+/* One parse's warnings: a text of many bad entries (a script that appends alloc_fn= in a
+ * loop) gets the first few, then one line that counts the rest. memtrack_set_option()'s
+ * single entry has no such count (NULL). */
+#define WARNINGS_MAX 8u
+typedef struct warnings {
+    unsigned printed, held;
+    bool no_room[2]; /* a repeatable option found full, told once: [0] alloc_fn, [1] sites */
+} warnings_t;
+
 /* "memtrack: warning: MEMTRACK_OPTIONS: <what> '<text>'<rest>" and, when o is given,
- * "; <name> stays <value>". */
-static void warn(const char *source, const char *what, const char *text, size_t n, const char *rest,
-                 const option_desc_t *o)
+ * "; <name> stays <value>" (a long value cut short). */
+static void warn(warnings_t *w, const char *source, const char *what, const char *text, size_t n,
+                 const char *rest, const option_desc_t *o)
 {
+    if (w != NULL && w->printed >= WARNINGS_MAX) {
+        w->held++;
+        return;
+    }
+    if (w != NULL)
+        w->printed++;
     mt_buf_t b;
     mt_warning_begin(&b);
     mt_buf_str(&b, source);
@@ -98,7 +114,12 @@ static void warn(const char *source, const char *what, const char *text, size_t 
         mt_buf_str(&b, "; ");
         mt_buf_str(&b, o->name);
         mt_buf_str(&b, " stays ");
-        buf_value(&b, o);
+        if (o->type == MT_OPT_STRING && strlen(*(const char **)o->field) > 80) {
+            mt_buf_strn(&b, *(const char **)o->field, 80);
+            mt_buf_str(&b, "...");
+        } else {
+            buf_value(&b, o);
+        }
     }
     mt_warning_end(&b);
 }
@@ -143,6 +164,31 @@ static bool parse_u64(const char *s, size_t n, bool allow_suffix, uint64_t *out)
     return true;
 }
 
+/* Numbers some options hold only within bounds: a value outside is refused with a warning
+ * that says the bounds, rather than quietly cut to them (stack=1000 would walk 64 frames,
+ * page_guard_slots=0 would keep one slot). */
+typedef struct option_range {
+    const char *name;
+    uint64_t min, max;
+    const char *expected;
+} option_range_t;
+
+static const option_range_t ranges[] = {
+    {"guard", 0, 4096, "a size from 0 to 4096"},
+    {"stack", 0, MT_STACK_MAX, "a count from 0 to 64"},
+    {"page_guard_slots", 1, (uint64_t)1 << 20, "a count from 1 to 1048576"},
+};
+_Static_assert(MT_STACK_MAX == 64, "the bounds of option stack, in words above");
+
+/* The expected form when u is outside o's bounds, else NULL. */
+static const char *out_of_range(const option_desc_t *o, uint64_t u)
+{
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        if (strcmp(o->name, ranges[i].name) == 0 && (u < ranges[i].min || u > ranges[i].max))
+            return ranges[i].expected;
+    return NULL;
+}
+
 /* The words a string option accepts, or NULL when its text is free (a path, a site). */
 static const char *string_form(const option_desc_t *o, const char *v, size_t n)
 {
@@ -174,6 +220,10 @@ static const char *string_form(const option_desc_t *o, const char *v, size_t n)
     }
     return NULL;
 }
+
+/* What set_value says when a repeatable option (alloc_fn, page_guard_site) has no room for
+ * one more entry. */
+static const char no_room[] = "no room";
 
 /* Sets one option from text; returns NULL on success or the expected form on failure. */
 static const char *set_value(const option_desc_t *o, const char *v, size_t n)
@@ -208,8 +258,8 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
         if (!parse_u64(v, n, o->type == MT_OPT_SIZE, &u) || u > (uint64_t)SIZE_MAX)
             return o->type == MT_OPT_SIZE ? "a size in bytes such as 4096 or 4m"
                                           : "a whole number, 0 or more";
-        if (strcmp(o->name, "guard") == 0 && u > 4096)
-            return "a size from 0 to 4096";
+        if (out_of_range(o, u) != NULL)
+            return out_of_range(o, u);
         *(size_t *)o->field = (size_t)u;
         return NULL;
     case MT_OPT_STRING: {
@@ -228,7 +278,7 @@ static const char *set_value(const option_desc_t *o, const char *v, size_t n)
                           (is_fail_option(o) && o->type == MT_OPT_STRING);
         size_t at = n != 0 && repeatable && now != NULL && now[0] != '\0' ? strlen(now) + 1 : 0;
         if (at + n >= MT_OPTION_STRING_MAX)
-            return "a shorter value";
+            return repeatable && at != 0 ? no_room : "a shorter value";
         if (at != 0 && now != o->text) /* the entries so far are a default's */
             memcpy(o->text, now, at - 1);
         if (at != 0)
@@ -261,29 +311,59 @@ static const option_desc_t *find_option(const char *key, size_t n)
 /* A fail_ option of MEMTRACK_OPTIONS had a bad value (options_read stops the program). */
 static bool fail_option_bad;
 
+/* A repeatable option with no room left: said once a parse, naming the first entry left
+ * out (the later ones are counted with the other warnings held back). */
+static void warn_no_room(warnings_t *w, const char *source, const option_desc_t *o, const char *v,
+                         size_t vlen)
+{
+    bool *told = w == NULL ? NULL : &w->no_room[strcmp(o->name, "alloc_fn") == 0 ? 0 : 1];
+    if (told != NULL && *told) {
+        w->held++;
+        return;
+    }
+    if (told != NULL)
+        *told = true;
+    char rest[160];
+    mt_buf_t b;
+    mt_buf_init(&b, -1);
+    mt_buf_str(&b, " in ");
+    mt_buf_str(&b, o->name);
+    mt_buf_str(&b, " (its entries fill its ");
+    mt_buf_u64(&b, MT_OPTION_STRING_MAX);
+    mt_buf_str(&b, " bytes): it and every later entry are ignored");
+    size_t len = b.len < sizeof rest - 1 ? b.len : sizeof rest - 1;
+    memcpy(rest, b.data, len);
+    rest[len] = '\0';
+    warn(w, source, "no room for", v, vlen, rest, NULL);
+}
+
 /* Applies one "key=value" entry; returns false after warning about it. */
-static bool apply_entry(const char *e, size_t n, const char *source)
+static bool apply_entry(const char *e, size_t n, const char *source, warnings_t *w)
 {
     const char *eq = memchr(e, '=', n);
     if (eq == NULL) {
-        warn(source, "no value for", e, n, " (write key=value); ignored", NULL);
+        warn(w, source, "no value for", e, n, " (write key=value); ignored", NULL);
         return false;
     }
     size_t keylen = (size_t)(eq - e);
     const option_desc_t *o = find_option(e, keylen);
     if (o == NULL) {
-        warn(source, "unknown option", e, keylen,
+        warn(w, source, "unknown option", e, keylen,
              " ignored (MEMTRACK_OPTIONS=help=1 lists the options)", NULL);
         return false;
     }
     if (option_is_frozen_kind(o) && atomic_load(&mt_options_frozen)) {
-        warn(source, "too late to set", e, keylen, ": blocks exist already", o);
+        warn(w, source, "too late to set", e, keylen, ": blocks exist already", o);
         return false;
     }
     const char *v = eq + 1;
     size_t vlen = n - keylen - 1;
     /* set_value changes nothing when the value is bad: the option keeps its value. */
     const char *expected = set_value(o, v, vlen);
+    if (expected == no_room) {
+        warn_no_room(w, source, o, v, vlen);
+        return false;
+    }
     if (expected != NULL) {
         char rest[160];
         mt_buf_t b; /* " for guard (expected ...)" formatted without stdio */
@@ -296,7 +376,7 @@ static bool apply_entry(const char *e, size_t n, const char *source)
         size_t len = b.len < sizeof rest - 1 ? b.len : sizeof rest - 1;
         memcpy(rest, b.data, len);
         rest[len] = '\0';
-        warn(source, "bad value", v, vlen, rest, o);
+        warn(w, source, "bad value", v, vlen, rest, o);
         fail_option_bad |= is_fail_option(o);
         return false;
     }
@@ -308,6 +388,7 @@ static bool apply_entry(const char *e, size_t n, const char *source)
 int mt_options_parse(const char *text, const char *source)
 {
     int bad = 0;
+    warnings_t w = {0, 0, {false, false}};
     if (text == NULL)
         return 0;
     const char *p = text;
@@ -331,11 +412,21 @@ int mt_options_parse(const char *text, const char *source)
         }
         while (m > 0 && (s[m - 1] == ' ' || s[m - 1] == '\t' || s[m - 1] == '\n'))
             m--;
-        if (m > 0 && !apply_entry(s, m, source))
+        if (m > 0 && !apply_entry(s, m, source, &w))
             bad++;
         p += n;
         if (*p != '\0')
             p++;
+    }
+    if (w.held != 0) {
+        mt_buf_t b;
+        mt_warning_begin(&b);
+        mt_buf_str(&b, source);
+        mt_buf_str(&b, ": ");
+        mt_buf_u64(&b, w.held);
+        mt_buf_str(&b, w.held == 1 ? " more bad entry was" : " more bad entries were");
+        mt_buf_str(&b, " ignored (the warnings above name the first)");
+        mt_warning_end(&b);
     }
     return bad;
 }
@@ -387,13 +478,13 @@ static void cell(mt_buf_t *b, const char *text, size_t width)
     mt_buf_char(b, ' ');
 }
 
-static void table_row(mt_buf_t *b, bool prefixed, const char *name, const char *type,
-                      const char *def, const char *help)
+static void table_row(mt_buf_t *b, bool prefixed, size_t name_width, const char *name,
+                      const char *type, const char *def, const char *help)
 {
     if (prefixed)
         mt_buf_line(b);
     mt_buf_str(b, "  ");
-    cell(b, name, 14);
+    cell(b, name, name_width);
     cell(b, type, 7);
     cell(b, def, 8);
     mt_buf_str(b, help);
@@ -408,10 +499,13 @@ const char *mt_option_type_word(mt_option_type_t type)
 
 void mt_options_write_table(mt_buf_t *b, bool prefixed)
 {
-    table_row(b, prefixed, "OPTION", "TYPE", "DEFAULT", "MEANING");
+    size_t width = strlen("OPTION"); /* the longest name's: every column lines up */
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        width = strlen(options[i].name) > width ? strlen(options[i].name) : width;
+    table_row(b, prefixed, width, "OPTION", "TYPE", "DEFAULT", "MEANING");
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const option_desc_t *o = &options[i];
-        table_row(b, prefixed, o->name, mt_option_type_word(o->type),
+        table_row(b, prefixed, width, o->name, mt_option_type_word(o->type),
                   o->def[0] != '\0' ? o->def : "-", o->help);
     }
 }
@@ -435,13 +529,13 @@ MT_EXPORT int memtrack_set_option(const char *key, const char *value)
     size_t klen = strlen(key), vlen = strlen(value);
     char entry[MT_OPTION_STRING_MAX + 64];
     if (klen + vlen + 2 > sizeof entry) {
-        warn("memtrack_set_option", "value too long for", key, klen, "; ignored", NULL);
+        warn(NULL, "memtrack_set_option", "value too long for", key, klen, "; ignored", NULL);
         return -1;
     }
     memcpy(entry, key, klen);
     entry[klen] = '=';
     memcpy(entry + klen + 1, value, vlen + 1);
-    return apply_entry(entry, klen + vlen + 1, "memtrack_set_option") ? 0 : -1;
+    return apply_entry(entry, klen + vlen + 1, "memtrack_set_option", NULL) ? 0 : -1;
 }
 
 MT_EXPORT int memtrack_set_options(const char *text)

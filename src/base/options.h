@@ -16,7 +16,7 @@
 #define MT_OPTION_LIST(X)                                                                          \
     X(guard, SIZE, "16", "bytes of guard before and after each block; 0 turns guards off")         \
     X(report, STRING, "stderr",                                                                    \
-      "where reports and messages go: stderr, stdout or a file path (%p is the pid)")              \
+      "where reports and messages go: stderr, stdout or a file path (%p is the pid; appended to)") \
     X(quiet, BOOL, "0", "print nothing: no report and no messages (exit status still tells)")      \
     X(verbose, BOOL, "0",                                                                          \
       "print a one-line summary for a clean run, and the options in effect at start")              \
@@ -40,7 +40,8 @@
       "also track blocks made by code built without memtrack (0: only the macros' blocks)")        \
     X(system_leaks, BOOL, "0", "with track_all: also list blocks made inside system libraries")    \
     X(stack, COUNT, MT_STACK_DEFAULT,                                                              \
-      "callers recorded per site after its allocation wrappers, innermost first (0: none)")        \
+      "callers recorded per site after its allocation wrappers, innermost first (0: none; at "     \
+      "most 64)")                                                                                  \
     X(unwind, STRING, "fast",                                                                      \
       "how stacks are taken: fast (frame pointers) or exact (DWARF unwinder, slower)")             \
     X(alloc_fn, STRING, "",                                                                        \
@@ -67,7 +68,8 @@
     /* page guards (checks/page_guard.c): blocks against an inaccessible page */                   \
     X(page_guard_rate, COUNT, "10000",                                                             \
       "page-guard one allocation in N, at random, from a bounded pool (0: none)")                  \
-    X(page_guard_slots, COUNT, "16", "sampled blocks page-guarded at a time, live or freed")       \
+    X(page_guard_slots, COUNT, "16",                                                               \
+      "sampled blocks page-guarded at a time, live or freed (1 to 1048576)")                       \
     X(page_guard_site, STRING, "",                                                                 \
       "FILE:LINE: page-guard every block made there (repeatable; FILE ends the path)")             \
     X(page_guard, STRING, "", "all: page-guard every block (Electric Fence mode, small programs)") \

@@ -3,7 +3,9 @@
  * Text is formatted into a fixed buffer on the caller's stack and written with write(2):
  * no stdio, no allocation, so printing is safe inside the allocator, after a heap has
  * been corrupted and in a signal handler. The report stream (option `report`) is opened on
- * first use; "%p" in its path becomes the process id, so forked children write their own.
+ * first use, and a report file at start too (mt_out_claim: the run shares it, see
+ * report_file.c); "%p" in its path becomes the process id, so forked children write their
+ * own.
  * The formatting buffer itself (mt_buf_*) lives in buf.c, shared with the report tool.
  */
 #define _GNU_SOURCE
@@ -17,6 +19,7 @@
 #include "base/lock.h"
 #include "base/options.h"
 #include "base/output.h"
+#include "base/report_file.h"
 
 /* ---- the standard streams ---------------------------------------------------------- */
 
@@ -89,6 +92,19 @@ __attribute__((constructor(101))) static void warn_through_std(void)
     mt_warning_fd = mt_std_fd;
 }
 
+bool mt_std_replaced(int fd)
+{
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+    int saved = errno, flags = fcntl(fd, F_GETFL);
+    bool replaced = flags != -1 && (flags & O_ACCMODE) != O_RDONLY && mt_std_fd(fd) < 0;
+    errno = saved;
+    return replaced;
+#else
+    (void)fd;
+    return false;
+#endif
+}
+
 /* ---- the report stream ------------------------------------------------------------ */
 
 static int out_fd = -2;         /* -2: not opened yet */
@@ -137,9 +153,11 @@ static bool still_ours(int fd)
     return fstat(fd, &st) == 0 && st.st_dev == out_dev && st.st_ino == out_ino;
 }
 
-/* Opens the report stream; the file of option report is truncated the first time only (a
- * reopening appends), never followed through a symbolic link. */
-static int open_report_stream(bool reopen)
+/* Opens the report stream: the file of option report is appended to, emptied only by a
+ * new run's first process (base/report_file.c), never followed through a symbolic link.
+ * reopen: it was ours and the program closed it (never emptied then). silent: a try at
+ * start, which warns of nothing (the first message tries again, and says why it failed). */
+static int open_report_stream(bool reopen, bool silent)
 {
     const char *path = mt_opt.report;
     if (mt_opt.quiet)
@@ -150,29 +168,11 @@ static int open_report_stream(bool reopen)
         return STDOUT_FILENO;
     char full[MT_OPTION_STRING_MAX + 32];
     int fd = -1;
-    /* O_NONBLOCK: a FIFO nobody reads would block the program at its first message (open
-     * fails with ENXIO instead); writes block again once it is open, as any stream's do. */
+    errno = ENAMETOOLONG;
     if (mt_expand_path(path, full, sizeof full))
-        fd = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-#ifdef F_SETFL /* (not on Windows, which has no FIFOs to fear) */
-    if (fd >= 0) {
-        int flags = fcntl(fd, F_GETFL);
-        if (flags != -1)
-            (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    }
-#endif
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0) {
-        out_dev = st.st_dev;
-        out_ino = st.st_ino;
-    }
-    /* The first process of a run empties the file; a tracked process it started (same
-     * options, same file) appends, so a child never erases its parent's messages. Who is
-     * first: whoever gets the file's write lock, which a process holds until it exits and
-     * never passes on (fcntl locks are not inherited). */
-    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    if (fd >= 0 && !reopen && S_ISREG(st.st_mode) && fcntl(fd, F_SETLK, &lock) == 0)
-        (void)!ftruncate(fd, 0);
+        fd = mt_report_file_open(full, reopen, &out_dev, &out_ino);
+    if (fd < 0 && silent)
+        return -2;
     if (fd < 0) {
         mt_buf_t b;
         mt_warning_begin(&b);
@@ -209,13 +209,29 @@ int mt_out_fd(void)
         if (reopen) /* never closed by us: the descriptor is the program's now */
             __atomic_store_n(&out_fd, -2, __ATOMIC_RELEASE);
         if (out_fd == -2)
-            __atomic_store_n(&out_fd, open_report_stream(reopen), __ATOMIC_RELEASE);
+            __atomic_store_n(&out_fd, open_report_stream(reopen, false), __ATOMIC_RELEASE);
         fd = out_fd;
         mt_mutex_unlock(&out_mutex);
     }
     if (fd == STDOUT_FILENO && !mt_in_crash) /* stdio is not async-signal-safe */
         fflush(stdout);                      /* the program's buffered output comes first */
     return mt_std_fd(fd);
+}
+
+void mt_out_claim(void)
+{
+    const char *path = mt_opt.report;
+    if (mt_opt.quiet || path == NULL || path[0] == '\0' || strcmp(path, "stderr") == 0 ||
+        strcmp(path, "stdout") == 0)
+        return; /* no file: nothing to hold */
+    int saved = errno;
+    pthread_mutex_lock(&out_mutex);
+    if (out_fd == -2) {
+        out_generation = atomic_load_explicit(&mt_output_generation, memory_order_acquire);
+        __atomic_store_n(&out_fd, open_report_stream(false, true), __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&out_mutex);
+    errno = saved;
 }
 
 void mt_out_lock(void)

@@ -11,8 +11,16 @@ int mt_out_fd(void);
 /* fd itself, or -1 when it is descriptor 1 or 2 and no longer the file it was when the
  * tracker started (the program closed it and opened a file of its own there). */
 int mt_std_fd(int fd);
+/* True when descriptor fd (1 or 2) is open for writing to a file the program put there
+ * (mt_std_fd gives -1 for it): not closed, but not to be written into either. A file only
+ * read (one the tracker itself opened on the number the program freed) does not count. */
+bool mt_std_replaced(int fd);
 /* Notes what descriptors 1 and 2 are now: called as the tracker starts. */
 void mt_out_remember_std(void);
+/* At start: opens a report file (option report=PATH) now, so that this process holds it
+ * while it lives and no process of its run empties it after this one began (report_file.c);
+ * a failure is said at the first message instead. */
+void mt_out_claim(void);
 void mt_out_lock(void);
 void mt_out_unlock(void);
 void mt_out_after_fork_child(void);

@@ -1,7 +1,8 @@
 /* roots_windows.c - the roots of the leak scan on Windows (base/roots.h says which): the
  * writable sections of every module (their PE headers), the calling thread's stack by the
  * frames Windows' own unwinder tells (every x64 function has unwind data), less the C
- * runtime's and the system's (at exit those of exit(), whose words are main's, dead), and
+ * runtime's and the system's (at exit those of exit(), whose words are main's, dead, and
+ * the handlers' runner below it), and
  * the registers the program had when it called the tracker (saved in the entry point's
  * frame, which is read with its caller's); and each other thread's
  * context: it is suspended for as long as its registers are read, then its stack is read

@@ -1,6 +1,8 @@
 /* format.c - places and errors in words, from the report model's types: the one wording
  * both the live messages (errors/message.c) and the reports (report/render_*.c) use.
  * Compiled into the memtrack-report tool too: it uses nothing but the model and buf.c.
+ * Every string of the model is written escaped (mt_buf_text): a report read back may hold
+ * anything.
  */
 #include <string.h>
 
@@ -134,16 +136,20 @@ void mt_buf_spans(mt_buf_t *b, const mt_report_error_t *e)
 
 void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, "block #");
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, " (");
+    if (e->seq == 0) { /* made inside a system library: only the program's are numbered */
+        mt_buf_str(b, "a system library's block (");
+    } else {
+        mt_buf_str(b, "block #");
+        mt_buf_u64(b, e->seq);
+        mt_buf_str(b, " (");
+    }
     mt_buf_count(b, e->size, "byte", "bytes");
     mt_buf_char(b, ')');
 }
 
 static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, e->kind);
+    mt_buf_text(b, e->kind);
     mt_buf_str(b, ": ");
     if (e->seq != 0) { /* a pointer into a tracked block: name the block */
         mt_buf_str(b, e->freed.kind != NULL ? "a pointer inside freed " : "a pointer inside ");
@@ -157,7 +163,7 @@ static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_str(b, ", ");
         mt_buf_from_start(b, e->offset);
     } else {
-        mt_buf_str(b, e->what);
+        mt_buf_text(b, e->what);
         mt_buf_char(b, ' ');
         mt_buf_hex(b, e->pointer);
     }
@@ -171,14 +177,14 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
         invalid_free_summary(b, e);
         return;
     }
-    mt_buf_str(b, e->kind);
+    mt_buf_text(b, e->kind);
     mt_buf_str(b, ": ");
     mt_buf_block_name(b, e);
     mt_buf_str(b, " allocated at ");
     mt_buf_place(b, &e->alloc);
     if (e->kind_id == MT_ERROR_MISMATCH && e->alloc.kind != NULL) { /* what it is about */
         mt_buf_str(b, " by ");
-        mt_buf_str(b, e->alloc.kind);
+        mt_buf_text(b, e->alloc.kind);
     }
     if (e->freed.kind != NULL) {
         mt_buf_str(b, ", released at ");

@@ -461,11 +461,9 @@ static void print_offset(mt_buf_t *b, int64_t offset)
 /* " of block #4 (8 bytes) made by malloc" */
 static void print_block_made_by(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, " of block #");
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, " (");
-    mt_buf_count(b, e->size, "byte", "bytes");
-    mt_buf_str(b, ") made by ");
+    mt_buf_str(b, " of ");
+    mt_buf_block_name(b, e);
+    mt_buf_str(b, " made by ");
     print_kind_owner(b, &e->alloc);
 }
 

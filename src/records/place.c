@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/code_map.h"
 #include "base/options.h"
 #include "base/runtime.h"
 #include "base/unwind.h"
@@ -27,11 +28,6 @@
 #include "records/site.h"
 #include "records/stack.h"
 #include "records/wrapper.h"
-
-/* Directories the system's own libraries live in. A library the user built and loads
- * from elsewhere is the user's code, and so is the program, wherever it is installed. */
-static const char *const system_dirs[] = {"/lib/",       "/lib64/",     "/lib32/",      "/usr/lib/",
-                                          "/usr/lib64/", "/usr/lib32/", "/usr/libexec/"};
 
 /* The program's code, [start, end), taken at load time: the crash report cannot ask the
  * loader (dladdr may wait on a lock the crashed thread holds), but can compare addresses. */
@@ -62,7 +58,6 @@ void mt_place_prepare(void)
         dl_iterate_phdr(program_code, NULL);
     (void)program_base_address(); /* known before a crash report needs it */
 }
-
 static int first_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
     (void)size;
@@ -80,6 +75,8 @@ static uintptr_t program_base_address(void)
     return program_base;
 }
 
+/* The module of a frame, by the one rule (base/code_map.h). The program is the module
+ * without a name, or the one loaded where the loader's first module is. */
 static bool module_is_system(const mt_module_t *m)
 {
     if (self_base == 0) {
@@ -89,19 +86,11 @@ static bool module_is_system(const mt_module_t *m)
             self_base = (uintptr_t)self.dli_fbase;
     }
     uintptr_t base = m->base;
-    if (m->path == NULL || m->path[0] == '\0')
-        return base != program_base && program_base != 0;
-    if (program_base == 0 ? false : base == program_base)
-        return false; /* the program, libmemtrack.a linked into it included */
-    if (base == self_base)
-        return true; /* libmemtrack itself */
-    if (strstr(m->path, "ld-linux") != NULL || strstr(m->path, "vdso") != NULL ||
-        mt_module_is_cxx_runtime(m->path))
-        return true;
-    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
-        if (strncmp(m->path, system_dirs[i], strlen(system_dirs[i])) == 0)
-            return true;
-    return false;
+    bool unnamed = m->path == NULL || m->path[0] == '\0';
+    bool is_program = (unnamed && (base == program_base || program_base == 0)) ||
+                      (program_base != 0 && base == program_base);
+    return mt_module_owner(m->path, is_program, !is_program && base == self_base) !=
+           MT_CODE_PROGRAM;
 }
 
 /* In the crash report, a site known by its address alone: in the program's code, it is
@@ -179,14 +168,15 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
     if (s->file == NULL && s->pc != NULL) {
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
-        /* No module at all: the loader's or generated code, or a program linked statically
-         * (musl), whose loader knows no modules: there the code linked after libmemtrack's
-         * is the C library's and the libraries' named after libmemtrack.a. */
+        /* Decided when the site was made (base/code_map.c), by which its blocks were counted
+         * apart from the program's or not (the C++ runtime's are counted as the program's,
+         * but listed apart as a system library's). On bare metal no site by address is the
+         * C library's: its code is known by the program's image alone. */
         system =
-            !mt_in_program_image((uintptr_t)s->pc) || mt_in_code_linked_after((uintptr_t)s->pc);
-        if (mt_in_crash) /* no loader call: the program's code is known by its range, and a
-                            block whose stack passes through it is the program's */
-            system = !crash_place_in_program(s->pc, out) && !mt_place_stack_in_program(id);
+            MT_SMALL(s->library != MT_CODE_PROGRAM, !mt_in_program_image((uintptr_t)s->pc) ||
+                                                        mt_in_code_linked_after((uintptr_t)s->pc));
+        if (mt_in_crash) /* no loader call: the program's code is known by its range */
+            (void)crash_place_in_program(s->pc, out);
         else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */
             if (info.dli_sname != NULL) {
                 out->func = info.dli_sname;
@@ -194,7 +184,6 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
             }
             if (info.dli_fname != NULL && info.dli_fname[0] != '\0')
                 out->module = info.dli_fname;
-            system = module_is_system(&(mt_module_t){info.dli_fname, (uintptr_t)info.dli_fbase});
         }
         /* The program's own code by file and line; a system library by module and symbol,
          * whatever debug information it has: there is no source of it to open, and its
@@ -567,14 +556,4 @@ bool mt_place_stacks_stop_short(unsigned depth)
             cut++;
     }
     return cut > whole;
-}
-
-bool mt_place_stack_in_program(uint32_t id)
-{
-    void *const *pcs;
-    unsigned n = mt_stack_get(mt_site_get(id)->stack, &pcs);
-    for (unsigned i = 0; i < n; i++)
-        if ((uintptr_t)pcs[i] >= program_code_start && (uintptr_t)pcs[i] < program_code_end)
-            return true;
-    return false;
 }

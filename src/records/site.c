@@ -59,6 +59,9 @@ static struct {
     mt_site_t *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
 } sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Written with the site, before its id is published (site_create_locked). */
+unsigned char mt_site_system_flags[MT_SITE_SYSTEM_FLAGS] MT_COLD;
+
 _Atomic uint64_t mt_site_kinds_made;
 _Static_assert(MT_KIND_COUNT <= 64, "a kind is a bit of mt_site_kinds_made");
 
@@ -200,7 +203,7 @@ static mt_site_t *slot_of(uint32_t id)
 }
 
 /* Makes a new site for key; caller holds sites.lock. Returns MT_SITE_NONE on failure. */
-static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
+static uint32_t site_create_locked(const site_key_t *k, uint32_t base, mt_code_owner_t library)
 {
     uint32_t id = atomic_load_explicit(&sites.count, memory_order_relaxed);
     if (id == 0)
@@ -229,6 +232,11 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
     s->file_key = k->file;
     s->func_key = k->func;
     s->id = id;
+    s->library = (unsigned char)library;
+    if (id < MT_SITE_SYSTEM_FLAGS)
+        mt_site_system_flags[id] = (unsigned char)library;
+#else
+    (void)library;
 #endif
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
@@ -249,11 +257,15 @@ static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k, uint32_t base)
         plain.stack = 0;
         base = site_lookup_slow(&plain, MT_SITE_NONE);
     }
+    /* A place known by its return address: in a system library's code or the program's,
+     * asked before the lock (the loader's lock may be taken; never inside ours). */
+    mt_code_owner_t library = MT_SMALL(
+        k->file == NULL && k->pc != NULL ? mt_code_owner(k->pc) : MT_CODE_PROGRAM, MT_CODE_PROGRAM);
     mt_mutex_lock(&sites.lock);
     if (sites.index != NULL)
         id = index_slot_locked(k)->id;
     if (id == MT_SITE_NONE)
-        id = site_create_locked(k, base);
+        id = site_create_locked(k, base, library);
     mt_mutex_unlock(&sites.lock);
     return id;
 }

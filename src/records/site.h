@@ -5,6 +5,7 @@
 #define MT_SITE_H
 
 #include "base/buf.h"
+#include "base/code_map.h"
 #include "base/platform.h"
 #include "records/kinds.h"
 
@@ -25,6 +26,11 @@ typedef struct mt_site {
      * so that a cache entry holding the site can check a place against it (mt_site_here). */
     const char *file_key, *func_key;
     uint32_t id;
+    /* Whose code it lies in (mt_code_owner_t, base/code_map.h), for a site known by a
+     * return address: a system library's blocks are counted apart from the program's, and
+     * the C++ runtime's listed apart at exit. Never on bare metal, whose C library's blocks
+     * are never sited by address (its malloc stays the program's). */
+    unsigned char library;
 #endif
 } mt_site_t;
 
@@ -41,6 +47,34 @@ uint32_t mt_site_pc_stacked(void *pc, mt_kind_t kind, const char *owner, uint32_
 /* The site of id's place without its stack: what message caps count by. */
 uint32_t mt_site_place(uint32_t id);
 const mt_site_t *mt_site_get(uint32_t id);
+/* True when site id lies inside a system library or the C++ runtime: its live blocks are
+ * listed apart from the program's leaks (unless system_leaks), as records/place.c says. */
+static inline bool mt_site_listed_apart(uint32_t id)
+{
+#ifdef MT_BARE_METAL
+    (void)id;
+    return false;
+#else
+    return mt_site_get(id)->library != MT_CODE_PROGRAM;
+#endif
+}
+/* The library of each of the first MT_SITE_SYSTEM_FLAGS sites, one byte a site (site.c):
+ * asked inline by every allocation of code built without the flag. */
+#define MT_SITE_SYSTEM_FLAGS MT_SMALL(4096u, 1u)
+extern MT_HIDDEN unsigned char mt_site_system_flags[MT_SITE_SYSTEM_FLAGS];
+/* True when site id lies inside a system library whose blocks are not the program's (the
+ * C library's, the loader's: MT_CODE_SYSTEM), counted apart. */
+static inline bool mt_site_system(uint32_t id)
+{
+#ifdef MT_BARE_METAL
+    (void)id;
+    return false;
+#else
+    if (MT_LIKELY(id < MT_SITE_SYSTEM_FLAGS))
+        return mt_site_system_flags[id] == MT_CODE_SYSTEM;
+    return mt_site_get(id)->library == MT_CODE_SYSTEM;
+#endif
+}
 /* Bit 1 << kind for every kind some site has had, set before the site's id is published:
  * a check that needs two kinds to meet (checks/mismatch.c) knows when none have. */
 extern MT_HIDDEN _Atomic uint64_t mt_site_kinds_made;

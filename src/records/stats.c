@@ -22,6 +22,10 @@
  * program's), and told of each new peak where it is found: every one while one thread
  * tracks, at publishes once shared.
  *
+ * Blocks made inside system libraries (records/site.h, mt_site_system) are not the program's:
+ * they are counted in each slot's system counters, without peaks, and take no sequence
+ * number, so that every figure above and every #N is the program's own.
+ *
  * Sequence numbers come from one shared counter in batches of SEQ_BATCH per thread:
  * unique, increasing within each thread, and increasing across the program while one
  * thread at a time allocates. With several threads, numbers of different threads'
@@ -29,6 +33,8 @@
  * (mt_seq_upcoming) that cannot vouch for every batch retires them all (the batch epoch),
  * so no block made after it gets a number below its mark.
  */
+#include <string.h>
+
 #include "base/roots.h"
 #include "records/stats.h"
 #include "records/timeline.h"
@@ -251,6 +257,20 @@ void mt_stats_failed(void)
         mt_stat_add(false, &s->failed, 1);
 }
 
+void mt_stats_system_alloc(size_t size)
+{
+    mt_stat_slot_t *s = slot_get();
+    mt_stat_add(s->crowded, &s->system_bytes, size);
+    mt_stat_add(s->crowded, &s->system_blocks, 1);
+}
+
+void mt_stats_system_free(size_t size)
+{
+    mt_stat_slot_t *s = slot_get();
+    mt_stat_add(s->crowded, &s->system_freed_bytes, size);
+    mt_stat_add(s->crowded, &s->system_frees, 1);
+}
+
 uint64_t mt_stat_thread_meta(void)
 {
     return MT_META_MAKE(0, mt_thread(), 0);
@@ -337,4 +357,21 @@ unsigned mt_stats_other_threads(void)
     unsigned held = atomic_load_explicit(&counters.in_use, memory_order_relaxed);
     unsigned own = mt_stat_mine != &mt_stat_unowned ? 1u : 0u;
     return held > own ? held - own : 0;
+}
+
+static void add_system(mt_system_counts_t *out, mt_stat_slot_t *s)
+{
+    out->total_bytes += atomic_load_explicit(&s->system_bytes, memory_order_relaxed);
+    out->total_blocks += atomic_load_explicit(&s->system_blocks, memory_order_relaxed);
+    out->freed_bytes += atomic_load_explicit(&s->system_freed_bytes, memory_order_relaxed);
+    out->frees += atomic_load_explicit(&s->system_frees, memory_order_relaxed);
+}
+
+void mt_stats_system_read(mt_system_counts_t *out)
+{
+    memset(out, 0, sizeof *out);
+    for (mt_stat_slot_t *s = atomic_load_explicit(&counters.slots, memory_order_acquire); s != NULL;
+         s = s->next)
+        add_system(out, s);
+    add_system(out, &fallback_slot);
 }

@@ -37,6 +37,9 @@ typedef struct mt_stat_slot {
     /* The registry. */
     struct mt_stat_slot *next; /* set before the slot is published, then constant */
     atomic_bool in_use;
+    /* Blocks made inside system libraries, by their owner (no peaks, no sequence numbers,
+     * no timeline: not the program's). */
+    _Atomic uint64_t system_bytes, system_blocks, system_freed_bytes, system_frees;
 } __attribute__((aligned(64))) mt_stat_slot_t;
 
 /* Read by every event, written almost never: a cache line of their own. */
@@ -64,7 +67,12 @@ uint64_t mt_next_seq_slow(void);
 uint64_t mt_stat_thread_meta(void);
 
 void mt_stats_failed(void);
+/* A block made inside a system library, and one released: counted apart (out of line). */
+void mt_stats_system_alloc(size_t size);
+void mt_stats_system_free(size_t size);
+/* The program's counters: blocks made inside system libraries are not in them. */
 void mt_stats_read(memtrack_stats_t *out);
+void mt_stats_system_read(mt_system_counts_t *out);
 /* Threads other than the caller that hold a slot now: alive, and tracking. */
 unsigned mt_stats_other_threads(void);
 /* The sequence number the next block will get. */

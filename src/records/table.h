@@ -57,8 +57,12 @@ static inline void mt_block_start(mt_block_t *b, uintptr_t addr, size_t size, ui
     b->free_site = MT_SITE_NONE;
 }
 
-#define MT_SEQ_BITS 39
+#define MT_SEQ_BITS 38
 #define MT_META_SEQ(m) ((m) & ((UINT64_C(1) << MT_SEQ_BITS) - 1))
+/* Made inside a system library (records/site.h, mt_site_system): not the program's block,
+ * so it has no sequence number (0) and its counts are kept apart (records/stats.c). A bit
+ * of its own, so that the free's one test of the flags finds it (api/free.c). */
+#define MT_META_FLAG_SYSTEM (UINT64_C(1) << 38)
 #define MT_META_THREAD(m) ((unsigned)(((m) >> 40) & 0xffffu))
 #define MT_META_ALIGN_SHIFT(m) ((unsigned)(((m) >> 56) & 0x1fu)) /* alignments to 2^31 */
 /* Freed and held in the quarantine: the record stays in the table, so the lookup that finds

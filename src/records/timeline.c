@@ -98,6 +98,14 @@ void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event)
     }
 }
 
+void mt_timeline_peak_read(mt_sample_t *peak)
+{
+    memset(peak, 0, sizeof *peak);
+    peak->bytes = atomic_load_explicit(&timeline.peak_bytes, memory_order_relaxed);
+    peak->blocks = atomic_load_explicit(&timeline.peak_blocks, memory_order_relaxed);
+    peak->event = atomic_load_explicit(&timeline.peak_event, memory_order_relaxed);
+}
+
 size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
 {
     size_t n = 0;
@@ -120,10 +128,7 @@ size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak)
             out[n++] = last;
     }
     mt_mutex_unlock(&timeline.lock);
-    memset(peak, 0, sizeof *peak);
-    peak->bytes = atomic_load_explicit(&timeline.peak_bytes, memory_order_relaxed);
-    peak->blocks = atomic_load_explicit(&timeline.peak_blocks, memory_order_relaxed);
-    peak->event = atomic_load_explicit(&timeline.peak_event, memory_order_relaxed);
+    mt_timeline_peak_read(peak);
     /* The peak's time lies between the samples around it: take the later one's. */
     for (size_t i = 0; i < n; i++) {
         if (out[i].event >= peak->event) {

@@ -14,6 +14,8 @@ extern MT_HIDDEN _Atomic uint64_t mt_timeline_mask;
 void mt_timeline_sample(void);
 /* Live bytes reached a new peak (stats.c, when it raised peak_bytes). */
 void mt_timeline_peak(uint64_t bytes, uint64_t blocks, uint64_t event);
+/* The highest point of live bytes, with the blocks live then (its time not filled in). */
+void mt_timeline_peak_read(mt_sample_t *peak);
 /* Copies the samples, then one for now, into out; *peak gets the highest point. */
 size_t mt_timeline_copy(mt_sample_t *out, size_t max, mt_sample_t *peak);
 /* Around fork, so a child never inherits the samples' lock taken. */

@@ -26,7 +26,8 @@ typedef struct build_ctx {
     mt_leak_site_t *by_id;
     uint32_t nids;
     unsigned keep_seqs;
-    uint64_t since; /* count blocks with this sequence number or later */
+    uint64_t since;                         /* count blocks with this sequence number or later */
+    uint64_t program_bytes, program_blocks; /* of the blocks counted, the program's */
 } build_ctx_t;
 
 /* Keeps the smallest sequence numbers, ascending. */
@@ -57,16 +58,28 @@ static void merge_into(mt_leak_site_t *dst, const mt_leak_site_t *src, unsigned 
         add_seq(dst, src->seqs[i], keep);
 }
 
+/* Whether a block made with meta is counted in a report of the blocks made at or after
+ * `since`. A system library's block has no number: it is counted (apart) in the reports of
+ * all live blocks, and in none since a checkpoint, which are the program's blocks made since. */
+static bool counted_since(uint64_t meta, uint64_t since)
+{
+    return (meta & MT_META_FLAG_SYSTEM) != 0 ? since <= 1 : MT_META_SEQ(meta) >= since;
+}
+
 static void count_block(mt_block_t *b, void *ctx)
 {
     build_ctx_t *c = ctx;
-    if (MT_META_SEQ(b->meta) < c->since)
+    if (!counted_since(b->meta, c->since))
         return;
     uint32_t id = b->site < c->nids ? b->site : MT_SITE_NONE;
     mt_leak_site_t *s = &c->by_id[id];
     s->bytes += b->size;
     s->blocks++;
-    add_seq(s, MT_META_SEQ(b->meta), c->keep_seqs);
+    if ((b->meta & MT_META_FLAG_SYSTEM) == 0) {
+        add_seq(s, MT_META_SEQ(b->meta), c->keep_seqs);
+        c->program_bytes += b->size;
+        c->program_blocks++;
+    }
 }
 
 /* ---- sorting without allocating ------------------------------------------------------ */
@@ -312,9 +325,10 @@ static mt_leak_class_t class_of(uint8_t state)
 }
 
 /* Groups the blocks made at or after `since` by class, site and holder, into r->groups;
- * returns how many there are (0 with *ok false when there was no memory for them). */
+ * returns how many there are (0 with *ok false when there was no memory for them).
+ * program[] gets the program's blocks among them (bytes, blocks). */
 static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, unsigned keep,
-                            bool *ok)
+                            bool *ok, uint64_t program[2])
 {
     const mt_reach_t *reach = h->reach;
     size_t keys_size = reach->n * sizeof(leak_key_t);
@@ -325,8 +339,12 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
     size_t n = 0;
     for (size_t i = 0; i < reach->n; i++) {
         const mt_reach_block_t *b = &reach->blocks[i];
-        if (MT_META_SEQ(b->meta) < since)
+        if (!counted_since(b->meta, since))
             continue;
+        if ((b->meta & MT_META_FLAG_SYSTEM) == 0) {
+            program[0] += b->size;
+            program[1]++;
+        }
         mt_holder_key_t hk = mt_holder_key(h, (uint32_t)i);
         keys[n++] = (leak_key_t){MT_META_SEQ(b->meta),        hk.id,   b->site,   (uint32_t)i,
                                  (uint8_t)class_of(b->state), hk.kind, hk.chained};
@@ -353,7 +371,8 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
         mt_leak_site_t *s = &groups[g - 1];
         s->bytes += reach->blocks[k->block].size;
         s->blocks++;
-        add_seq(s, k->seq, keep);
+        if (k->seq != 0) /* (a system library's block has no number) */
+            add_seq(s, k->seq, keep);
     }
     mt_pages_free(keys, keys_size != 0 ? keys_size : 1);
     if (!*ok)
@@ -388,9 +407,9 @@ static size_t keep_lost(mt_report_t *r, mt_leak_site_t *sites, size_t n)
 }
 
 void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids, uint64_t since,
-                           frame_pool_t *pool)
+                           frame_pool_t *pool, uint64_t live[2])
 {
-    build_ctx_t c = {by_id, nids, 0, since};
+    build_ctx_t c = {by_id, nids, 0, since, 0, 0};
     c.keep_seqs = mt_opt.report_seqs < MAX_SEQS ? (unsigned)mt_opt.report_seqs : MAX_SEQS;
     for (uint32_t i = 0; i < nids; i++) {
         by_id[i].site = i;
@@ -402,6 +421,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
      * as they are). Its groups replace the sites' counts. */
     mt_leak_site_t *sites = by_id;
     size_t n = 0;
+    uint64_t scanned[2] = {0, 0}; /* the program's blocks the scan found */
     /* (blocks went untracked, r->shortage: what holds what cannot be told) */
     if (r->when != MT_WHEN_NOW && r->shortage.blocks == 0 && any_listed(by_id, nids)) {
         mt_reach_t reach;
@@ -409,7 +429,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
         if (mt_reach_scan(&reach)) {
             bool ok = mt_holders_init(&h, &reach);
             if (ok)
-                n = group_scanned(r, &h, since, c.keep_seqs, &ok);
+                n = group_scanned(r, &h, since, c.keep_seqs, &ok, scanned);
             mt_holders_free(&h);
             r->classified = ok;
             r->threads_unread = reach.roots.threads_unread;
@@ -457,4 +477,9 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
         r->leaked_bytes += sites[i].bytes;
         r->leaked_blocks += sites[i].blocks;
     }
+    /* The scan took its own view of the table after the walk: threads still running may
+     * have made blocks in between, which the list then holds. The floor is the larger. */
+    bool scan_more = r->classified && scanned[1] > c.program_blocks;
+    live[0] = scan_more ? scanned[0] : c.program_bytes;
+    live[1] = scan_more ? scanned[1] : c.program_blocks;
 }

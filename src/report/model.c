@@ -44,3 +44,11 @@ bool mt_report_found(const mt_report_t *r)
 {
     return r->errors != 0 || (r->leak_check && r->leaked_blocks != 0);
 }
+
+uint64_t mt_report_blocks_at_peak(const mt_report_t *r)
+{
+    if (r->stats.peak_bytes != 0 && r->peak.bytes == r->stats.peak_bytes &&
+        r->peak.blocks <= r->stats.peak_blocks)
+        return r->peak.blocks;
+    return r->stats.peak_blocks;
+}

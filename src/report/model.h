@@ -280,15 +280,46 @@ typedef struct mt_shortage {
     uint64_t blocks, bytes, size, wanted;
 } mt_shortage_t;
 
+/* Blocks made inside system libraries (the C library's stdio buffers, the loader's, the C++
+ * runtime's), counted apart from the program's statistics. */
+typedef struct mt_system_counts {
+    uint64_t total_bytes, total_blocks; /* made */
+    uint64_t freed_bytes, frees;        /* released */
+} mt_system_counts_t;
+
+/* Where the exit report's text went, and whether it got there: memtrack run shows a report
+ * from its JSON when the program's own could not reach the user (a program that closed its
+ * standard error before exit, as every coreutils program does). */
+typedef struct mt_printed {
+    const char *to;         /* "stderr", "stdout", "file" (option report), "none" (quiet);
+                               NULL: not known (not an exit report, or an older one) */
+    bool written;           /* every line of it was written (or there was none to write) */
+    const char *error;      /* why not, when not: the failed write's words ("Bad file
+                               descriptor"), or NULL */
+    uint64_t error_number;  /* its errno (EBADF: the stream was closed), 0 when written */
+    uint64_t device, inode; /* the stream's file (fstat), 0 when it had none */
+} mt_printed_t;
+
+/* Why a report is partial (mt_report_t.partial), in the words every form shows. */
+#define MT_PARTIAL_OUT_OF_MEMORY "out of memory, so not grouped by site"
+#define MT_PARTIAL_OUT_OF_MEMORY_UNSUPPRESSED                                                      \
+    "out of memory, so not grouped by site, nor suppressed"
+
 typedef struct mt_report {
     const char *version; /* memtrack's version that wrote it */
+    /* NULL for a whole report; else why it is not whole (MT_PARTIAL_*): the leaks are totals
+     * without sites, the errors counted without their list (the exit report when its
+     * working memory could not be had: report/write.c). */
+    const char *partial;
+    mt_printed_t printed; /* the exit report: where its text went (its JSON says) */
     const char *program;
     uint64_t pid;
     const char *cwd; /* the directory relative source paths start from, or NULL */
     mt_when_t when;
-    uint64_t since; /* the checkpoint mark (MT_WHEN_SINCE) */
-    memtrack_stats_t stats;
-    uint64_t threads_running; /* other threads still tracking when the report was taken */
+    uint64_t since;                   /* the checkpoint mark (MT_WHEN_SINCE) */
+    memtrack_stats_t stats;           /* the program's own blocks */
+    mt_system_counts_t system_counts; /* the system libraries' (all 0 without track_all) */
+    uint64_t threads_running;         /* other threads still tracking when the report was taken */
     mt_shortage_t shortage;
 
     bool leak_check;         /* false: leaks were not looked for (option leaks=0) */
@@ -347,8 +378,14 @@ typedef struct mt_report {
 #define MT_TEXT_LIST_ERRORS 2u       /* list each logged error (they were printed when found) */
 void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags);
 /* "peak 4192 bytes in 9 blocks; 11 allocations (4220 bytes), 6 frees, 0 failed": the
- * counters' line of the text report. */
-void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st);
+ * counters' line of the text report. blocks_then: the blocks live when the bytes peaked
+ * (mt_report_blocks_at_peak); when the most blocks were live at another moment the line
+ * says both ("peak 60960 bytes in 73 blocks, 153 blocks at most"). */
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then,
+                       const mt_system_counts_t *system);
+/* The blocks live when live bytes peaked: the peak's sample when it is that peak, else
+ * (no byte was ever live, or an older report) the most blocks live at once. */
+uint64_t mt_report_blocks_at_peak(const mt_report_t *r);
 /* The lines that say the tracker's memory ran out, what was not tracked and what to give
  * it; nothing when it never ran out. */
 void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s);

@@ -6,7 +6,8 @@
  * clicking a column, the errors, and the options in effect. A place's call stack is a
  * <details> element under it, closed until clicked. Elements the tests and a reader's
  * scripts may look for have ids: summary, timeline-plot, live-bytes, peak-marker,
- * peak-label, top-sites, leak-table, error-table, injected-table, options, wrappers-note;
+ * peak-label, top-sites, leak-table, error-table, injected-table, options, wrappers-note,
+ * partial-note, system-counts;
  * stacks have the class stack and one of leak-stack, alloc-stack, release-stack,
  * found-stack, injected-stack.
  * The plot of live bytes over the run is render_html_timeline.c's.
@@ -258,6 +259,20 @@ static void apart_note(mt_buf_t *b, const mt_apart_t *a, const char *id, const c
     mt_buf_str(b, "</p>\n");
 }
 
+/* The blocks made inside system libraries, which the figures above leave out. */
+static void system_note(mt_buf_t *b, const mt_system_counts_t *c)
+{
+    if (c->total_blocks == 0)
+        return;
+    mt_buf_str(b, "<p class=\"note\" id=\"system-counts\">Not in these figures: ");
+    mt_buf_count(b, c->total_blocks, "allocation", "allocations");
+    mt_buf_str(b, " (");
+    mt_buf_size(b, c->total_bytes);
+    mt_buf_str(b, ") and ");
+    mt_buf_count(b, c->frees, "free", "frees");
+    mt_buf_str(b, " inside system libraries.</p>\n");
+}
+
 static void summary(mt_buf_t *b, const mt_report_t *r)
 {
     bool at_exit = r->when == MT_WHEN_EXIT;
@@ -276,9 +291,15 @@ static void summary(mt_buf_t *b, const mt_report_t *r)
     card(b, "frees", "Frees", r->stats.frees, false);
     card(b, "failed", "Failed", r->stats.failed, false);
     mt_buf_str(b, "</div>\n");
+    if (r->partial != NULL) {
+        mt_buf_str(b, "<p class=\"note\" id=\"partial-note\">Partial report: ");
+        mt_buf_html(b, r->partial);
+        mt_buf_str(b, ". The leaks are totals and the errors are counted, not listed.</p>\n");
+    }
     if (!r->leak_check)
         mt_buf_str(b, "<p class=\"note\">Leaks were not looked for (option leaks=0).</p>\n");
     apart_note(b, &r->suppressed, "suppressed-note", " (suppressed by rules).");
+    system_note(b, &r->system_counts);
     apart_note(b, &r->system, "system-note",
                " made inside system libraries (option system_leaks lists them).");
     apart_note(b, &r->held_apart, "held-note",

@@ -145,7 +145,8 @@ static void apart(mt_buf_t *b, const mt_apart_t *a)
     u64_field(b, "sites", a->sites, true);
 }
 
-static void statistics(mt_buf_t *b, const memtrack_stats_t *st, uint64_t threads_running)
+static void statistics(mt_buf_t *b, const memtrack_stats_t *st, uint64_t threads_running,
+                       const mt_system_counts_t *system)
 {
     mt_buf_str(b, "  \"statistics\": {");
     if (threads_running != 0) /* only then: a report of one thread reads as it always did */
@@ -159,6 +160,30 @@ static void statistics(mt_buf_t *b, const memtrack_stats_t *st, uint64_t threads
     u64_field(b, "frees", st->frees, false);
     u64_field(b, "failed", st->failed, false);
     u64_field(b, "errors", st->errors, true);
+    if (system->total_blocks != 0) { /* only then: other reports read as they always did */
+        mt_buf_str(b, ", \"system\": {");
+        u64_field(b, "total_bytes", system->total_bytes, false);
+        u64_field(b, "total_blocks", system->total_blocks, false);
+        u64_field(b, "freed_bytes", system->freed_bytes, false);
+        u64_field(b, "frees", system->frees, true);
+        mt_buf_char(b, '}');
+    }
+    mt_buf_str(b, "},\n");
+}
+
+/* Where the exit report's text went; absent from other reports. */
+static void printed(mt_buf_t *b, const mt_printed_t *p)
+{
+    if (p->to == NULL)
+        return;
+    mt_buf_str(b, "  \"printed\": {");
+    str_field(b, "to", p->to, false);
+    key(b, "written");
+    mt_buf_str(b, p->written ? "true, " : "false, ");
+    str_field(b, "error", p->error, false);
+    u64_field(b, "errno", p->error_number, false);
+    u64_field(b, "device", p->device, false);
+    u64_field(b, "inode", p->inode, true);
     mt_buf_str(b, "},\n");
 }
 
@@ -427,8 +452,13 @@ void mt_render_json(const mt_report_t *r, mt_buf_t *b)
     str_field(b, "cwd", r->cwd, false);
     str_field(b, "when", when_names[r->when], false);
     u64_field(b, "since", r->since, true);
+    if (r->partial != NULL) { /* only then: a whole report reads as it always did */
+        mt_buf_str(b, ", ");
+        str_field(b, "partial", r->partial, true);
+    }
     mt_buf_str(b, ",\n");
-    statistics(b, &r->stats, r->threads_running);
+    printed(b, &r->printed);
+    statistics(b, &r->stats, r->threads_running, &r->system_counts);
     leaks(b, r);
     wrappers(b, r);
     stack_notes(b, r);

@@ -559,8 +559,22 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b,
                    r->cwd[0] != '\0' && r->cwd[strlen(r->cwd) - 1] == '/' ? "\"}},\n" : "/\"}},\n");
     }
-    mt_buf_str(b, "      \"invocations\": [{\"executionSuccessful\": true, "
-                  "\"properties\": {\"program\": ");
+    mt_buf_str(b, "      \"invocations\": [{\"executionSuccessful\": true, ");
+    if (r->partial != NULL) { /* the results are not every leak: say why */
+        mt_buf_str(b, "\"toolExecutionNotifications\": [{\"level\": \"warning\", "
+                      "\"message\": {\"text\": ");
+        mt_buf_json_begin(b);
+        mt_buf_str(b, "partial report: ");
+        mt_buf_str(b, r->partial);
+        mt_buf_str(b, " (");
+        mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
+        mt_buf_str(b, " leaked in ");
+        mt_buf_count(b, r->leaked_blocks, "block", "blocks");
+        mt_buf_str(b, ")");
+        mt_buf_json_end(b);
+        mt_buf_str(b, "}}], ");
+    }
+    mt_buf_str(b, "\"properties\": {\"program\": ");
     mt_buf_json_str(b, r->program);
     mt_buf_str(b, ", \"pid\": ");
     mt_buf_u64(b, r->pid);

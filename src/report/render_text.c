@@ -3,6 +3,10 @@
  * The form people see at the end of a run. It lists the largest sites only (option
  * report_sites) and counts errors by kind, since each error was printed when found; the
  * memtrack-report tool can ask for the error list too, for a saved report.
+ *
+ * Every string of the model is written escaped (mt_buf_text), kinds too: the library's come
+ * from its own tables, but a report read back may say anything, and a control character or
+ * a line break in it must not reach the terminal as one.
  */
 #include <string.h>
 
@@ -25,8 +29,15 @@ static void pad_to(mt_buf_t *b, uint64_t v, unsigned width)
     mt_buf_u64(b, v);
 }
 
+/* A site's callers start two columns past the last digit of the widest size, never where
+ * a smaller site's size starts: "      4 bytes..." must not read as a caller of the site
+ * above it. */
 static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width)
 {
+    char indent[32];
+    unsigned n = width + 4 > 6 ? width + 4 : 6;
+    memset(indent, ' ', n); /* (width: at most 20 digits) */
+    indent[n] = '\0';
     mt_buf_line(b);
     mt_buf_str(b, "  ");
     pad_to(b, s->bytes, width);
@@ -35,7 +46,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
     mt_buf_str(b, " at ");
     mt_buf_place(b, &s->where);
     mt_buf_str(b, " by ");
-    mt_buf_str(b, s->where.kind != NULL ? s->where.kind : "?");
+    mt_buf_text(b, s->where.kind != NULL ? s->where.kind : "?");
     if (s->where.owner != NULL) {
         mt_buf_str(b, " \"");
         mt_buf_text(b, s->where.owner);
@@ -54,10 +65,10 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
         mt_buf_str(b, " more");
     }
     mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &s->where, "      ");
+    mt_buf_stack_lines(b, &s->where, indent);
     if (s->held != NULL && s->held->kind != MT_HOLDER_NONE) {
         mt_buf_line(b);
-        mt_buf_str(b, "      ");
+        mt_buf_str(b, indent);
         mt_buf_holder(b, s->held);
         mt_buf_char(b, '\n');
     }
@@ -99,7 +110,7 @@ static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
     mt_buf_str(b, "errors: ");
     for (size_t k = 0; k < r->nerror_kinds; k++) {
         mt_buf_str(b, k == 0 ? "" : ", ");
-        mt_buf_str(b, r->error_kinds[k].name);
+        mt_buf_text(b, r->error_kinds[k].name);
         mt_buf_char(b, ' ');
         mt_buf_u64(b, r->error_kinds[k].count);
     }
@@ -133,7 +144,7 @@ static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, "  ");
         mt_buf_u64(b, n->count);
         mt_buf_str(b, " more ");
-        mt_buf_str(b, n->kind);
+        mt_buf_text(b, n->kind);
         mt_buf_str(b, n->count == 1 ? " error" : " errors");
         mt_buf_str(b, " found by ");
         mt_buf_found_by(b, &n->found, 0);
@@ -181,7 +192,7 @@ static void print_unwritten(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, ") at ");
         mt_buf_place(b, &u->where);
         mt_buf_str(b, " by ");
-        mt_buf_str(b, u->where.kind != NULL ? u->where.kind : "?");
+        mt_buf_text(b, u->where.kind != NULL ? u->where.kind : "?");
         mt_buf_char(b, '\n');
     }
 }
@@ -221,7 +232,7 @@ static void print_injected(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, " at ");
         mt_buf_place(b, &g->where);
         mt_buf_str(b, " by ");
-        mt_buf_str(b, g->where.kind != NULL ? g->where.kind : "?");
+        mt_buf_text(b, g->where.kind != NULL ? g->where.kind : "?");
         if (g->where.owner != NULL) {
             mt_buf_str(b, " \"");
             mt_buf_text(b, g->where.owner);
@@ -377,13 +388,41 @@ static void print_unread(const mt_report_t *r, mt_buf_t *b)
 }
 
 /* Blocks made since a checkpoint: a short report of those sites only. */
-void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st)
+/* "peak 60960 bytes in 73 blocks": the bytes' peak and the blocks live at that moment; the
+ * most blocks live at once come after it when that was another moment, never paired with
+ * the bytes as if it were the same one. */
+static void print_peak(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then)
+{
+    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
+    mt_buf_str(b, " in ");
+    mt_buf_count(b, blocks_then, "block", "blocks");
+    if (blocks_then != st->peak_blocks) {
+        mt_buf_str(b, ", ");
+        mt_buf_count(b, st->peak_blocks, "block", "blocks");
+        mt_buf_str(b, " at most");
+    }
+}
+
+/* "; inside system libraries: 17 allocations (5120 bytes), 16 frees": the blocks the
+ * program's counts leave out, when there were any. */
+static void print_system_counts(mt_buf_t *b, const mt_system_counts_t *system)
+{
+    if (system == NULL || system->total_blocks == 0)
+        return;
+    mt_buf_str(b, "; inside system libraries: ");
+    mt_buf_count(b, system->total_blocks, "allocation", "allocations");
+    mt_buf_str(b, " (");
+    mt_buf_count(b, system->total_bytes, "byte", "bytes");
+    mt_buf_str(b, "), ");
+    mt_buf_count(b, system->frees, "free", "frees");
+}
+
+void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_then,
+                       const mt_system_counts_t *system)
 {
     mt_buf_line(b);
     mt_buf_str(b, "peak ");
-    mt_buf_count(b, st->peak_bytes, "byte", "bytes");
-    mt_buf_str(b, " in ");
-    mt_buf_count(b, st->peak_blocks, "block", "blocks");
+    print_peak(b, st, blocks_then);
     mt_buf_str(b, "; ");
     mt_buf_count(b, st->total_blocks, "allocation", "allocations");
     mt_buf_str(b, " (");
@@ -392,7 +431,9 @@ void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st)
     mt_buf_count(b, st->frees, "free", "frees");
     mt_buf_str(b, ", ");
     mt_buf_u64(b, st->failed);
-    mt_buf_str(b, " failed\n");
+    mt_buf_str(b, " failed");
+    print_system_counts(b, system);
+    mt_buf_char(b, '\n');
 }
 
 /* memtrack_check_leaks(): the lost blocks now, only when there are some. */
@@ -497,9 +538,8 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         mt_buf_str(b, at_exit ? "no leaks, no errors (" : "no live blocks, no errors (");
         mt_buf_count(b, st->total_blocks, "allocation", "allocations");
         mt_buf_str(b, ", peak ");
-        mt_buf_count(b, st->peak_bytes, "byte", "bytes");
-        mt_buf_str(b, " in ");
-        mt_buf_count(b, st->peak_blocks, "block", "blocks");
+        print_peak(b, st, mt_report_blocks_at_peak(r));
+        print_system_counts(b, &r->system_counts);
         mt_buf_str(b, ")\n");
         mt_buf_shortage_lines(b, &r->shortage);
         print_injected(r, b);
@@ -514,21 +554,28 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_text(b, r->program);
     mt_buf_str(b, " (pid ");
     mt_buf_u64(b, r->pid);
-    mt_buf_str(b, ")\n");
+    mt_buf_char(b, ')');
+    if (r->partial != NULL) { /* its leaks are totals: there are no sites to count */
+        mt_buf_str(b, ": ");
+        mt_buf_text(b, r->partial);
+    }
+    mt_buf_char(b, '\n');
 
     mt_buf_line(b);
     if (r->leak_check) {
         mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
         mt_buf_str(b, at_exit ? " leaked in " : " live in ");
         mt_buf_count(b, r->leaked_blocks, "block", "blocks");
-        mt_buf_str(b, " from ");
-        mt_buf_count(b, r->nsites, "site", "sites");
+        if (r->partial == NULL) {
+            mt_buf_str(b, " from ");
+            mt_buf_count(b, r->nsites, "site", "sites");
+        }
         mt_buf_str(b, "; ");
     }
     mt_buf_count(b, r->errors, "error", "errors");
     mt_buf_str(b, " found\n");
 
-    mt_buf_stats_line(b, st);
+    mt_buf_stats_line(b, st, mt_report_blocks_at_peak(r), &r->system_counts);
     if (r->threads_running != 0) {
         mt_buf_line(b);
         mt_buf_count(b, r->threads_running, "other thread was", "other threads were");

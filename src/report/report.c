@@ -205,6 +205,16 @@ void mt_report_shortage(mt_shortage_t *out)
 #endif
 }
 
+void mt_report_peak_now(mt_report_t *r)
+{
+    if (r->peak.bytes >= r->stats.peak_bytes || r->stats.peak_bytes != r->stats.current_bytes)
+        return;
+    r->peak.bytes = r->stats.current_bytes;
+    r->peak.blocks = r->stats.current_blocks;
+    r->peak.event = (uint64_t)r->stats.total_blocks + (uint64_t)r->stats.frees;
+    r->peak.usec = r->nsamples != 0 ? r->samples[r->nsamples - 1].usec : 0;
+}
+
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 {
     memset(r, 0, sizeof *r);
@@ -214,6 +224,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->when = when;
     r->since = since;
     mt_stats_read(&r->stats);
+    mt_stats_system_read(&r->system_counts);
     r->stats.errors = mt_error_total();
     r->errors = mt_error_total();
     r->leak_check = mt_leaks_mode() != MT_LEAKS_NONE || when != MT_WHEN_EXIT;
@@ -283,16 +294,14 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
         r->rules[i].rule = mt_suppress_rule(i);
     r->nrules = nrules;
     mt_report_shortage(&r->shortage); /* (before the leaks: untracked blocks, no scan) */
+    uint64_t live[2] = {0, 0};
     if (r->leak_check)
-        mt_report_build_leaks(r, by_id, nids, since, &pool);
+        mt_report_build_leaks(r, by_id, nids, since, &pool, live);
     if (r->leak_check && when != MT_WHEN_SINCE) {
         /* Threads still running may have made blocks between the counters' reading and the
-         * walk of the table: the report never says fewer blocks live, or a lower peak, than
-         * the walk found. (A single thread's counters already agree with its walk.) */
-        uint64_t live_bytes =
-            r->leaked_bytes + r->suppressed.bytes + r->system.bytes + r->held_apart.bytes;
-        uint64_t live_blocks =
-            r->leaked_blocks + r->suppressed.blocks + r->system.blocks + r->held_apart.blocks;
+         * walk of the table: the report never says fewer of the program's blocks live, or a
+         * lower peak, than the walk found. (A single thread's counters already agree.) */
+        uint64_t live_bytes = live[0], live_blocks = live[1];
         if (r->stats.current_bytes < live_bytes)
             r->stats.current_bytes = (size_t)live_bytes;
         if (r->stats.current_blocks < live_blocks)
@@ -311,6 +320,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     build_unwritten(r, unwritten);
     mt_report_build_injected(r, &s, &pool);
     r->nsamples = mt_timeline_copy(r->samples, MT_TIMELINE_MAX + 1, &r->peak);
+    mt_report_peak_now(r);
     build_options(r, &s);
     drop_run_directories(r);
     return true;

@@ -11,6 +11,9 @@
  * tracker: the arrays live in one mapping, released by mt_report_free. */
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since);
 void mt_report_free(mt_report_t *r);
+/* Once r's statistics and timeline are in: a peak the counters reached only now (the walk
+ * of the table, or their reading, went above the last peak recorded) gets now's blocks. */
+void mt_report_peak_now(mt_report_t *r);
 /* Whether the tracker's own memory ran out, and what it wants (all 0 where it has no
  * fixed budget: only bare metal's static buffer has one). */
 void mt_report_shortage(mt_shortage_t *out);

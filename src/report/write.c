@@ -20,6 +20,7 @@
 #include "base/output.h"
 #include "base/symbolize.h"
 #include "records/stats.h"
+#include "records/timeline.h"
 #include "report/report.h"
 
 /* The process that loaded the library: a forked child writes report files only to a
@@ -113,7 +114,38 @@ static void write_file(const mt_report_t *r, const char *path, const char *what,
         warn_file(what, full, err);
 }
 
-static void print_text(const mt_report_t *r, unsigned flags)
+/* Where the text went (the report stream fd, err the first failed write's errno), for the
+ * files written after it: memtrack run shows a report the user could not see. */
+static void note_printed(int fd, int err, mt_printed_t *printed)
+{
+    const char *report = mt_opt.report;
+    bool to_stderr = report == NULL || report[0] == '\0' || strcmp(report, "stderr") == 0;
+    printed->to = mt_opt.quiet                    ? "none"
+                  : to_stderr                     ? "stderr"
+                  : strcmp(report, "stdout") == 0 ? "stdout"
+                                                  : "file";
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        printed->device = (uint64_t)st.st_dev;
+        printed->inode = (uint64_t)st.st_ino;
+    }
+    /* A stream it could not have, nothing reached anyone: closed, or (stdout, stderr) a file
+     * the program put in its place, which is never written into (base/output.c). */
+    bool replaced = false;
+    if (err == 0 && fd < 0 && !mt_opt.quiet) {
+        replaced = strcmp(printed->to, "file") != 0 &&
+                   mt_std_replaced(to_stderr ? STDERR_FILENO : STDOUT_FILENO);
+        err = replaced ? 0 : EBADF;
+    }
+    printed->written = err == 0 && !replaced;
+    printed->error = replaced   ? "a file of the program's in its place"
+                     : err != 0 ? strerror(err)
+                                : NULL;
+    printed->error_number = (uint64_t)err;
+}
+
+/* Prints r's text to the report stream; *printed (when not NULL) gets where it went. */
+static void print_text(const mt_report_t *r, unsigned flags, mt_printed_t *printed)
 {
     int fd = mt_out_fd();
     mt_buf_t b;
@@ -125,6 +157,8 @@ static void print_text(const mt_report_t *r, unsigned flags)
     /* A reader that has gone is no news; a file the limit or the disk cut short is. */
     if (b.error != 0 && b.error != EPIPE)
         warn_file("text", mt_opt.report[0] != '\0' ? mt_opt.report : "stderr", b.error);
+    if (printed != NULL)
+        note_printed(fd, b.error, printed);
 }
 
 static bool print_without_memory(bool at_exit);
@@ -138,7 +172,7 @@ MT_EXPORT void memtrack_report(void)
     mt_busy++;
     mt_report_lock();
     if (mt_report_build(&r, MT_WHEN_NOW, 1)) {
-        print_text(&r, 0);
+        print_text(&r, 0, NULL);
         mt_report_free(&r);
     } else {
         (void)print_without_memory(false);
@@ -186,7 +220,7 @@ static size_t report_live(mt_when_t when, uint64_t since)
     mt_report_lock();
     if (mt_report_build(&r, when, since)) {
         blocks = (size_t)r.leaked_blocks;
-        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN, NULL);
         mt_report_free(&r);
     }
     mt_report_unlock();
@@ -224,9 +258,11 @@ static atomic_flag exit_reported = ATOMIC_FLAG_INIT;
  * found, so exitcode still applies. */
 #define STREAMED_MAX 30u
 
-/* The oldest leaked blocks (the smallest sequence numbers), one by one: no memory to group
- * them by site. */
+/* The program's leaked blocks, counted, and the oldest of them (the smallest sequence
+ * numbers), one by one: no memory to group them by site. The blocks of system libraries
+ * and of the C++ runtime are left out, as the full report leaves them out of its leaks. */
 typedef struct streamed {
+    uint64_t bytes, blocks; /* every leaked block of the program's */
     size_t n;
     struct {
         size_t size;
@@ -241,6 +277,10 @@ static void note_block(mt_block_t *b, void *ctx)
     uint64_t seq = MT_META_SEQ(b->meta);
     if (b->meta & MT_META_FLAG_OWNED)
         return;
+    if (!mt_opt.system_leaks && mt_site_listed_apart(b->site))
+        return;
+    s->bytes += b->size;
+    s->blocks++;
     size_t at = s->n;
     if (s->n == STREAMED_MAX) { /* full: take the place of the newest, if this is older */
         at = 0;
@@ -265,32 +305,41 @@ static bool print_without_memory(bool at_exit)
     mt_stats_read(&st);
     size_t errors = mt_error_total();
     bool leak_check = mt_leaks_mode() != MT_LEAKS_NONE;
-    bool leaks = (leak_check || !at_exit) && st.current_blocks != 0;
+    streamed_t first = {0};
+    if (leak_check || !at_exit)
+        mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
+    bool leaks = first.blocks != 0;
     mt_shortage_t shortage;
     mt_report_shortage(&shortage);
     if (!leaks && errors == 0 && !mt_opt.verbose && shortage.size == 0)
         return false;
-    streamed_t first = {0};
-    if (leaks)
-        mt_table_foreach(note_block, &first); /* before the output's lock: the lock order */
+    /* The model the files get: the same totals, in a report with no sites (its arrays are
+     * empty) that says it is partial; the text reads its peak from it too. */
+    mt_report_t r;
+    memset(&r, 0, sizeof r);
+    r.version = MEMTRACK_VERSION;
+    r.program = mt_program_name();
+    r.pid = (uint64_t)getpid();
+    r.when = MT_WHEN_EXIT;
+    r.stats = st;
+    r.stats.errors = errors;
+    r.leak_check = leak_check;
+    r.leaked_bytes = first.bytes;
+    r.leaked_blocks = first.blocks;
+    r.partial =
+        mt_suppress_count() != 0 ? MT_PARTIAL_OUT_OF_MEMORY_UNSUPPRESSED : MT_PARTIAL_OUT_OF_MEMORY;
+    r.errors = errors;
+    r.max_messages = mt_opt.max_messages;
+    r.shortage = shortage;
+    mt_stats_system_read(&r.system_counts);
+    mt_timeline_peak_read(&r.peak);
+    mt_report_peak_now(&r);
+    if (!at_exit)
+        r.when = MT_WHEN_NOW;
     mt_buf_t b;
     mt_buf_init(&b, mt_out_fd());
     mt_out_lock();
-    mt_buf_line(&b);
-    mt_buf_str(&b, "report for ");
-    mt_buf_text(&b, mt_program_name());
-    mt_buf_str(&b, " (pid ");
-    mt_buf_u64(&b, (uint64_t)getpid());
-    mt_buf_str(&b, "): out of memory, so not grouped by site\n");
-    mt_buf_line(&b);
-    mt_buf_count(&b, leaks ? st.current_bytes : 0, "byte", "bytes");
-    mt_buf_str(&b, at_exit ? " leaked in " : " live in ");
-    mt_buf_count(&b, leaks ? st.current_blocks : 0, "block", "blocks");
-    mt_buf_str(&b, "; ");
-    mt_buf_count(&b, errors, "error", "errors");
-    mt_buf_str(&b, " found\n");
-    mt_buf_stats_line(&b, &st); /* the same line as the full report's */
-    mt_buf_shortage_lines(&b, &shortage);
+    mt_render_text(&r, &b, 0);           /* the totals, as memtrack report renders the JSON's */
     for (size_t i = 1; i < first.n; i++) /* oldest first: at most 30, so insertion sort */
         for (size_t j = i; j > 0 && first.block[j - 1].seq > first.block[j].seq; j--) {
             __typeof__(first.block[0]) t = first.block[j];
@@ -319,21 +368,7 @@ static bool print_without_memory(bool at_exit)
     mt_out_unlock();
     if (!at_exit)
         return leaks || errors != 0;
-    /* The files get the same totals, in a report with no sites (its arrays are empty). */
-    mt_report_t r;
-    memset(&r, 0, sizeof r);
-    r.version = MEMTRACK_VERSION;
-    r.program = mt_program_name();
-    r.pid = (uint64_t)getpid();
-    r.when = MT_WHEN_EXIT;
-    r.stats = st;
-    r.stats.errors = errors;
-    r.leak_check = leak_check;
-    r.leaked_bytes = leak_check ? st.current_bytes : 0;
-    r.leaked_blocks = leak_check ? st.current_blocks : 0;
-    r.errors = errors;
-    r.max_messages = mt_opt.max_messages;
-    r.shortage = shortage;
+    note_printed(b.fd, b.error, &r.printed);
     write_file(&r, mt_opt.json, "JSON", mt_render_json);
     write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
     write_file(&r, mt_opt.html, "HTML", mt_render_html);
@@ -374,7 +409,7 @@ void mt_report_at_exit(void)
     bool built = mt_report_build(&r, MT_WHEN_EXIT, 1);
     bool found = mt_error_total() != 0;
     if (built) {
-        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN);
+        print_text(&r, mt_opt.verbose ? 0 : MT_TEXT_SILENT_WHEN_CLEAN, &r.printed);
         write_file(&r, mt_opt.json, "JSON", mt_render_json);
         write_file(&r, mt_opt.sarif, "SARIF", mt_render_sarif);
         write_file(&r, mt_opt.html, "HTML", mt_render_html);

@@ -77,12 +77,12 @@ grep -q '40 bytes leaked' run.err
 run 130 ./prog abort          # killed by SIGINT: 128 + 2, no report possible
 # A program built without memtrack is not silently passed
 run 2 ./plain clean
-grep -q 'wrote no report: it does not load libmemtrack; build it with memtrack cc' run.err
+grep -q 'wrote no report: it is not built with memtrack (build it with memtrack cc' run.err
 # One that loads libmemtrack and leaves by _exit is told apart
 printf '#include <unistd.h>\nint main(void) { _exit(0); }\n' >quick_exit.c
 "$M" cc quick_exit.c -o quick_exit
 run 2 ./quick_exit
-grep -q 'quick_exit loads libmemtrack but wrote no report (did it end with _exit or exec?)' run.err
+grep -q 'quick_exit (pid [0-9]*) is tracked but wrote no report: it ended by _exit or exec' run.err
 
 # The report files
 run 23 --json r.json --sarif r.sarif --html r.html ./prog leak

@@ -88,7 +88,9 @@ status=0
 /usr/bin/python3 -c '
 import json; r = json.load(open("clean.json"))
 assert r["leaks"]["blocks"] == 0 and r["leaks"]["system"]["blocks"] > 0, r["leaks"]
-assert r["statistics"]["total_blocks"] > 50'
+# what libc made is counted apart: the program made few blocks of its own
+st = r["statistics"]
+assert st["system"]["total_blocks"] > 50 and st["total_blocks"] < st["system"]["total_blocks"], st'
 # ...and system_leaks=1 shows what the C library kept, sited in it (leaks=all: what it
 # still points at too, which --preload leaves out by default)
 status=0

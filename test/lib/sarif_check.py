@@ -25,6 +25,11 @@ SCHEMA = {
     },
     "$defs": {
         "message": MESSAGE,
+        # 3.58 notification: what memtrack says of its own run (a partial report)
+        "notification": {
+            "type": "object", "additionalProperties": False, "required": ["message"],
+            "properties": {"level": {"enum": ["none", "note", "warning", "error"]},
+                           "message": {"$ref": "#/$defs/message"}}},
         "run": {
             "type": "object", "additionalProperties": False, "required": ["tool"],
             "properties": {
@@ -35,6 +40,8 @@ SCHEMA = {
                 "invocations": {"type": "array", "items": {
                     "type": "object", "required": ["executionSuccessful"],
                     "properties": {"executionSuccessful": {"type": "boolean"},
+                                   "toolExecutionNotifications": {"type": "array", "items": {
+                                       "$ref": "#/$defs/notification"}},
                                    "properties": {"type": "object"}},
                     "additionalProperties": False}},
                 "results": {"type": "array", "items": {"$ref": "#/$defs/result"}},

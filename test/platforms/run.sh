@@ -90,6 +90,7 @@ for p in "${platforms[@]}"; do
         status=$?
         # The JSON report up to its options (which grow with memtrack, not with the target).
         [ -f "$out/$name.json" ] && sed -E -e 's/"pid": [0-9]+/"pid": PID/' \
+            -e 's/"device": [0-9]+, "inode": [0-9]+/"device": DEV, "inode": INO/' \
             -e 's/"usec": [0-9]+/"usec": USEC/g' -e 's/"cwd": "[^"]*"/"cwd": CWD/' \
             -e '/^  "options": \{/,$d' "$out/$name.json" >>"$bdir/$name.err"
         # Stacks and what holds a leak are named from the debug information, which only the

@@ -127,8 +127,8 @@ PY
 grep -A3 -xF 'memtrack:   300 bytes in 1 block at shapes.c:12 in load_image() by malloc: #2' \
     inlined.txt >inlined.frames
 printf '%s\n' 'memtrack:   300 bytes in 1 block at shapes.c:12 in load_image() by malloc: #2' \
-    'memtrack:       inlined into shapes.c:20 in read_file()' \
-    'memtrack:       inlined into shapes.c:30 in main()' \
+    'memtrack:        inlined into shapes.c:20 in read_file()' \
+    'memtrack:        inlined into shapes.c:30 in main()' \
     'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' |
     diff -u - inlined.frames
 grep -qF '<ol class="frames"><li class="inlined-into">inlined into read_file at shapes.c:20</li><li class="inlined-into">inlined into main at shapes.c:30</li></ol>' inlined.html
@@ -271,8 +271,8 @@ PY
 grep -A2 -xF 'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' \
     again.txt >frames.txt
 printf '%s\n' 'memtrack:    48 bytes in 1 block at shapes.c:8 in parse_config() by malloc: #1' \
-    'memtrack:       from 0x7f3a12c0102a in settings::load<int>+0x2a (libsettings.so.1)' \
-    'memtrack:       from shapes.c:29 in main()' | diff -u - frames.txt
+    'memtrack:        from 0x7f3a12c0102a in settings::load<int>+0x2a (libsettings.so.1)' \
+    'memtrack:        from shapes.c:29 in main()' | diff -u - frames.txt
 # and the wrappers read back, each with where it allocates or why it is one
 grep -q 'xmalloc() (util\.c:4' again.txt && grep -q 'g_malloc() (option alloc_fn)' again.txt ||
     { cat again.txt; exit 1; }

@@ -95,3 +95,23 @@ Test(options, page_guard_words_are_checked)
     cr_expect_str_eq(mt_opt.page_guard, "all");
     cr_expect_str_eq(mt_opt.page_guard_side, "start");
 }
+
+Test(options, stack_and_page_guard_slots_have_bounds)
+{
+    /* the test runner's own blocks may have frozen page_guard_slots in this process: the
+     * bounds are what is tested here, not the freeze (guard_is_fixed_once_blocks_exist) */
+    atomic_store(&mt_options_frozen, false);
+    size_t stack = mt_opt.stack, slots = mt_opt.page_guard_slots;
+    /* outside: refused, the option keeps its value (not cut to the bound in silence) */
+    cr_expect_eq(mt_options_parse("stack=65:page_guard_slots=0:page_guard_slots=1048577", "test"),
+                 3);
+    cr_expect_eq(mt_opt.stack, stack);
+    cr_expect_eq(mt_opt.page_guard_slots, slots);
+    /* the bounds themselves are taken */
+    cr_expect_eq(mt_options_parse("stack=64:page_guard_slots=1048576", "test"), 0);
+    cr_expect_eq(mt_opt.stack, 64);
+    cr_expect_eq(mt_opt.page_guard_slots, 1048576);
+    cr_expect_eq(mt_options_parse("stack=0:page_guard_slots=1", "test"), 0);
+    cr_expect_eq(mt_opt.stack, 0);
+    cr_expect_eq(mt_opt.page_guard_slots, 1);
+}
