@@ -1,6 +1,8 @@
 /* In "leaks by site" sizes are right-aligned to the largest, and each site's callers start
  * past the sizes' column: a small site's size must not land where the callers of the site
- * above it start, or it reads like one more caller.
+ * above it start, or it reads like one more caller. (wrappers=0: big() and small() would
+ * otherwise be seen through, and their callers become the sites.)
+ * e2e-options: wrappers=0
  */
 #include <stdlib.h>
 
