@@ -18,6 +18,9 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/auxv.h> /* getauxval(AT_BASE): where the loader is */
+#endif
 
 #include "base/options.h"
 #include "base/unwind.h"
@@ -90,6 +93,35 @@ static uintptr_t program_base_address(void)
     return program_base;
 }
 
+/* The C library and the loader, by what they are rather than where they were loaded from
+ * (a cross tree under qemu-user, a container, a prefix of its own): the module that holds
+ * abort() and the one at the loader's base (AT_BASE). Libraries loaded from the C
+ * library's own directory are the system's too (libm, libgcc_s beside a cross libc). Found
+ * once; base 0 means not found. */
+static struct {
+    bool known;
+    uintptr_t libc_base, loader_base;
+    char libc_dir[256]; /* with its final '/'; "" when unknown or too long */
+} runtime;
+
+static void find_runtime(void)
+{
+    Dl_info libc;
+    runtime.known = true;
+#ifdef __linux__
+    runtime.loader_base = (uintptr_t)getauxval(AT_BASE);
+#endif
+    if (dladdr((void *)(uintptr_t)&abort, &libc) == 0 || (uintptr_t)libc.dli_fbase == program_base)
+        return; /* a static program: no module is the C library's */
+    runtime.libc_base = (uintptr_t)libc.dli_fbase;
+    const char *slash = libc.dli_fname != NULL ? strrchr(libc.dli_fname, '/') : NULL;
+    size_t n = slash != NULL ? (size_t)(slash - libc.dli_fname) + 1 : 0;
+    if (n > 1 && n < sizeof runtime.libc_dir) {
+        memcpy(runtime.libc_dir, libc.dli_fname, n);
+        runtime.libc_dir[n] = '\0';
+    }
+}
+
 static bool module_is_system(const Dl_info *info)
 {
     if (self_base == 0) {
@@ -98,6 +130,8 @@ static bool module_is_system(const Dl_info *info)
         if (dladdr((void *)(uintptr_t)&module_is_system, &self) != 0)
             self_base = (uintptr_t)self.dli_fbase;
     }
+    if (!runtime.known)
+        find_runtime();
     uintptr_t base = (uintptr_t)info->dli_fbase;
     if (info->dli_fname == NULL || info->dli_fname[0] == '\0')
         return base != program_base && program_base != 0;
@@ -105,6 +139,13 @@ static bool module_is_system(const Dl_info *info)
         return false; /* the program, libmemtrack.a linked into it included */
     if (base == self_base)
         return true; /* libmemtrack itself */
+    if ((runtime.libc_base != 0 && base == runtime.libc_base) ||
+        (runtime.loader_base != 0 && base == runtime.loader_base))
+        return true;
+    if (runtime.libc_dir[0] != '\0' &&
+        strncmp(info->dli_fname, runtime.libc_dir, strlen(runtime.libc_dir)) == 0 &&
+        strchr(info->dli_fname + strlen(runtime.libc_dir), '/') == NULL)
+        return true;
     if (strstr(info->dli_fname, "ld-linux") != NULL || strstr(info->dli_fname, "vdso") != NULL ||
         is_cxx_runtime(info->dli_fname))
         return true;

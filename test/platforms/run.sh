@@ -66,8 +66,6 @@ for p in "${platforms[@]}"; do
         [ -z "$targets" ] || [[ " $targets " == *" $p "* ]] || continue
         options=$(directive $kind options "$src")
         options=${options//OUT/$out}
-        # The programs' own blocks: the C library's (track_all) differ from target to target.
-        options="track_all=0${options:+:$options}"
         rm -f "$out/$name.json"
         bin="$bdir/$name"
         untracked=$(directive $kind untracked "$src")
