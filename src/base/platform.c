@@ -127,13 +127,13 @@ bool mt_in_code_linked_after(uintptr_t pc)
 {
     return mt_text_end != NULL && pc > (uintptr_t)&mt_code_end && pc < (uintptr_t)mt_text_end;
 }
-#else
+#elif defined(MT_BARE_METAL)
 bool mt_in_code_linked_after(uintptr_t pc)
 {
     (void)pc;
     return false; /* no static C library after ours to tell apart */
 }
-#endif /* !_WIN32 && !MT_BARE_METAL */
+#endif /* !_WIN32 && !MT_BARE_METAL (Windows: platform_windows.c) */
 
 void mt_assert_failed(const char *what, const char *file, int line)
 {

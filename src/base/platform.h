@@ -278,6 +278,11 @@ void mt_own_memory_read(mt_own_memory_t *out);
  * check...) and at abort(), before the system ends it as it would have without us. */
 typedef void mt_crash_report_fn(const char *what, bool has_address, uintptr_t address);
 void mt_platform_catch_crashes(mt_crash_report_fn *report);
+/* The return addresses of the calls that led to an entry point whose frame is `frame`
+ * (its __builtin_frame_address(0)) and return address `caller`, innermost first (caller
+ * first), from the unwind tables every x86-64 PE image has (RtlVirtualUnwind): right
+ * whether or not the program keeps frame pointers. Up to max; 0 when they cannot be had. */
+unsigned mt_platform_capture_stack(void *frame, void *caller, void **out, unsigned max);
 #endif
 
 #endif /* MT_PLATFORM_H */

@@ -25,6 +25,7 @@
 #include "base/memory.h"
 #include "base/libdw.h"
 #include "base/options.h"
+#include "base/program_symbols.h"
 #include "base/symbol_names.h"
 #include "base/symbolize.h"
 
@@ -195,6 +196,10 @@ static void resolve_locked(uintptr_t pc, mt_symbol_t *out)
             out->size = (size_t)entry->st_size;
 #endif
     }
+    /* The program's own functions, which the dynamic symbol table does not name, where
+     * libdw is not to be had (the other targets' programs under qemu-user). */
+    if (symbol == NULL && mt_in_program_image(pc))
+        symbol = mt_program_function(pc, &out->offset, &out->size);
     out->symbol = mt_keep_function(symbol);
     if (out->symbol == NULL)
         out->offset = 0;

@@ -302,21 +302,35 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
          * (The place's own address, when the stack starts inside it, is only skipped.) An
          * address no symbol covers (the signal trampoline a handler returns to) is left
          * out: what comes after it is the interrupted code. */
-        if (dladdr(pcs[i], &info) == 0) {
+        bool system;
+        if (dladdr(pcs[i], &info) != 0) {
+            system = module_is_system(&info);
+        } else if (mt_in_program_image((uintptr_t)pcs[i])) {
+            /* A static program, which the loader knows nothing of: its own code, and the
+             * C library's linked after libmemtrack's. */
+            memset(&info, 0, sizeof info);
+            info.dli_fbase = (void *)program_base_address();
+            system = mt_in_code_linked_after((uintptr_t)pcs[i]);
+        } else {
             if (i == at.pc && at.level > 0)
                 continue;
             break;
         }
-        if (!mt_symbolize(pcs[i], &sym))
+        /* A frame of the program's with no name at all (no symbol table) is kept by its
+         * address, which `memtrack report` can name later; a system library's is left out. */
+        if (!mt_symbolize(pcs[i], &sym) && system)
             continue;
-        bool system = module_is_system(&info);
         level_t levels[1 + MT_INLINE_MAX];
         unsigned nl = levels_of(&sym, levels);
         if (system)
             nl = 1; /* a system library's address is its symbol alone */
         unsigned from = i == at.pc ? at.level : 0;
-        if (from >= nl)
-            continue; /* the site's function was this address's last */
+        if (from >= nl) { /* the site's function was this address's last */
+            if (!system && levels[nl - 1].func != NULL && strcmp(levels[nl - 1].func, "main") == 0)
+                break; /* the site is in main: below it, the C library's start-up (arm64's
+                          C library keeps frame records, so the walk goes on into it) */
+            continue;
+        }
         /* Each return address still to come keeps a frame; the functions this one's code
          * was inlined into take what room is left, the outermost kept. */
         size_t room = max - count, later = n - i - 1;
