@@ -52,9 +52,9 @@ PLATFORM_SKIP_WHY_cortexm = bare metal has one thread and no processes
 # reports before they are compared: Windows has no page guards, so no guard error ends with
 # the option to rerun with them (src/base/platform.h, MT_HAVE_PAGE_GUARDS).
 PLATFORM_EXPECT_windows = /rerun with MEMTRACK_OPTIONS=page_guard_site=/d
-# Bare metal has no page guards either, and no working directory to name in JSON (the
-# quotes escaped for platform-env's echo).
-PLATFORM_EXPECT_cortexm = $(PLATFORM_EXPECT_windows); s/\"cwd\": CWD/\"cwd\": null/
+# Bare metal has no page guards either, no process id to print and no working directory to
+# name in JSON (the quotes escaped for platform-env's echo).
+PLATFORM_EXPECT_cortexm = $(PLATFORM_EXPECT_windows); s/ (pid PID)//; s/\"cwd\": CWD/\"cwd\": null/
 # The same for the programs' own stdout: newlib as Debian builds it has no C99 formats, and
 # prints the programs' %zu as "zu".
 PLATFORM_STDOUT_EXPECT_cortexm = s/[0-9][0-9]* blocks/zu blocks/g; s/[0-9][0-9]* bytes/zu bytes/g; \

@@ -242,6 +242,13 @@ extern MT_TLS int mt_in_crash;
 extern atomic_bool mt_abort_expected;
 
 const char *mt_program_name(void);
+/* The process id the tracker's messages print; 0 on bare metal, which has no processes
+ * (mt_buf_program prints none then). */
+#ifdef MT_BARE_METAL
+#define mt_process_id() ((uint64_t)0)
+#else
+#define mt_process_id() ((uint64_t)getpid())
+#endif
 /* True when p lies in the program's own image (code, data, bss): static, for programs
  * linked statically too, where dladdr knows nothing. */
 bool mt_in_program_image(uintptr_t p);

@@ -289,10 +289,8 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_str(b, " made since checkpoint #");
     mt_buf_u64(b, r->since);
     mt_buf_str(b, " still live in ");
-    mt_buf_text(b, r->program);
-    mt_buf_str(b, " (pid ");
-    mt_buf_u64(b, r->pid);
-    mt_buf_str(b, ")\n");
+    mt_buf_program(b, r->program, r->pid);
+    mt_buf_char(b, '\n');
     print_sites(r, b, false);
     print_counted_apart(r, b);
 }
@@ -355,10 +353,8 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
 
     mt_buf_line(b);
     mt_buf_str(b, at_exit ? "report for " : "live blocks of ");
-    mt_buf_text(b, r->program);
-    mt_buf_str(b, " (pid ");
-    mt_buf_u64(b, r->pid);
-    mt_buf_str(b, ")\n");
+    mt_buf_program(b, r->program, r->pid);
+    mt_buf_char(b, '\n');
 
     mt_buf_line(b);
     if (r->leak_check) {
