@@ -302,8 +302,8 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
          * (The place's own address, when the stack starts inside it, is only skipped.) An
          * address no symbol covers (the signal trampoline a handler returns to) is left
          * out: what comes after it is the interrupted code. */
-        bool system;
-        if (dladdr(pcs[i], &info) != 0) {
+        bool system, known = dladdr(pcs[i], &info) != 0;
+        if (known) {
             system = module_is_system(&info);
         } else if (mt_in_program_image((uintptr_t)pcs[i])) {
             /* A static program, which the loader knows nothing of: its own code, and the
@@ -316,9 +316,11 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
                 continue;
             break;
         }
-        /* A frame of the program's with no name at all (no symbol table) is kept by its
-         * address, which `memtrack report` can name later; a system library's is left out. */
-        if (!mt_symbolize(pcs[i], &sym) && system)
+        /* A frame with no name at all is left out where the loader knows its module (as
+         * before: a word the fast walk read past the C library's frames names nothing);
+         * in a program the loader knows nothing of (static, Windows) it is kept by its
+         * address, unless it is the system's. */
+        if (!mt_symbolize(pcs[i], &sym) && (known || system))
             continue;
         level_t levels[1 + MT_INLINE_MAX];
         unsigned nl = levels_of(&sym, levels);
