@@ -93,7 +93,7 @@ static void *untracked_alloc(memtrack_arena_t *a, size_t size, size_t align)
 
 /* ---- tracked -------------------------------------------------------------------------- */
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name)
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, stack)
 
 /* Checks that bytes [from, to) of a chunk, released before, still hold the pattern;
  * reports a write after release and fills them again if not. Returns 1 if reported. */
@@ -162,7 +162,7 @@ static bool add_chunk(memtrack_arena_t *a, size_t need)
 }
 
 static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                           int line, const char *func, void *pc)
+                           int line, const char *func, void *pc, uint32_t stack)
 {
     arena_tracking_t *t = a->t;
     size_t start = place(a, size, align);
@@ -320,8 +320,11 @@ static void arena_destroy(memtrack_arena_t *a, uint32_t site)
 }
 
 #define PC __builtin_return_address(0)
-#define TSITE(kind, arena) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, (arena)->t->name)
-#define PCSITE(kind, arena) mt_site_pc_owner(PC, MT_KIND_##kind, (arena)->t->name)
+/* The site of a tracked arena's entry point, with its stack (api/owned.h). */
+#define TSITE(kind, arena)                                                                         \
+    mt_owned_site(file, line, func, NULL, MT_KIND_##kind, (arena)->t->name, MT_OWNED_STACK())
+#define PCSITE(kind, arena)                                                                        \
+    mt_owned_site(NULL, 0, NULL, PC, MT_KIND_##kind, (arena)->t->name, MT_OWNED_STACK())
 
 MT_EXPORT memtrack_arena_t *memtrack_arena_create(const char *name, size_t capacity)
 {
@@ -343,7 +346,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC);
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
@@ -354,7 +357,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL);
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
@@ -364,7 +367,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t siz
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC);
+    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
@@ -376,7 +379,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, file, line, func, NULL);
+    return tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)

@@ -300,7 +300,8 @@ MT_EXPORT void *memtrack_pool_alloc(memtrack_pool_t *pool)
         return NULL;
     if (MT_LIKELY(pool->t == NULL))
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, NULL, 0, NULL, __builtin_return_address(0));
+    return mt_pool_tracked_alloc(pool, NULL, 0, NULL, __builtin_return_address(0),
+                                 MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
@@ -311,7 +312,7 @@ MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, 
         return NULL;
     if (pool->t == NULL)
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, file, line, func, NULL);
+    return mt_pool_tracked_alloc(pool, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
@@ -322,7 +323,8 @@ MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
     if (MT_LIKELY(pool->t == NULL))
         untracked_free(pool, object);
     else
-        mt_pool_tracked_free(pool, object, NULL, 0, NULL, __builtin_return_address(0));
+        mt_pool_tracked_free(pool, object, NULL, 0, NULL, __builtin_return_address(0),
+                             MT_OWNED_STACK());
 }
 
 MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file,
@@ -334,8 +336,15 @@ MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const 
     if (pool->t == NULL)
         untracked_free(pool, object);
     else
-        mt_pool_tracked_free(pool, object, file, line, func, NULL);
+        mt_pool_tracked_free(pool, object, file, line, func, NULL, MT_OWNED_STACK());
 }
+
+/* The site of a tracked pool's entry point, with its stack (api/owned.h). */
+#define PC_SITE(kind)                                                                              \
+    mt_owned_site(NULL, 0, NULL, __builtin_return_address(0), MT_KIND_##kind, pool->t->name,       \
+                  MT_OWNED_STACK())
+#define AT_SITE(kind)                                                                              \
+    mt_owned_site(file, line, func, NULL, MT_KIND_##kind, pool->t->name, MT_OWNED_STACK())
 
 /* Calls fn(pool, slot) for every live slot; fn may release any of them. */
 void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigned char *, void *),
@@ -397,9 +406,7 @@ MT_EXPORT void memtrack_pool_clear(memtrack_pool_t *pool)
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
-                                     : mt_site_pc_owner(__builtin_return_address(0),
-                                                        MT_KIND_POOL_CLEAR, pool->t->name));
+    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE : PC_SITE(POOL_CLEAR));
 }
 
 MT_EXPORT void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line,
@@ -408,9 +415,7 @@ MT_EXPORT void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, i
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
-                                     : mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CLEAR,
-                                                     pool->t->name));
+    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE : AT_SITE(POOL_CLEAR));
 }
 
 /* ---- destroy: live objects are reported by site ---------------------------------------- */
@@ -432,9 +437,7 @@ MT_EXPORT void memtrack_pool_destroy(memtrack_pool_t *pool)
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
-                                       : mt_site_pc_owner(__builtin_return_address(0),
-                                                          MT_KIND_POOL_DESTROY, pool->t->name));
+    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE : PC_SITE(POOL_DESTROY));
 }
 
 MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line,
@@ -443,9 +446,7 @@ MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file,
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
-                                       : mt_owned_site(file, line, func, NULL, MT_KIND_POOL_DESTROY,
-                                                       pool->t->name));
+    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE : AT_SITE(POOL_DESTROY));
 }
 
 /* ---- queries and checks -------------------------------------------------------------- */
@@ -486,8 +487,7 @@ MT_EXPORT int memtrack_pool_check(memtrack_pool_t *pool)
     MT_ENTRY();
     if (pool == NULL || pool->t == NULL)
         return 0;
-    return mt_pool_tracked_check(
-        pool, mt_site_pc_owner(__builtin_return_address(0), MT_KIND_POOL_CHECK, pool->t->name));
+    return mt_pool_tracked_check(pool, PC_SITE(POOL_CHECK));
 }
 
 MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line,
@@ -496,6 +496,5 @@ MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, in
     MT_ENTRY();
     if (pool == NULL || pool->t == NULL)
         return 0;
-    return mt_pool_tracked_check(
-        pool, mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CHECK, pool->t->name));
+    return mt_pool_tracked_check(pool, AT_SITE(POOL_CHECK));
 }

@@ -115,9 +115,9 @@ void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigne
 
 /* pool_tracked.c */
 void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
-                            void *pc);
+                            void *pc, uint32_t stack);
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
-                          const char *func, void *pc);
+                          const char *func, void *pc, uint32_t stack);
 /* Checks the released slots, then releases every live object (clear). */
 void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site);
 /* Unlists the pool, checks its released slots, reports and releases its live objects by

@@ -17,7 +17,7 @@
 
 #include "api/pool.h"
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name)
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name, stack)
 
 static unsigned char *slot_of_object(const memtrack_pool_t *p, const void *object)
 {
@@ -80,7 +80,7 @@ bool mt_pool_owner_contains(mt_owner_t *o, uintptr_t addr)
 }
 
 void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
-                            void *pc)
+                            void *pc, uint32_t stack)
 {
     pool_tracking_t *t = p->t;
     unsigned char *slot;
@@ -144,7 +144,7 @@ static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint3
 }
 
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
-                          const char *func, void *pc)
+                          const char *func, void *pc, uint32_t stack)
 {
     pool_tracking_t *t = p->t;
     uint32_t site = SITE_OF(POOL_FREE);

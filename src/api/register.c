@@ -56,11 +56,11 @@ const char *mt_owner_intern(const char *name)
 }
 
 uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, mt_kind_t kind,
-                       const char *owner)
+                       const char *owner, uint32_t stack)
 {
     if (file != NULL)
-        return mt_site_id(file, line, func, kind, owner);
-    return mt_site_pc_owner(pc, kind, owner);
+        return mt_site_stacked(file, line, func, kind, owner, stack);
+    return mt_site_pc_stacked(pc, kind, owner, stack);
 }
 
 /* ---- records ------------------------------------------------------------------------- */
@@ -271,14 +271,16 @@ static void register_free(const void *ptr, uint32_t found_site)
     (void)mt_owned_remove(ptr, found_site, &b);
 }
 
-#define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name)
-#define PC_SITE(kind, name) mt_site_pc_owner(__builtin_return_address(0), MT_KIND_##kind, name)
+#define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name, stack)
+#define PC_SITE(kind, name)                                                                        \
+    mt_site_pc_stacked(__builtin_return_address(0), MT_KIND_##kind, name, stack)
 
 MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                           const char *file, int line, const char *func)
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, AT_SITE(REGISTERED, name), AT_SITE(REGISTER, name));
 }
@@ -288,6 +290,7 @@ MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, con
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
 
@@ -297,6 +300,7 @@ MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char 
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, PC_SITE(REGISTERED, name), PC_SITE(REGISTER, name));
 }
@@ -305,5 +309,6 @@ MT_EXPORT void memtrack_register_free(const void *ptr, const char *owner)
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     register_free(ptr, PC_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
