@@ -312,8 +312,17 @@ void memtrack_pool_clear(memtrack_pool_t *pool);
 /* Call fn for each live object. fn may release the object it is given or any other;
  * objects allocated meanwhile may or may not be visited; fn must not destroy the pool. */
 void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx), void *ctx);
-/* Free the pool and its memory. Tracked: objects still live are reported, by site. */
+/* Free the pool and its memory. Tracked: objects still live are reported, by site, unless
+ * the pool is released all at once. */
 void memtrack_pool_destroy(memtrack_pool_t *pool);
+/* Declare (nonzero) that the pool is released all at once, as an engine destroys its
+ * allocator with objects in it: destroy then releases them without an error, and a
+ * level's leaks are found by memtrack_pool_mark(). */
+void memtrack_pool_set_wholesale(memtrack_pool_t *pool, int wholesale);
+/* A level's or a frame's end. Tracked: the objects made since the pool's last mark (or
+ * its creation) and still live are reported, by site, and their number returned; 0
+ * untracked. */
+size_t memtrack_pool_mark(memtrack_pool_t *pool);
 /* Live objects; objects the pool holds now (live or not); the object size it was made with. */
 size_t memtrack_pool_live(const memtrack_pool_t *pool);
 size_t memtrack_pool_capacity(const memtrack_pool_t *pool);
@@ -354,6 +363,7 @@ void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file
 void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+size_t memtrack_pool_mark_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity, const char *file,
                                            int line, const char *func);
 void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file, int line,
@@ -540,6 +550,7 @@ using ::memtrack_valloc_at;
 #define memtrack_pool_destroy(pool)                                                                \
     memtrack_pool_destroy_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_check(pool) memtrack_pool_check_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_mark(pool) memtrack_pool_mark_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_arena_create(name, capacity)                                                      \
     memtrack_arena_create_at((name), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_arena_alloc(arena, size)                                                          \

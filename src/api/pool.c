@@ -283,6 +283,13 @@ MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, siz
     return alignment == 0 ? NULL : pool_create(name, object_size, alignment, capacity, true);
 }
 
+MT_EXPORT void memtrack_pool_set_wholesale(memtrack_pool_t *pool, int wholesale)
+{
+    MT_ENTRY();
+    if (pool != NULL && pool->t != NULL)
+        pool->t->wholesale = wholesale != 0;
+}
+
 MT_EXPORT void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_objects,
                                         size_t max_objects)
 {
@@ -497,4 +504,21 @@ MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, in
     if (pool == NULL || pool->t == NULL)
         return 0;
     return mt_pool_tracked_check(pool, AT_SITE(POOL_CHECK));
+}
+
+MT_EXPORT size_t memtrack_pool_mark(memtrack_pool_t *pool)
+{
+    MT_ENTRY();
+    if (pool == NULL || pool->t == NULL)
+        return 0;
+    return mt_pool_tracked_mark(pool, PC_SITE(POOL_MARK));
+}
+
+MT_EXPORT size_t memtrack_pool_mark_at(memtrack_pool_t *pool, const char *file, int line,
+                                       const char *func)
+{
+    MT_ENTRY();
+    if (pool == NULL || pool->t == NULL)
+        return 0;
+    return mt_pool_tracked_mark(pool, AT_SITE(POOL_MARK));
 }

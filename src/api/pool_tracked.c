@@ -111,6 +111,7 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, cons
     note->seq = 0;
     note->alloc_site = site;
     note->free_site = MT_SITE_NONE;
+    note->period = t->period;
     (void)mt_owned_insert(object, p->object_size, p->align, site, &note->seq);
     return object;
 }
@@ -203,7 +204,7 @@ void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site)
     mt_pool_each_live(p, release_tracked_slot, &site);
 }
 
-/* Destroy: live objects are reported by site. */
+/* Destroy and marks: live objects are reported by site. */
 typedef struct live_object {
     uint32_t site;
     uint64_t seq;
@@ -213,6 +214,7 @@ typedef struct destroy_ctx {
     live_object_t *objects;
     size_t n;
     uint32_t site;
+    bool release; /* destroy: release them too (a mark only notes them) */
 } destroy_ctx_t;
 
 static void note_and_release(memtrack_pool_t *p, unsigned char *slot, void *ctx)
@@ -220,12 +222,13 @@ static void note_and_release(memtrack_pool_t *p, unsigned char *slot, void *ctx)
     destroy_ctx_t *c = ctx;
     slab_t *s = slab_of(p, (uintptr_t)slot);
     const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
-    if (c->objects != NULL) {
+    if (c->objects != NULL && (c->release || note->period == p->t->period)) {
         c->objects[c->n].site = note->alloc_site;
         c->objects[c->n].seq = note->seq;
         c->n++;
     }
-    release_tracked_slot(p, slot, &c->site);
+    if (c->release)
+        release_tracked_slot(p, slot, &c->site);
 }
 
 static int by_site_then_seq(const void *a, const void *b)
@@ -242,9 +245,10 @@ static int by_first_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* One error per allocation site of the objects still live, oldest site first. */
-static void report_live_at_destroy(memtrack_pool_t *p, live_object_t *objects, size_t n,
-                                   uint32_t site)
+/* One error of kind `kind` per allocation site of the objects still live, oldest site
+ * first. */
+static void report_live(memtrack_pool_t *p, mt_error_kind_t kind, live_object_t *objects, size_t n,
+                        uint32_t site)
 {
     qsort(objects, n, sizeof *objects, by_site_then_seq);
     mt_error_t *groups = mt_libc_malloc(n * sizeof *groups);
@@ -257,7 +261,7 @@ static void report_live_at_destroy(memtrack_pool_t *p, live_object_t *objects, s
             groups[ngroups - 1].size += p->object_size;
             continue;
         }
-        mt_error_t e = {.kind = MT_ERROR_POOL_LIVE_AT_DESTROY,
+        mt_error_t e = {.kind = kind,
                         .size = p->object_size,
                         .seq = objects[i].seq,
                         .alloc_site = objects[i].site,
@@ -276,14 +280,29 @@ void mt_pool_tracked_destroy(memtrack_pool_t *p, uint32_t site)
     mt_owner_remove(&p->t->owner);
     (void)check_ring(p, site);
     if (p->live > 0) {
-        destroy_ctx_t c = {mt_libc_malloc(p->live * sizeof(live_object_t)), 0, site};
+        /* A pool released all at once notes nothing: its leaks are found by marks. */
+        destroy_ctx_t c = {p->t->wholesale ? NULL : mt_libc_malloc(p->live * sizeof(live_object_t)),
+                           0, site, true};
         mt_pool_each_live(p, note_and_release, &c);
         if (c.objects != NULL)
-            report_live_at_destroy(p, c.objects, c.n, site);
+            report_live(p, MT_ERROR_POOL_LIVE_AT_DESTROY, c.objects, c.n, site);
         mt_libc_free(c.objects);
     }
     mt_libc_free(p->t->ring);
     mt_libc_free(p->t);
+}
+
+size_t mt_pool_tracked_mark(memtrack_pool_t *p, uint32_t site)
+{
+    destroy_ctx_t c = {NULL, 0, site, false};
+    if (p->live > 0 && (c.objects = mt_libc_malloc(p->live * sizeof(live_object_t))) != NULL) {
+        mt_pool_each_live(p, note_and_release, &c);
+        if (c.n > 0)
+            report_live(p, MT_ERROR_POOL_LIVE_AT_MARK, c.objects, c.n, site);
+        mt_libc_free(c.objects);
+    }
+    p->t->period++;
+    return c.n;
 }
 
 typedef struct check_ctx {

@@ -1,5 +1,6 @@
 /* blocks.c - the engine's block allocator: four size classes (16 to 128 bytes), a pool
- * each, growing by chunks. The game never calls memtrack: the pools are the engine's. */
+ * each, growing by chunks, all released at once when the world goes. The game never calls
+ * memtrack: the pools are the engine's. */
 #include <stdlib.h>
 
 #include "blocks.h"
@@ -21,6 +22,7 @@ blocks_t *blocks_create(void)
     for (int i = 0; i < CLASSES; i++) {
         b->pools[i] = memtrack_pool_create("blocks", class_size[i], 16);
         memtrack_pool_set_growth(b->pools[i], 16, 0);
+        memtrack_pool_set_wholesale(b->pools[i], 1);
     }
     return b;
 }
@@ -35,6 +37,12 @@ void *blocks_allocate(blocks_t *b, size_t size)
 void blocks_free(blocks_t *b, void *p, size_t size)
 {
     memtrack_pool_free(b->pools[class_of_step[(size + 15) / 16]], p);
+}
+
+void blocks_mark(blocks_t *b)
+{
+    for (int i = 0; i < CLASSES; i++)
+        memtrack_pool_mark(b->pools[i]);
 }
 
 void blocks_destroy(blocks_t *b)

@@ -9,5 +9,6 @@ typedef struct blocks blocks_t;
 blocks_t *blocks_create(void);
 void *blocks_allocate(blocks_t *b, size_t size); /* NULL past the largest class */
 void blocks_free(blocks_t *b, void *p, size_t size);
-void blocks_destroy(blocks_t *b);
+void blocks_mark(blocks_t *b);    /* a level's end: what it made and left is reported */
+void blocks_destroy(blocks_t *b); /* objects still in it go with it, by design */
 #endif
