@@ -303,6 +303,10 @@ memtrack_pool_t *memtrack_pool_create_aligned(const char *name, size_t object_si
 void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_objects, size_t max_objects);
 /* An object, or NULL when the pool is full (and cannot grow). Its contents are undefined. */
 void *memtrack_pool_alloc(memtrack_pool_t *pool);
+/* An object of `size` bytes, at most the pool's object size (NULL beyond it): one pool
+ * serves a size class. Tracked, the bytes between size and the slot's end are checked as
+ * guards, and the object counts as `size` bytes. */
+void *memtrack_pool_alloc_size(memtrack_pool_t *pool, size_t size);
 /* Give an object back. NULL is ignored. A pointer that is not a live object of this pool
  * (released twice, another pool's, inside an object) is reported when tracked and
  * ignored otherwise: the pool never corrupts itself. */
@@ -358,6 +362,8 @@ memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, size_t object
                                                  size_t alignment, size_t capacity,
                                                  const char *file, int line, const char *func);
 void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+void *memtrack_pool_alloc_size_at(memtrack_pool_t *pool, size_t size, const char *file, int line,
+                                  const char *func);
 void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file, int line,
                            const char *func);
 void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
@@ -544,6 +550,8 @@ using ::memtrack_valloc_at;
     memtrack_pool_create_aligned_at((name), (object_size), (alignment), (capacity), __FILE__,      \
                                     __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_alloc(pool) memtrack_pool_alloc_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_alloc_size(pool, size)                                                       \
+    memtrack_pool_alloc_size_at((pool), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_free(pool, object)                                                           \
     memtrack_pool_free_at((pool), (object), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_clear(pool) memtrack_pool_clear_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)

@@ -307,8 +307,8 @@ MT_EXPORT void *memtrack_pool_alloc(memtrack_pool_t *pool)
         return NULL;
     if (MT_LIKELY(pool->t == NULL))
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, NULL, 0, NULL, __builtin_return_address(0),
-                                 MT_OWNED_STACK());
+    return mt_pool_tracked_alloc(pool, pool->object_size, NULL, 0, NULL,
+                                 __builtin_return_address(0), MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
@@ -319,7 +319,29 @@ MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, 
         return NULL;
     if (pool->t == NULL)
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, file, line, func, NULL, MT_OWNED_STACK());
+    return mt_pool_tracked_alloc(pool, pool->object_size, file, line, func, NULL, MT_OWNED_STACK());
+}
+
+MT_EXPORT void *memtrack_pool_alloc_size(memtrack_pool_t *pool, size_t size)
+{
+    MT_ENTRY();
+    if (MT_UNLIKELY(pool == NULL))
+        return NULL;
+    if (MT_LIKELY(pool->t == NULL))
+        return size <= pool->object_size ? untracked_alloc(pool) : NULL;
+    return mt_pool_tracked_alloc(pool, size, NULL, 0, NULL, __builtin_return_address(0),
+                                 MT_OWNED_STACK());
+}
+
+MT_EXPORT void *memtrack_pool_alloc_size_at(memtrack_pool_t *pool, size_t size, const char *file,
+                                            int line, const char *func)
+{
+    MT_ENTRY();
+    if (MT_UNLIKELY(pool == NULL))
+        return NULL;
+    if (pool->t == NULL)
+        return size <= pool->object_size ? untracked_alloc(pool) : NULL;
+    return mt_pool_tracked_alloc(pool, size, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)

@@ -15,6 +15,7 @@ typedef struct slot_note {
     uint32_t alloc_site; /* where it was allocated */
     uint32_t free_site;  /* where it was released (released slots) */
     uint32_t period;     /* the pool's marks before it was made (memtrack_pool_mark) */
+    size_t size;         /* the size asked for (memtrack_pool_alloc_size), or the pool's */
 } slot_note_t;
 
 typedef struct slab {
@@ -117,8 +118,10 @@ void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigne
                        void *ctx);
 
 /* pool_tracked.c */
-void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
-                            void *pc, uint32_t stack);
+/* An object of `size` bytes (at most the pool's object size; the bytes after it up to
+ * the slot's end are checked as its back guard). */
+void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, int line,
+                            const char *func, void *pc, uint32_t stack);
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
                           const char *func, void *pc, uint32_t stack);
 /* A level's or a frame's end: reports the objects made since the last mark still live, by

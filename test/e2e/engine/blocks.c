@@ -1,6 +1,7 @@
 /* blocks.c - the engine's block allocator: four size classes (16 to 128 bytes), a pool
- * each, growing by chunks, all released at once when the world goes. The game never calls
- * memtrack: the pools are the engine's. */
+ * each, growing by chunks, all released at once when the world goes. Each object is made
+ * at the size asked for, so the rest of its class's slot is checked too. The game never
+ * calls memtrack: the pools are the engine's. */
 #include <stdlib.h>
 
 #include "blocks.h"
@@ -31,7 +32,7 @@ void *blocks_allocate(blocks_t *b, size_t size)
 {
     if (size > 128)
         return NULL;
-    return memtrack_pool_alloc(b->pools[class_of_step[(size + 15) / 16]]);
+    return memtrack_pool_alloc_size(b->pools[class_of_step[(size + 15) / 16]], size);
 }
 
 void blocks_free(blocks_t *b, void *p, size_t size)

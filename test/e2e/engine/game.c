@@ -53,7 +53,8 @@ static void play_level(void)
 {
     contact_t *c = touch(0, 1);
     blocks_free(world, c, sizeof *c);
-    memset(bodies[1], 0, sizeof(body_t) + 13); /* past the slot, into the guard before the next */
+    memset(bodies[0], 0, sizeof(body_t) + 4); /* into the spare bytes of its 32-byte slot */
+    memset(bodies[1], 0, 40);                 /* past its slot, towards the next object */
     remove_body(2);
     remove_body(2);        /* released twice */
     bodies[2]->vx = 1;     /* written after release */
