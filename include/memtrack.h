@@ -455,7 +455,7 @@ static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrac
  * function, which libmemtrack also provides. A call through a member, `hooks->free(p)`,
  * would expand: write `(hooks->free)(p)` there.
  * ------------------------------------------------------------------------------------- */
-#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL)
 
 /* C++ may call malloc in a namespace-scope initializer, where __func__ does not exist (a
  * warning, an error with -Werror): __builtin_FUNCTION() is "" there. */
@@ -478,6 +478,9 @@ static void (*const anchor)(memtrack_stats_t *) __attribute__((used)) = &memtrac
 #else
 #define MEMTRACK_FUNC_ ((const char *)0)
 #endif
+#endif /* MEMORY_CONTROL_ON: the function names the macros pass */
+
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
 
 #ifdef __cplusplus
 /* std::malloc(n) expands to std::memtrack_malloc_at(...): make that name exist. */
@@ -542,8 +545,12 @@ using ::memtrack_valloc_at;
 
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS */
 
-/* The pool, arena and register calls record their caller's file and line, as malloc does. */
-#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
+/* The pool, arena and register calls record their caller's file and line, as malloc does.
+ * Under MEMTRACK_NO_MACROS too: their names clash with nothing a program defines (an
+ * allocator table's `calloc` and `free` members are why a file turns the macros off), and
+ * a pool or arena made by name is untracked, which turning the macros off must not make
+ * it silently. */
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL)
 #define memtrack_pool_create(name, object_size, capacity)                                          \
     memtrack_pool_create_at((name), (object_size), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_create_aligned(name, object_size, alignment, capacity)                       \
@@ -576,7 +583,7 @@ using ::memtrack_valloc_at;
     memtrack_register_alloc_at((ptr), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_register_free(ptr, owner)                                                         \
     memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS: pools and arenas */
+#endif /* MEMORY_CONTROL_ON: pools and arenas */
 
 #undef MEMTRACK_INLINE_
 #endif /* !__ASSEMBLER__ */

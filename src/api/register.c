@@ -294,8 +294,8 @@ MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, con
     register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
 
-/* Called by name from code built with MEMORY_CONTROL_ON and MEMTRACK_NO_MACROS (without
- * the flag the header makes them no-ops): the site is the caller's address. */
+/* Called by name, `(memtrack_register_alloc)(...)`, from code built with MEMORY_CONTROL_ON
+ * (without the flag the header makes them no-ops): the site is the caller's address. */
 MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
 {
     MT_ENTRY();
