@@ -511,6 +511,18 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
             mt_buf_str(b, ", which is not one of its objects (nothing released)\n");
         }
         break;
+    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
+        if (!block_line) { /* no allocation known to have been there */
+            mt_buf_str(b, "write after release in ");
+            print_owner_of(b, &e->freed);
+            mt_buf_str(b, ": ");
+            mt_buf_count(b, e->changed, "byte", "bytes");
+            mt_buf_str(b, " changed, the first at ");
+            mt_buf_hex(b, e->addr);
+            mt_buf_char(b, '\n');
+            break;
+        }
+        /* fall through */
     case MT_ERROR_POOL_WRITE_AFTER_RELEASE:
         mt_buf_str(b, "write after release to ");
         print_owned_name(b, e);
@@ -549,15 +561,6 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_char(b, '\n');
         mt_buf_stack_lines(b, &e->alloc, STACK_INDENT);
         block_line = false;
-        break;
-    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
-        mt_buf_str(b, "write after release in ");
-        print_owner_of(b, &e->freed);
-        mt_buf_str(b, ": ");
-        mt_buf_count(b, e->changed, "byte", "bytes");
-        mt_buf_str(b, " changed, the first at ");
-        mt_buf_hex(b, e->addr);
-        mt_buf_char(b, '\n');
         break;
     case MT_ERROR_ARENA_BAD_MARK:
         mt_buf_str(b, "rewind of ");
