@@ -396,6 +396,12 @@ void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                 int line, const char *func);
 void memtrack_register_free_at(const void *ptr, const char *owner, const char *file, int line,
                                const char *func);
+/* Releases every block `owner` registered that starts in [start, start + size) (a chunk
+ * given back whole); returns how many. It walks every tracked block: for a chunk's
+ * release, not an object's. */
+size_t memtrack_register_free_range(const void *start, size_t size, const char *owner);
+size_t memtrack_register_free_range_at(const void *start, size_t size, const char *owner,
+                                       const char *file, int line, const char *func);
 #else /* as the introspection calls: static inline no-ops, never emitted */
 static MEMTRACK_INLINE_ void memtrack_register_alloc(const void *ptr, size_t size,
                                                      const char *owner)
@@ -408,6 +414,14 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
 {
     (void)ptr;
     (void)owner;
+}
+static MEMTRACK_INLINE_ size_t memtrack_register_free_range(const void *start, size_t size,
+                                                            const char *owner)
+{
+    (void)start;
+    (void)size;
+    (void)owner;
+    return 0;
 }
 #endif
 
@@ -583,6 +597,8 @@ using ::memtrack_valloc_at;
     memtrack_register_alloc_at((ptr), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_register_free(ptr, owner)                                                         \
     memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_register_free_range(start, size, owner)                                           \
+    memtrack_register_free_range_at((start), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #endif /* MEMORY_CONTROL_ON: pools and arenas */
 
 #undef MEMTRACK_INLINE_

@@ -96,7 +96,7 @@ static bool name_in(const char *name, const char *const *names, size_t n)
  * by name (MEMTRACK_NO_MACROS) or with _at (the macros). */
 static const char *const owned_makers[] = {"pool_alloc", "pool_alloc_size", "arena_alloc",
                                            "arena_alloc_aligned", "register_alloc"};
-static const char *const owned_releasers[] = {"pool_free", "register_free"};
+static const char *const owned_releasers[] = {"pool_free", "register_free", "register_free_range"};
 
 /* name is one of names, or one of them with _at after it. */
 static bool owned_name(const char *name, const char *const *names, size_t n)
