@@ -73,7 +73,8 @@ static int check_ring(memtrack_pool_t *p, uint32_t found_site)
  * this covers the rest, to the slot's end. Damage there is an overrun of the object,
  * reported once: the whole back area is filled again, so the record's check that follows
  * finds nothing more. Returns 1 when reported. */
-static int check_spare(memtrack_pool_t *p, unsigned char *object, size_t size, uint32_t found_site)
+static MT_NOINLINE int check_spare_slow(memtrack_pool_t *p, unsigned char *object, size_t size,
+                                        uint32_t found_site)
 {
     size_t covered = size + p->t->back, end = p->object_size + p->t->back, first;
     if (MT_LIKELY(covered >= end) ||
@@ -90,6 +91,13 @@ static int check_spare(memtrack_pool_t *p, unsigned char *object, size_t size, u
         mt_report_guard_damage(&b, found_site, &under, &over);
     memset(object + size, MT_GUARD_BYTE, end - size);
     return 1;
+}
+
+/* Objects of the pool's own size (no spare bytes) cost one compare. */
+static inline int check_spare(memtrack_pool_t *p, unsigned char *object, size_t size,
+                              uint32_t found_site)
+{
+    return MT_LIKELY(size == p->object_size) ? 0 : check_spare_slow(p, object, size, found_site);
 }
 
 int mt_pool_owner_check(mt_owner_t *o, uint32_t found_site)
