@@ -345,6 +345,10 @@ memtrack_pool_t *memtrack_pool_create_aligned(const char *name, size_t object_si
 void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_objects, size_t max_objects);
 /* An object, or NULL when the pool is full (and cannot grow). Its contents are undefined. */
 void *memtrack_pool_alloc(memtrack_pool_t *pool);
+/* An object of `size` bytes, at most the pool's object size (NULL beyond it): one pool
+ * serves a size class. Tracked, the bytes between size and the slot's end are checked as
+ * guards, and the object counts as `size` bytes. */
+void *memtrack_pool_alloc_size(memtrack_pool_t *pool, size_t size);
 /* Give an object back. NULL is ignored. A pointer that is not a live object of this pool
  * (released twice, another pool's, inside an object) is reported when tracked and
  * ignored otherwise: the pool never corrupts itself. */
@@ -354,8 +358,17 @@ void memtrack_pool_clear(memtrack_pool_t *pool);
 /* Call fn for each live object. fn may release the object it is given or any other;
  * objects allocated meanwhile may or may not be visited; fn must not destroy the pool. */
 void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx), void *ctx);
-/* Free the pool and its memory. Tracked: objects still live are reported, by site. */
+/* Free the pool and its memory. Tracked: objects still live are reported, by site, unless
+ * the pool is released all at once. */
 void memtrack_pool_destroy(memtrack_pool_t *pool);
+/* Declare (nonzero) that the pool is released all at once, as an engine destroys its
+ * allocator with objects in it: destroy then releases them without an error, and a
+ * level's leaks are found by memtrack_pool_mark(). */
+void memtrack_pool_set_wholesale(memtrack_pool_t *pool, int wholesale);
+/* A level's or a frame's end. Tracked: the objects made since the pool's last mark (or
+ * its creation) and still live are reported, by site, and their number returned; 0
+ * untracked. */
+size_t memtrack_pool_mark(memtrack_pool_t *pool);
 /* Live objects; objects the pool holds now (live or not); the object size it was made with. */
 size_t memtrack_pool_live(const memtrack_pool_t *pool);
 size_t memtrack_pool_capacity(const memtrack_pool_t *pool);
@@ -391,11 +404,14 @@ memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, size_t object
                                                  size_t alignment, size_t capacity,
                                                  const char *file, int line, const char *func);
 void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+void *memtrack_pool_alloc_size_at(memtrack_pool_t *pool, size_t size, const char *file, int line,
+                                  const char *func);
 void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file, int line,
                            const char *func);
 void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
+size_t memtrack_pool_mark_at(memtrack_pool_t *pool, const char *file, int line, const char *func);
 memtrack_arena_t *memtrack_arena_create_at(const char *name, size_t capacity, const char *file,
                                            int line, const char *func);
 void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file, int line,
@@ -422,6 +438,12 @@ void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                 int line, const char *func);
 void memtrack_register_free_at(const void *ptr, const char *owner, const char *file, int line,
                                const char *func);
+/* Releases every block `owner` registered that starts in [start, start + size) (a chunk
+ * given back whole); returns how many. It walks every tracked block: for a chunk's
+ * release, not an object's. */
+size_t memtrack_register_free_range(const void *start, size_t size, const char *owner);
+size_t memtrack_register_free_range_at(const void *start, size_t size, const char *owner,
+                                       const char *file, int line, const char *func);
 #else /* as the introspection calls: static inline no-ops, never emitted */
 static MEMTRACK_INLINE_ void memtrack_register_alloc(const void *ptr, size_t size,
                                                      const char *owner)
@@ -434,6 +456,14 @@ static MEMTRACK_INLINE_ void memtrack_register_free(const void *ptr, const char 
 {
     (void)ptr;
     (void)owner;
+}
+static MEMTRACK_INLINE_ size_t memtrack_register_free_range(const void *start, size_t size,
+                                                            const char *owner)
+{
+    (void)start;
+    (void)size;
+    (void)owner;
+    return 0;
 }
 #endif
 
@@ -495,7 +525,7 @@ static void (*const memtrack_link_anchor_)(memtrack_stats_t *)
  * library's function, and fail where libmemtrack is not the process's allocator (Windows,
  * Cortex-M).
  * ------------------------------------------------------------------------------------- */
-#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL)
 
 /* C++ may call malloc in a namespace-scope initializer, where __func__ does not exist (a
  * warning, an error with -Werror): __builtin_FUNCTION() is "" there. */
@@ -518,6 +548,9 @@ static void (*const memtrack_link_anchor_)(memtrack_stats_t *)
 #else
 #define MEMTRACK_FUNC_ ((const char *)0)
 #endif
+#endif /* MEMORY_CONTROL_ON: the function names the macros pass */
+
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
 
 #ifdef __cplusplus
 /* std::malloc(n) expands to std::memtrack_malloc_at(...): make that name exist. */
@@ -582,20 +615,27 @@ using ::memtrack_valloc_at;
 
 #endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS */
 
-/* The pool, arena and register calls record their caller's file and line, as malloc does. */
-#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_NO_MACROS) && !defined(MEMTRACK_INTERNAL)
+/* The pool, arena and register calls record their caller's file and line, as malloc does.
+ * Under MEMTRACK_NO_MACROS too: their names clash with nothing a program defines (an
+ * allocator table's `calloc` and `free` members are why a file turns the macros off), and
+ * a pool or arena made by name is untracked, which turning the macros off must not make
+ * it silently. */
+#if defined(MEMORY_CONTROL_ON) && !defined(MEMTRACK_INTERNAL)
 #define memtrack_pool_create(name, object_size, capacity)                                          \
     memtrack_pool_create_at((name), (object_size), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_create_aligned(name, object_size, alignment, capacity)                       \
     memtrack_pool_create_aligned_at((name), (object_size), (alignment), (capacity), __FILE__,      \
                                     __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_alloc(pool) memtrack_pool_alloc_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_alloc_size(pool, size)                                                       \
+    memtrack_pool_alloc_size_at((pool), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_free(pool, object)                                                           \
     memtrack_pool_free_at((pool), (object), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_clear(pool) memtrack_pool_clear_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_destroy(pool)                                                                \
     memtrack_pool_destroy_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_pool_check(pool) memtrack_pool_check_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#define memtrack_pool_mark(pool) memtrack_pool_mark_at((pool), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_arena_create(name, capacity)                                                      \
     memtrack_arena_create_at((name), (capacity), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_arena_alloc(arena, size)                                                          \
@@ -615,7 +655,9 @@ using ::memtrack_valloc_at;
     memtrack_register_free_at((ptr), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
 #define memtrack_register_root(ptr, size)                                                          \
     memtrack_register_root_at((ptr), (size), __FILE__, __LINE__, MEMTRACK_FUNC_)
-#endif /* MEMORY_CONTROL_ON && !MEMTRACK_NO_MACROS: pools and arenas */
+#define memtrack_register_free_range(start, size, owner)                                           \
+    memtrack_register_free_range_at((start), (size), (owner), __FILE__, __LINE__, MEMTRACK_FUNC_)
+#endif /* MEMORY_CONTROL_ON: pools and arenas */
 
 #undef MEMTRACK_INLINE_
 #endif /* !__ASSEMBLER__ */

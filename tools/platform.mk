@@ -40,6 +40,9 @@ PLATFORM_LIBS_windows = -pthread
 PLATFORM_LDFLAGS_cortexm = -specs=rdimon.specs -T $(CURDIR)/test/platforms/cortexm/link.ld \
 	$(CURDIR)/test/platforms/cortexm/startup.c
 PLATFORM_LIBS_cortexm = -lc
+# Targets whose reports have no call stacks (README, Platforms, says why): run.sh leaves the
+# stack lines out of the reports it compares there.
+PLATFORM_NO_STACKS_cortexm = no unwinder works on Thumb code
 # Programs of test/platforms a target cannot run here, and why (run.sh prints it).
 PLATFORM_SKIP_windows = fork_exit
 PLATFORM_SKIP_WHY_windows = Windows has no fork
@@ -49,9 +52,9 @@ PLATFORM_SKIP_WHY_cortexm = bare metal has one thread and no processes
 # reports before they are compared: Windows has no page guards, so no guard error ends with
 # the option to rerun with them (src/base/platform.h, MT_HAVE_PAGE_GUARDS).
 PLATFORM_EXPECT_windows = /rerun with MEMTRACK_OPTIONS=page_guard_site=/d
-# Bare metal has no page guards either, and no working directory to name in JSON (the
-# quotes escaped for platform-env's echo).
-PLATFORM_EXPECT_cortexm = $(PLATFORM_EXPECT_windows); s/\"cwd\": CWD/\"cwd\": null/
+# Bare metal has no page guards either, no process id to print and no working directory to
+# name in JSON (the quotes escaped for platform-env's echo).
+PLATFORM_EXPECT_cortexm = $(PLATFORM_EXPECT_windows); s/ (pid PID)//; s/\"cwd\": CWD/\"cwd\": null/
 # The same for the programs' own stdout: newlib as Debian builds it has no C99 formats, and
 # prints the programs' %zu as "zu".
 PLATFORM_STDOUT_EXPECT_cortexm = s/[0-9][0-9]* blocks/zu blocks/g; s/[0-9][0-9]* bytes/zu bytes/g; \
@@ -60,7 +63,11 @@ PLATFORM_STDOUT_EXPECT_cortexm = s/[0-9][0-9]* blocks/zu blocks/g; s/[0-9][0-9]*
 ifneq ($(PLATFORM),)
 CROSS ?= $(PLATFORM_CROSS_$(PLATFORM))
 B = build/platform/$(PLATFORM)
-ifeq ($(PLATFORM),musl)
+ifeq ($(PLATFORM),s390x)
+# s390x keeps no frame pointer chain: the back chain is the frame record the stack walk
+# reads (base/unwind.h), in the library and in the programs alike (`memtrack cc` adds it).
+CC = $(CROSS)gcc -mbackchain
+else ifeq ($(PLATFORM),musl)
 CC = musl-gcc
 # musl 1.2.1 or later: libmemtrack provides the process's malloc (src/base/platform.h).
 LIB_CFLAGS += -DMT_MUSL
@@ -105,7 +112,8 @@ platform-env:
 	    "EXPECT='$(PLATFORM_EXPECT_$(PLATFORM))'" \
 	    "STDOUT_EXPECT='$(PLATFORM_STDOUT_EXPECT_$(PLATFORM))'" \
 	    "SKIP='$(PLATFORM_SKIP_$(PLATFORM))' WHY='$(PLATFORM_SKIP_WHY_$(PLATFORM))'" \
-	    "DYNAMIC='$(PLATFORM_DYNAMIC_$(PLATFORM))'"
+	    "DYNAMIC='$(PLATFORM_DYNAMIC_$(PLATFORM))'" \
+	    "NO_STACKS='$(PLATFORM_NO_STACKS_$(PLATFORM))'"
 
 print-platforms:
 	@echo $(PLATFORMS)

@@ -35,6 +35,9 @@ typedef struct arena_entry {
     unsigned char *user;
     size_t start, end; /* the allocation's offsets as the untracked arena counts them */
     size_t chunk, to;  /* its chunk, and the offset there just past its back guard */
+    size_t size;       /* what was asked for */
+    uint64_t seq;      /* its sequence number and site, to name it once released */
+    uint32_t site;
 } arena_entry_t;
 
 typedef struct arena_chunk {
@@ -53,6 +56,9 @@ typedef struct arena_tracking {
     size_t nchunks, chunk;  /* chunks, and the one allocations come from; later ones are empty */
     arena_entry_t *entries; /* live allocations, oldest first */
     size_t nentries, entries_size;
+    /* [nentries, logged): released allocations not written over yet, the newest first, so
+     * that a write after release names the allocation it went to */
+    size_t logged;
     uint32_t released_by; /* the last reset or rewind, for messages */
 } arena_tracking_t;
 
@@ -94,7 +100,20 @@ static void *untracked_alloc(memtrack_arena_t *a, size_t size, size_t align)
 
 /* ---- tracked -------------------------------------------------------------------------- */
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name)
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, stack)
+
+/* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
+ * (its entry written over since). */
+static const arena_entry_t *released_at(const arena_tracking_t *t, size_t k,
+                                        const unsigned char *at)
+{
+    for (size_t i = t->nentries; i < t->logged; i++) {
+        const arena_entry_t *e = &t->entries[i];
+        if (e->chunk == k && at >= e->user - t->guard && at < t->chunks[k].base + e->to)
+            return e;
+    }
+    return NULL;
+}
 
 /* Checks that bytes [from, to) of a chunk, released before, still hold the pattern;
  * reports a write after release and fills them again if not. Returns 1 if reported. */
@@ -114,6 +133,14 @@ static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t fr
                     .free_site = t->released_by,
                     .found_site = found_site,
                     .changed = changed};
+    const arena_entry_t *was = released_at(t, (size_t)(c - t->chunks), c->base + from + first);
+    if (was != NULL) {
+        e.offset = (int64_t)(c->base + from + first - was->user);
+        e.addr = (uintptr_t)was->user;
+        e.size = was->size;
+        e.seq = was->seq;
+        e.alloc_site = was->site;
+    }
     mt_error_report(&e);
     memset(c->base + from, MT_FREE_FILL_BYTE, to - from);
     return 1;
@@ -163,7 +190,7 @@ static bool add_chunk(memtrack_arena_t *a, size_t need)
 }
 
 static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                           int line, const char *func, void *pc)
+                           int line, const char *func, void *pc, uint32_t stack)
 {
     arena_tracking_t *t = a->t;
     uint32_t site = SITE_OF(ARENA);
@@ -216,8 +243,12 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     e->chunk = k;
     e->to = to;
     a->offset = e->end;
-    uint64_t seq;
-    (void)mt_owned_insert(user, size, align, site, &seq);
+    if (t->nentries > t->logged)
+        t->logged = t->nentries;
+    e->size = size;
+    e->site = site;
+    e->seq = 0;
+    (void)mt_owned_insert(user, size, align, e->site, &e->seq);
     return user;
 }
 
@@ -326,8 +357,11 @@ static void arena_destroy(memtrack_arena_t *a, uint32_t site)
 }
 
 #define PC __builtin_return_address(0)
-#define TSITE(kind, arena) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, (arena)->t->name)
-#define PCSITE(kind, arena) mt_site_pc_owner(PC, MT_KIND_##kind, (arena)->t->name)
+/* The site of a tracked arena's entry point, with its stack (api/owned.h). */
+#define TSITE(kind, arena)                                                                         \
+    mt_owned_site(file, line, func, NULL, MT_KIND_##kind, (arena)->t->name, MT_OWNED_STACK())
+#define PCSITE(kind, arena)                                                                        \
+    mt_owned_site(NULL, 0, NULL, PC, MT_KIND_##kind, (arena)->t->name, MT_OWNED_STACK())
 
 MT_EXPORT memtrack_arena_t *memtrack_arena_create(const char *name, size_t capacity)
 {
@@ -349,7 +383,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC);
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
@@ -360,7 +394,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL);
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
@@ -370,7 +404,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t siz
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC);
+    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
@@ -382,7 +416,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, file, line, func, NULL);
+    return tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)

@@ -222,15 +222,13 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
         mt_buf_hex(&b, (uint64_t)address);
     }
     mt_buf_str(&b, " in ");
-    mt_buf_str(&b, mt_program_name());
-    mt_buf_str(&b, " (pid ");
-    mt_buf_u64(&b, (uint64_t)getpid());
+    mt_buf_program(&b, mt_program_name(), mt_process_id());
     if (where == NULL) {
-        mt_buf_str(&b, "); the heap as the crash left it:\n");
+        mt_buf_str(&b, "; the heap as the crash left it:\n");
         mt_buf_flush(&b);
         return;
     }
-    mt_buf_str(&b, "), at ");
+    mt_buf_str(&b, ", at ");
     mt_buf_place(&b, where);
     mt_buf_char(&b, '\n');
     mt_buf_stack_lines(&b, where, "      ");

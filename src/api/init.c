@@ -73,10 +73,8 @@ static void init_once_fn(void)
         mt_buf_init(&b, mt_out_fd());
         mt_buf_line(&b);
         mt_buf_str(&b, "tracking ");
-        mt_buf_str(&b, mt_program_name());
-        mt_buf_str(&b, " (pid ");
-        mt_buf_u64(&b, (uint64_t)getpid());
-        mt_buf_str(&b, "), guard ");
+        mt_buf_program(&b, mt_program_name(), mt_process_id());
+        mt_buf_str(&b, ", guard ");
         mt_buf_u64(&b, mt_opt.guard);
         mt_buf_str(&b, " bytes\n");
         mt_buf_flush(&b);

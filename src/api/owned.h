@@ -5,6 +5,7 @@
 
 #include "errors/error.h"
 #include "records/site.h"
+#include "records/stack.h"
 #include "records/table.h"
 
 /* Their records sit in the table like malloc'd blocks (same report, same statistics, same
@@ -34,9 +35,15 @@ void mt_owned_misuse(const mt_block_t *b, uint32_t found_site);
  * reports can keep it after the pool is gone. NULL stays NULL; "?" if out of memory. */
 const char *mt_owner_intern(const char *name);
 /* The site of a call into a pool or an arena: file and line when the macros gave them,
- * else the caller's address. */
+ * else the caller's address; with the stack that led there (MT_OWNED_STACK), so that a
+ * pool object is shown, as a malloc'd block is, at the line outside the engine's own
+ * Allocate and Free (records/wrapper.c). */
 uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, mt_kind_t kind,
-                       const char *owner);
+                       const char *owner, uint32_t stack);
+/* The stack of the calls that led to the entry point it is written in (records/stack.h),
+ * taken there because only the entry point's frame knows its caller's. Only on a tracked
+ * path: an untracked pool or arena calls nothing of the tracker. */
+#define MT_OWNED_STACK() mt_stack_here(__builtin_frame_address(0), __builtin_return_address(0))
 
 /* Tracked pools and arenas, so the exit-time check can look at their released memory. */
 typedef struct mt_owner {

@@ -283,6 +283,13 @@ MT_EXPORT memtrack_pool_t *memtrack_pool_create_aligned_at(const char *name, siz
     return alignment == 0 ? NULL : pool_create(name, object_size, alignment, capacity, true);
 }
 
+MT_EXPORT void memtrack_pool_set_wholesale(memtrack_pool_t *pool, int wholesale)
+{
+    MT_ENTRY();
+    if (pool != NULL && pool->t != NULL)
+        pool->t->wholesale = wholesale != 0;
+}
+
 MT_EXPORT void memtrack_pool_set_growth(memtrack_pool_t *pool, size_t chunk_objects,
                                         size_t max_objects)
 {
@@ -300,7 +307,8 @@ MT_EXPORT void *memtrack_pool_alloc(memtrack_pool_t *pool)
         return NULL;
     if (MT_LIKELY(pool->t == NULL))
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, NULL, 0, NULL, __builtin_return_address(0));
+    return mt_pool_tracked_alloc(pool, pool->object_size, NULL, 0, NULL,
+                                 __builtin_return_address(0), MT_OWNED_STACK());
 }
 
 MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
@@ -311,7 +319,29 @@ MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, 
         return NULL;
     if (pool->t == NULL)
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, file, line, func, NULL);
+    return mt_pool_tracked_alloc(pool, pool->object_size, file, line, func, NULL, MT_OWNED_STACK());
+}
+
+MT_EXPORT void *memtrack_pool_alloc_size(memtrack_pool_t *pool, size_t size)
+{
+    MT_ENTRY();
+    if (MT_UNLIKELY(pool == NULL))
+        return NULL;
+    if (MT_LIKELY(pool->t == NULL))
+        return size <= pool->object_size ? untracked_alloc(pool) : NULL;
+    return mt_pool_tracked_alloc(pool, size, NULL, 0, NULL, __builtin_return_address(0),
+                                 MT_OWNED_STACK());
+}
+
+MT_EXPORT void *memtrack_pool_alloc_size_at(memtrack_pool_t *pool, size_t size, const char *file,
+                                            int line, const char *func)
+{
+    MT_ENTRY();
+    if (MT_UNLIKELY(pool == NULL))
+        return NULL;
+    if (pool->t == NULL)
+        return size <= pool->object_size ? untracked_alloc(pool) : NULL;
+    return mt_pool_tracked_alloc(pool, size, file, line, func, NULL, MT_OWNED_STACK());
 }
 
 MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
@@ -322,7 +352,8 @@ MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
     if (MT_LIKELY(pool->t == NULL))
         untracked_free(pool, object);
     else
-        mt_pool_tracked_free(pool, object, NULL, 0, NULL, __builtin_return_address(0));
+        mt_pool_tracked_free(pool, object, NULL, 0, NULL, __builtin_return_address(0),
+                             MT_OWNED_STACK());
 }
 
 MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file,
@@ -334,8 +365,15 @@ MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const 
     if (pool->t == NULL)
         untracked_free(pool, object);
     else
-        mt_pool_tracked_free(pool, object, file, line, func, NULL);
+        mt_pool_tracked_free(pool, object, file, line, func, NULL, MT_OWNED_STACK());
 }
+
+/* The site of a tracked pool's entry point, with its stack (api/owned.h). */
+#define PC_SITE(kind)                                                                              \
+    mt_owned_site(NULL, 0, NULL, __builtin_return_address(0), MT_KIND_##kind, pool->t->name,       \
+                  MT_OWNED_STACK())
+#define AT_SITE(kind)                                                                              \
+    mt_owned_site(file, line, func, NULL, MT_KIND_##kind, pool->t->name, MT_OWNED_STACK())
 
 /* Calls fn(pool, slot) for every live slot; fn may release any of them. */
 void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigned char *, void *),
@@ -397,9 +435,7 @@ MT_EXPORT void memtrack_pool_clear(memtrack_pool_t *pool)
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
-                                     : mt_site_pc_owner(__builtin_return_address(0),
-                                                        MT_KIND_POOL_CLEAR, pool->t->name));
+    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE : PC_SITE(POOL_CLEAR));
 }
 
 MT_EXPORT void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, int line,
@@ -408,9 +444,7 @@ MT_EXPORT void memtrack_pool_clear_at(memtrack_pool_t *pool, const char *file, i
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE
-                                     : mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CLEAR,
-                                                     pool->t->name));
+    pool_clear(pool, pool->t == NULL ? MT_SITE_NONE : AT_SITE(POOL_CLEAR));
 }
 
 /* ---- destroy: live objects are reported by site ---------------------------------------- */
@@ -432,9 +466,7 @@ MT_EXPORT void memtrack_pool_destroy(memtrack_pool_t *pool)
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
-                                       : mt_site_pc_owner(__builtin_return_address(0),
-                                                          MT_KIND_POOL_DESTROY, pool->t->name));
+    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE : PC_SITE(POOL_DESTROY));
 }
 
 MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file, int line,
@@ -443,9 +475,7 @@ MT_EXPORT void memtrack_pool_destroy_at(memtrack_pool_t *pool, const char *file,
     MT_ENTRY();
     if (pool == NULL)
         return;
-    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE
-                                       : mt_owned_site(file, line, func, NULL, MT_KIND_POOL_DESTROY,
-                                                       pool->t->name));
+    pool_destroy(pool, pool->t == NULL ? MT_SITE_NONE : AT_SITE(POOL_DESTROY));
 }
 
 /* ---- queries and checks -------------------------------------------------------------- */
@@ -486,8 +516,7 @@ MT_EXPORT int memtrack_pool_check(memtrack_pool_t *pool)
     MT_ENTRY();
     if (pool == NULL || pool->t == NULL)
         return 0;
-    return mt_pool_tracked_check(
-        pool, mt_site_pc_owner(__builtin_return_address(0), MT_KIND_POOL_CHECK, pool->t->name));
+    return mt_pool_tracked_check(pool, PC_SITE(POOL_CHECK));
 }
 
 MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, int line,
@@ -496,6 +525,22 @@ MT_EXPORT int memtrack_pool_check_at(memtrack_pool_t *pool, const char *file, in
     MT_ENTRY();
     if (pool == NULL || pool->t == NULL)
         return 0;
-    return mt_pool_tracked_check(
-        pool, mt_owned_site(file, line, func, NULL, MT_KIND_POOL_CHECK, pool->t->name));
+    return mt_pool_tracked_check(pool, AT_SITE(POOL_CHECK));
+}
+
+MT_EXPORT size_t memtrack_pool_mark(memtrack_pool_t *pool)
+{
+    MT_ENTRY();
+    if (pool == NULL || pool->t == NULL)
+        return 0;
+    return mt_pool_tracked_mark(pool, PC_SITE(POOL_MARK));
+}
+
+MT_EXPORT size_t memtrack_pool_mark_at(memtrack_pool_t *pool, const char *file, int line,
+                                       const char *func)
+{
+    MT_ENTRY();
+    if (pool == NULL || pool->t == NULL)
+        return 0;
+    return mt_pool_tracked_mark(pool, AT_SITE(POOL_MARK));
 }

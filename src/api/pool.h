@@ -14,6 +14,8 @@ typedef struct slot_note {
     uint64_t seq;        /* the object's sequence number, 0 if it was not recorded */
     uint32_t alloc_site; /* where it was allocated */
     uint32_t free_site;  /* where it was released (released slots) */
+    uint32_t period;     /* the pool's marks before it was made (memtrack_pool_mark) */
+    size_t size;         /* the size asked for (memtrack_pool_alloc_size), or the pool's */
 } slot_note_t;
 
 typedef struct slab {
@@ -31,6 +33,8 @@ typedef struct pool_tracking {
     size_t front, back; /* guard bytes before and after each object */
     void **ring;        /* released slots, oldest at ring[head] */
     size_t head, count, ring_size;
+    uint32_t period; /* marks so far: objects made since the last have this period */
+    bool wholesale;  /* destroyed with its objects in it by design: no error then */
 } pool_tracking_t;
 
 struct memtrack_pool {
@@ -114,10 +118,15 @@ void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigne
                        void *ctx);
 
 /* pool_tracked.c */
-void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
-                            void *pc);
+/* An object of `size` bytes (at most the pool's object size; the bytes after it up to
+ * the slot's end are checked as its back guard). */
+void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, int line,
+                            const char *func, void *pc, uint32_t stack);
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
-                          const char *func, void *pc);
+                          const char *func, void *pc, uint32_t stack);
+/* A level's or a frame's end: reports the objects made since the last mark still live, by
+ * site; returns how many. */
+size_t mt_pool_tracked_mark(memtrack_pool_t *p, uint32_t site);
 /* Checks the released slots, then releases every live object (clear). */
 void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site);
 /* Unlists the pool, checks its released slots, reports and releases its live objects by

@@ -18,7 +18,7 @@
 #include "api/fail.h"
 #include "api/pool.h"
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name)
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name, stack)
 
 static unsigned char *slot_of_object(const memtrack_pool_t *p, const void *object)
 {
@@ -35,7 +35,7 @@ static void report_released(memtrack_pool_t *p, unsigned char *slot, uint32_t fo
     const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
     mt_error_t e = {.kind = MT_ERROR_POOL_WRITE_AFTER_RELEASE,
                     .addr = (uintptr_t)(slot + p->t->front),
-                    .size = p->object_size,
+                    .size = note->size,
                     .seq = note->seq,
                     .alloc_site = note->alloc_site,
                     .free_site = note->free_site,
@@ -69,6 +69,38 @@ static int check_ring(memtrack_pool_t *p, uint32_t found_site)
     return problems;
 }
 
+/* An object smaller than its slot (memtrack_pool_alloc_size) has spare bytes, filled as
+ * its back guard. The record's guard check covers one guard's worth past the object's end;
+ * this covers the rest, to the slot's end. Damage there is an overrun of the object,
+ * reported once: the whole back area is filled again, so the record's check that follows
+ * finds nothing more. Returns 1 when reported. */
+static MT_NOINLINE int check_spare_slow(memtrack_pool_t *p, unsigned char *object, size_t size,
+                                        uint32_t found_site)
+{
+    size_t covered = size + p->t->back, end = p->object_size + p->t->back, first;
+    if (MT_LIKELY(covered >= end) ||
+        mt_pattern_check(object + covered, end - covered, MT_GUARD_BYTE, &first) == 0)
+        return 0;
+    size_t last = end;
+    while (last > covered && object[last - 1] == MT_GUARD_BYTE)
+        last--;
+    mt_guard_damage_t under = {0, 0};
+    mt_guard_damage_t over = {mt_pattern_check(object + size, end - size, MT_GUARD_BYTE, &first),
+                              last - size};
+    mt_block_t b;
+    if (mt_block_peek(object, &b))
+        mt_report_guard_damage(&b, found_site, &under, &over);
+    memset(object + size, MT_GUARD_BYTE, end - size);
+    return 1;
+}
+
+/* Objects of the pool's own size (no spare bytes) cost one compare. */
+static inline int check_spare(memtrack_pool_t *p, unsigned char *object, size_t size,
+                              uint32_t found_site)
+{
+    return MT_LIKELY(size == p->object_size) ? 0 : check_spare_slow(p, object, size, found_site);
+}
+
 int mt_pool_owner_check(mt_owner_t *o, uint32_t found_site)
 {
     pool_tracking_t *t = (pool_tracking_t *)o; /* owner is its first member */
@@ -80,14 +112,18 @@ bool mt_pool_owner_contains(mt_owner_t *o, uintptr_t addr)
     return slab_of(((pool_tracking_t *)o)->pool, addr) != NULL;
 }
 
-void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, const char *func,
-                            void *pc)
+void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, int line,
+                            const char *func, void *pc, uint32_t stack)
 {
     pool_tracking_t *t = p->t;
     unsigned char *slot;
     bool reused = false;
+    if (size > p->object_size) {
+        mt_stats_failed();
+        return NULL;
+    }
     uint32_t site = SITE_OF(POOL);
-    if (MT_UNLIKELY(mt_fail_owned(site, p->object_size))) {
+    if (MT_UNLIKELY(mt_fail_owned(site, size))) {
         mt_stats_failed(); /* on purpose (api/fail.c): as when the pool is full */
         return NULL;
     }
@@ -107,8 +143,8 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, cons
     if (reused && MT_UNLIKELY(!released_intact(p, slot)))
         report_released(p, slot, SITE_OF(POOL_ALLOC));
     unsigned char *object = slot + t->front;
-    mt_guard_fill(object, p->object_size, t->front, t->back);
-    memset(object, MT_ALLOC_FILL_BYTE, p->object_size);
+    mt_guard_fill(object, size, t->front, t->back + (p->object_size - size));
+    memset(object, MT_ALLOC_FILL_BYTE, size);
     slab_t *s;
     size_t i;
     mark_live(p, slot, &s, &i);
@@ -116,7 +152,9 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, const char *file, int line, cons
     note->seq = 0;
     note->alloc_site = site;
     note->free_site = MT_SITE_NONE;
-    (void)mt_owned_insert(object, p->object_size, p->align, site, &note->seq);
+    note->period = t->period;
+    note->size = size;
+    (void)mt_owned_insert(object, size, p->align, site, &note->seq);
     return object;
 }
 
@@ -141,7 +179,7 @@ static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint3
     }
     e.kind = MT_ERROR_POOL_INTERIOR_RELEASE;
     e.addr = (uintptr_t)(s->base + i * p->stride + p->t->front);
-    e.size = p->object_size;
+    e.size = note->size;
     e.seq = note->seq;
     e.alloc_site = note->alloc_site;
     e.offset = (int64_t)(off - i * p->stride) - (int64_t)p->t->front;
@@ -149,7 +187,7 @@ static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint3
 }
 
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
-                          const char *func, void *pc)
+                          const char *func, void *pc, uint32_t stack)
 {
     pool_tracking_t *t = p->t;
     uint32_t site = SITE_OF(POOL_FREE);
@@ -165,7 +203,7 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
     if (!slot_live(s, i)) {
         mt_error_t e = {.kind = MT_ERROR_POOL_DOUBLE_RELEASE,
                         .addr = (uintptr_t)object,
-                        .size = p->object_size,
+                        .size = note->size,
                         .seq = note->seq,
                         .alloc_site = note->alloc_site,
                         .free_site = note->free_site,
@@ -174,6 +212,7 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
         return;
     }
     mt_block_t b;
+    (void)check_spare(p, object, note->size, site);
     (void)mt_owned_remove(object, site, &b); /* checks the guards */
     clear_live(s, i);
     p->live--;
@@ -193,6 +232,7 @@ static void release_tracked_slot(memtrack_pool_t *p, unsigned char *slot, void *
     slab_t *s = slab_of(p, (uintptr_t)slot);
     size_t i = slot_at(p, s, (uintptr_t)(slot - s->base));
     mt_block_t b;
+    (void)check_spare(p, slot + p->t->front, s->notes[i].size, site);
     (void)mt_owned_remove(slot + p->t->front, site, &b);
     clear_live(s, i);
     p->live--;
@@ -208,16 +248,18 @@ void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site)
     mt_pool_each_live(p, release_tracked_slot, &site);
 }
 
-/* Destroy: live objects are reported by site. */
+/* Destroy and marks: live objects are reported by site. */
 typedef struct live_object {
     uint32_t site;
     uint64_t seq;
+    size_t size;
 } live_object_t;
 
 typedef struct destroy_ctx {
     live_object_t *objects;
     size_t n;
     uint32_t site;
+    bool release; /* destroy: release them too (a mark only notes them) */
 } destroy_ctx_t;
 
 static void note_and_release(memtrack_pool_t *p, unsigned char *slot, void *ctx)
@@ -225,12 +267,14 @@ static void note_and_release(memtrack_pool_t *p, unsigned char *slot, void *ctx)
     destroy_ctx_t *c = ctx;
     slab_t *s = slab_of(p, (uintptr_t)slot);
     const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
-    if (c->objects != NULL) {
+    if (c->objects != NULL && (c->release || note->period == p->t->period)) {
         c->objects[c->n].site = note->alloc_site;
         c->objects[c->n].seq = note->seq;
+        c->objects[c->n].size = note->size;
         c->n++;
     }
-    release_tracked_slot(p, slot, &c->site);
+    if (c->release)
+        release_tracked_slot(p, slot, &c->site);
 }
 
 static int by_site_then_seq(const void *a, const void *b)
@@ -247,9 +291,10 @@ static int by_first_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* One error per allocation site of the objects still live, oldest site first. */
-static void report_live_at_destroy(memtrack_pool_t *p, live_object_t *objects, size_t n,
-                                   uint32_t site)
+/* One error of kind `kind` per allocation site of the objects still live, oldest site
+ * first. */
+static void report_live(memtrack_pool_t *p, mt_error_kind_t kind, live_object_t *objects, size_t n,
+                        uint32_t site)
 {
     qsort(objects, n, sizeof *objects, by_site_then_seq);
     mt_error_t *groups = mt_libc_malloc(n * sizeof *groups);
@@ -259,11 +304,11 @@ static void report_live_at_destroy(memtrack_pool_t *p, live_object_t *objects, s
     for (size_t i = 0; i < n; i++) {
         if (ngroups > 0 && groups[ngroups - 1].alloc_site == objects[i].site) {
             groups[ngroups - 1].changed++;
-            groups[ngroups - 1].size += p->object_size;
+            groups[ngroups - 1].size += objects[i].size;
             continue;
         }
-        mt_error_t e = {.kind = MT_ERROR_POOL_LIVE_AT_DESTROY,
-                        .size = p->object_size,
+        mt_error_t e = {.kind = kind,
+                        .size = objects[i].size,
                         .seq = objects[i].seq,
                         .alloc_site = objects[i].site,
                         .found_site = site,
@@ -281,14 +326,29 @@ void mt_pool_tracked_destroy(memtrack_pool_t *p, uint32_t site)
     mt_owner_remove(&p->t->owner);
     (void)check_ring(p, site);
     if (p->live > 0) {
-        destroy_ctx_t c = {mt_libc_malloc(p->live * sizeof(live_object_t)), 0, site};
+        /* A pool released all at once notes nothing: its leaks are found by marks. */
+        destroy_ctx_t c = {p->t->wholesale ? NULL : mt_libc_malloc(p->live * sizeof(live_object_t)),
+                           0, site, true};
         mt_pool_each_live(p, note_and_release, &c);
         if (c.objects != NULL)
-            report_live_at_destroy(p, c.objects, c.n, site);
+            report_live(p, MT_ERROR_POOL_LIVE_AT_DESTROY, c.objects, c.n, site);
         mt_libc_free(c.objects);
     }
     mt_libc_free(p->t->ring);
     mt_libc_free(p->t);
+}
+
+size_t mt_pool_tracked_mark(memtrack_pool_t *p, uint32_t site)
+{
+    destroy_ctx_t c = {NULL, 0, site, false};
+    if (p->live > 0 && (c.objects = mt_libc_malloc(p->live * sizeof(live_object_t))) != NULL) {
+        mt_pool_each_live(p, note_and_release, &c);
+        if (c.n > 0)
+            report_live(p, MT_ERROR_POOL_LIVE_AT_MARK, c.objects, c.n, site);
+        mt_libc_free(c.objects);
+    }
+    p->t->period++;
+    return c.n;
 }
 
 typedef struct check_ctx {
@@ -299,6 +359,9 @@ typedef struct check_ctx {
 static void check_live(memtrack_pool_t *p, unsigned char *slot, void *ctx)
 {
     check_ctx_t *c = ctx;
+    slab_t *s = slab_of(p, (uintptr_t)slot);
+    size_t size = s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))].size;
+    c->problems += check_spare(p, slot + p->t->front, size, c->site);
     c->problems += mt_owned_check(slot + p->t->front, c->site);
 }
 

@@ -57,11 +57,11 @@ const char *mt_owner_intern(const char *name)
 }
 
 uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, mt_kind_t kind,
-                       const char *owner)
+                       const char *owner, uint32_t stack)
 {
     if (file != NULL)
-        return mt_site_id(file, line, func, kind, owner);
-    return mt_site_pc_owner(pc, kind, owner);
+        return mt_site_stacked(file, line, func, kind, owner, stack);
+    return mt_site_pc_stacked(pc, kind, owner, stack);
 }
 
 /* ---- records ------------------------------------------------------------------------- */
@@ -272,14 +272,64 @@ static void register_free(const void *ptr, uint32_t found_site)
     (void)mt_owned_remove(ptr, found_site, &b);
 }
 
-#define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name)
-#define PC_SITE(kind, name) mt_site_pc_owner(__builtin_return_address(0), MT_KIND_##kind, name)
+/* Blocks registered by one owner that start in [lo, hi), noted a batch at a time: the
+ * table is walked under its locks, where nothing may be taken out. */
+#define RANGE_BATCH 128u
+typedef struct range_batch {
+    uintptr_t lo, hi;
+    const char *owner;
+    uintptr_t found[RANGE_BATCH];
+    size_t n;
+    bool more; /* the batch filled up: walk again */
+} range_batch_t;
+
+static void note_in_range(mt_block_t *b, void *ctx)
+{
+    range_batch_t *c = ctx;
+    uintptr_t a = mt_block_addr(b);
+    if (a - c->lo >= c->hi - c->lo || !(b->meta & MT_META_FLAG_OWNED))
+        return;
+    const mt_site_t *made = mt_site_get(b->site);
+    if (made->kind != MT_KIND_REGISTERED || !same_owner(made->owner, c->owner))
+        return;
+    if (c->n == RANGE_BATCH)
+        c->more = true;
+    else
+        c->found[c->n++] = a;
+}
+
+/* Releases every block the owner registered that starts in [start, start + size): a
+ * chunk given back whole. One walk of the table per RANGE_BATCH blocks (each walk takes
+ * out a full batch, so the walks end). */
+static size_t register_free_range(const void *start, size_t size, const char *owner,
+                                  uint32_t found_site)
+{
+    range_batch_t c = {.lo = (uintptr_t)start, .owner = owner};
+    size_t released = 0;
+    c.hi = size > UINTPTR_MAX - c.lo ? UINTPTR_MAX : c.lo + size;
+    if (start == NULL || size == 0)
+        return 0;
+    do {
+        c.n = 0;
+        c.more = false;
+        mt_table_foreach(note_in_range, &c);
+        mt_block_t b;
+        for (size_t i = 0; i < c.n; i++)
+            released += mt_owned_remove((const void *)c.found[i], found_site, &b);
+    } while (c.more && c.n > 0);
+    return released;
+}
+
+#define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name, stack)
+#define PC_SITE(kind, name)                                                                        \
+    mt_site_pc_stacked(__builtin_return_address(0), MT_KIND_##kind, name, stack)
 
 MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                           const char *file, int line, const char *func)
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, AT_SITE(REGISTERED, name), AT_SITE(REGISTER, name));
 }
@@ -289,15 +339,17 @@ MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, con
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
 
-/* Called by name from code built with MEMORY_CONTROL_ON and MEMTRACK_NO_MACROS (without
- * the flag the header makes them no-ops): the site is the caller's address. */
+/* Called by name, `(memtrack_register_alloc)(...)`, from code built with MEMORY_CONTROL_ON
+ * (without the flag the header makes them no-ops): the site is the caller's address. */
 MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char *owner)
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, PC_SITE(REGISTERED, name), PC_SITE(REGISTER, name));
 }
@@ -306,5 +358,25 @@ MT_EXPORT void memtrack_register_free(const void *ptr, const char *owner)
 {
     MT_ENTRY();
     mt_init();
+    uint32_t stack = MT_OWNED_STACK();
     register_free(ptr, PC_SITE(UNREGISTER, mt_owner_intern(owner)));
+}
+
+MT_EXPORT size_t memtrack_register_free_range_at(const void *start, size_t size, const char *owner,
+                                                 const char *file, int line, const char *func)
+{
+    MT_ENTRY();
+    mt_init();
+    uint32_t stack = MT_OWNED_STACK();
+    const char *name = mt_owner_intern(owner);
+    return register_free_range(start, size, name, AT_SITE(UNREGISTER, name));
+}
+
+MT_EXPORT size_t memtrack_register_free_range(const void *start, size_t size, const char *owner)
+{
+    MT_ENTRY();
+    mt_init();
+    uint32_t stack = MT_OWNED_STACK();
+    const char *name = mt_owner_intern(owner);
+    return register_free_range(start, size, name, PC_SITE(UNREGISTER, name));
 }

@@ -12,12 +12,20 @@
 
 /* A tracked block (live, freed lately, owned) and a pointer no allocator made are the
  * tracker's, as for free(); any other block is the CRT's aligned allocator's. */
-MT_EXPORT void memtrack_aligned_free_at(void *ptr, const char *file, int line, const char *func)
+static MT_NOINLINE bool crt_aligned_block(void *ptr)
 {
     mt_block_t b;
     mt_pointer_class_t why;
-    if (ptr != NULL && !mt_busy && !mt_page_guarded((uintptr_t)ptr) &&
-        mt_peek_block(ptr, &b) == MT_FOUND_NONE && mt_foreign_is_libc_block(ptr, &why)) {
+    return ptr != NULL && !mt_busy && !mt_page_guarded((uintptr_t)ptr) &&
+           mt_peek_block(ptr, &b) == MT_FOUND_NONE && mt_foreign_is_libc_block(ptr, &why);
+}
+
+/* The tracker's blocks go on to free's entry point by a tail call (no local's address is
+ * taken here), so that the stack it takes starts at the program's call: Windows' unwinder
+ * cannot unwind libmemtrack's own frames (base/platform_windows.c). */
+MT_EXPORT void memtrack_aligned_free_at(void *ptr, const char *file, int line, const char *func)
+{
+    if (crt_aligned_block(ptr)) {
         _aligned_free(ptr);
         return;
     }

@@ -377,3 +377,13 @@ void mt_buf_size(mt_buf_t *b, uint64_t bytes)
     mt_buf_char(b, ' ');
     mt_buf_str(b, units[u]);
 }
+
+void mt_buf_program(mt_buf_t *b, const char *program, uint64_t pid)
+{
+    mt_buf_text(b, program);
+    if (pid != 0) {
+        mt_buf_str(b, " (pid ");
+        mt_buf_u64(b, pid);
+        mt_buf_char(b, ')');
+    }
+}

@@ -61,6 +61,9 @@ int mt_write_all(int fd, const char *s, size_t n);
  * UTF-8 as they are, control bytes, DEL, backslashes and bytes that are not UTF-8 as \xNN,
  * so a name can neither move the terminal's cursor nor forge a line. */
 void mt_buf_text(mt_buf_t *b, const char *s);
+/* A program's name and its process id, "name (pid N)"; no id when pid is 0 (bare metal has
+ * no processes: mt_process_id). */
+void mt_buf_program(mt_buf_t *b, const char *program, uint64_t pid);
 /* A JSON string literal with its quotes, or null for NULL; bytes that are not UTF-8 become
  * U+FFFD, so the document is always valid UTF-8. */
 void mt_buf_json_str(mt_buf_t *b, const char *s);

@@ -26,9 +26,14 @@
  * (records/stats.c) and listed apart at the end.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <link.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/auxv.h> /* getauxval(AT_BASE): where the loader is */
+#endif
 
 #include "base/code_map.h"
 
@@ -75,6 +80,52 @@ static bool is_cxx_runtime(const char *path)
     return false;
 }
 
+/* The C library and the loader, by what they are rather than where they were loaded from
+ * (a cross tree under qemu-user, a container, a prefix of its own): the module that holds
+ * abort() and the one at the loader's base (AT_BASE). Libraries loaded from the C library's
+ * own directory are the system's too (libm, libgcc_s beside a cross libc). Found once. */
+static struct {
+    bool known;
+    char libc[256], loader[256]; /* their paths; "" when unknown or too long */
+    size_t libc_dir;             /* the length of libc's directory, its '/' included */
+} runtime;
+
+static void keep_path(char *to, size_t room, const char *path)
+{
+    size_t n = path != NULL ? strlen(path) : 0;
+    if (n > 0 && n < room)
+        memcpy(to, path, n + 1);
+}
+
+static void find_runtime(void)
+{
+    Dl_info info;
+    runtime.known = true;
+    /* (in a static program abort is the program's own: nothing to note) */
+    if (!mt_in_program_image((uintptr_t)&abort) && dladdr((void *)(uintptr_t)&abort, &info) != 0 &&
+        info.dli_fname != NULL) {
+        keep_path(runtime.libc, sizeof runtime.libc, info.dli_fname);
+        const char *slash = strrchr(runtime.libc, '/');
+        runtime.libc_dir = slash != NULL ? (size_t)(slash - runtime.libc) + 1 : 0;
+    }
+#ifdef __linux__
+    uintptr_t loader = (uintptr_t)getauxval(AT_BASE);
+    if (loader != 0 && dladdr((void *)loader, &info) != 0)
+        keep_path(runtime.loader, sizeof runtime.loader, info.dli_fname);
+#endif
+}
+
+static bool is_c_runtime(const char *path)
+{
+    if (!runtime.known)
+        find_runtime();
+    if ((runtime.libc[0] != '\0' && strcmp(path, runtime.libc) == 0) ||
+        (runtime.loader[0] != '\0' && strcmp(path, runtime.loader) == 0))
+        return true;
+    return runtime.libc_dir > 1 && strncmp(path, runtime.libc, runtime.libc_dir) == 0 &&
+           strchr(path + runtime.libc_dir, '/') == NULL;
+}
+
 mt_code_owner_t mt_module_owner(const char *path, bool is_program, bool is_self)
 {
     if (is_program)
@@ -83,6 +134,8 @@ mt_code_owner_t mt_module_owner(const char *path, bool is_program, bool is_self)
         return MT_CODE_SYSTEM; /* libmemtrack itself; a module without a name is not the user's */
     if (is_cxx_runtime(path))
         return MT_CODE_CXX_RUNTIME;
+    if (is_c_runtime(path))
+        return MT_CODE_SYSTEM;
     if (strstr(path, "ld-linux") != NULL || strstr(path, "vdso") != NULL)
         return MT_CODE_SYSTEM;
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)

@@ -1,4 +1,5 @@
-/* os_memory.h - the kernel's mmap, mprotect and munmap for the tracker's own memory.
+/* os_memory.h - the kernel's mmap, mprotect and munmap for the tracker's own memory (and
+ * the files it reads).
  *
  * Where libmemtrack gives the process its own mmap, mprotect and munmap (api/stacks.c: what
  * the stack walk must know of the program's stacks), the tracker's own calls must not go
@@ -30,6 +31,12 @@ static inline int mt_os_unmap(void *addr, size_t len)
 {
     return (int)syscall(SYS_munmap, addr, len);
 }
+
+/* A file's first len bytes, read-only (the program's own symbol table). */
+static inline void *mt_os_map_file(size_t len, int fd)
+{
+    return (void *)syscall(SYS_mmap, NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)0);
+}
 #else
 static inline void *mt_os_map(void *addr, size_t len, int prot, int flags)
 {
@@ -44,6 +51,11 @@ static inline int mt_os_protect(void *addr, size_t len, int prot)
 static inline int mt_os_unmap(void *addr, size_t len)
 {
     return munmap(addr, len);
+}
+
+static inline void *mt_os_map_file(size_t len, int fd)
+{
+    return mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 }
 #endif
 

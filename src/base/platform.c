@@ -147,13 +147,14 @@ size_t mt_map_limit(void)
 {
     return SIZE_MAX; /* no page guards there */
 }
-
+#ifdef MT_BARE_METAL
 bool mt_in_code_linked_after(uintptr_t pc)
 {
     (void)pc;
     return false; /* no static C library after ours to tell apart */
 }
-#endif /* !_WIN32 && !MT_BARE_METAL */
+#endif /* (Windows': platform_windows.c) */
+#endif /* !_WIN32 && !MT_BARE_METAL (Windows: platform_windows.c) */
 
 void mt_assert_failed(const char *what, const char *file, int line)
 {

@@ -242,6 +242,13 @@ extern MT_TLS int mt_in_crash;
 extern atomic_bool mt_abort_expected;
 
 const char *mt_program_name(void);
+/* The process id the tracker's messages print; 0 on bare metal, which has no processes
+ * (mt_buf_program prints none then). */
+#ifdef MT_BARE_METAL
+#define mt_process_id() ((uint64_t)0)
+#else
+#define mt_process_id() ((uint64_t)getpid())
+#endif
 /* True when p lies in the program's own image (code, data, bss): static, for programs
  * linked statically too, where dladdr knows nothing. */
 bool mt_in_program_image(uintptr_t p);
@@ -280,6 +287,11 @@ void mt_own_memory_read(mt_own_memory_t *out);
  * check...) and at abort(), before the system ends it as it would have without us. */
 typedef void mt_crash_report_fn(const char *what, bool has_address, uintptr_t address);
 void mt_platform_catch_crashes(mt_crash_report_fn *report);
+/* The return addresses of the calls that led to an entry point whose frame is `frame`
+ * (its __builtin_frame_address(0)) and return address `caller`, innermost first (caller
+ * first), from the unwind tables every x86-64 PE image has (RtlVirtualUnwind): right
+ * whether or not the program keeps frame pointers. Up to max; 0 when they cannot be had. */
+unsigned mt_platform_capture_stack(void *frame, void *caller, void **out, unsigned max);
 #endif
 
 #endif /* MT_PLATFORM_H */

@@ -241,17 +241,45 @@ ssize_t process_vm_readv(int pid, const struct iovec *local, unsigned long nloca
 }
 
 /* The one thread's stack, from the linker script's symbols: the top and the lowest the
- * stack may reach (__StackLimit as ARM's CMSIS scripts name it, else the heap's end). */
+ * stack may reach, as ARM's CMSIS scripts name them. */
 extern char mt_bare_stack_top[] __asm__("__StackTop") __attribute__((weak));
 extern char mt_bare_stack_limit[] __asm__("__StackLimit") __attribute__((weak));
+
+/* Without them (an ST or vendor script: _estack, or none), the stack is what the hardware
+ * says: its top is the stack pointer the core starts with, the first word of the vector
+ * table (which VTOR locates, ARMv7-M and v8-M), and the part in use runs from the current
+ * stack pointer up to it, which is where the frames of every caller of the tracker are.
+ * Nothing on ARMv6-M (no VTOR to find the table by). */
+static bool hardware_stack(uintptr_t *low, uintptr_t *high)
+{
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__) ||      \
+    defined(__ARM_ARCH_8M_BASE__)
+    const volatile uint32_t *vtor = (const volatile uint32_t *)(uintptr_t)0xE000ED08u;
+    const volatile uint32_t *table = (const volatile uint32_t *)(uintptr_t)*vtor;
+    uintptr_t top = (uintptr_t)table[0], sp = (uintptr_t)__builtin_frame_address(0);
+    if (top <= sp || (top & 7) != 0) /* not a stack pointer this code runs below */
+        return false;
+    *low = sp;
+    *high = top;
+    return true;
+#else
+    (void)low, (void)high;
+    return false;
+#endif
+}
 
 int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 {
     (void)thread;
-    if (mt_bare_stack_top == NULL || mt_bare_stack_limit == NULL)
+    uintptr_t low, high;
+    if (mt_bare_stack_top != NULL && mt_bare_stack_limit != NULL) {
+        low = (uintptr_t)mt_bare_stack_limit;
+        high = (uintptr_t)mt_bare_stack_top;
+    } else if (!hardware_stack(&low, &high)) {
         return ENOSYS;
-    attr->base = mt_bare_stack_limit;
-    attr->size = (size_t)(mt_bare_stack_top - mt_bare_stack_limit);
+    }
+    attr->base = (void *)low;
+    attr->size = (size_t)(high - low);
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 
 #include "base/platform.h"
+#include "base/program_symbols.h"
 
 /* ---- the raw allocator ---------------------------------------------------------------- */
 
@@ -233,6 +234,163 @@ bool mt_in_program_image(uintptr_t p)
     uintptr_t base = (uintptr_t)&__ImageBase;
     const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)(base + (uintptr_t)__ImageBase.e_lfanew);
     return p >= base && p < base + nt->OptionalHeader.SizeOfImage;
+}
+
+/* Unwinds from the entry point's caller, not from here: libmemtrack's own functions have
+ * no usable unwind entries (its objects are linked into one with `ld -r`, which leaves
+ * their .pdata pointing at the start of its code), the program's have. The entry point
+ * keeps a frame pointer (it takes __builtin_frame_address(0)): its caller's return address
+ * just above the saved rbp, the caller's stack pointer above that. Every stack pointer the
+ * unwind reaches is checked against the thread's stack before a word is read there. */
+unsigned mt_platform_capture_stack(void *frame, void *caller, void **out, unsigned max)
+{
+    const uintptr_t *record = frame;
+    ULONG_PTR low = 0, high = 0;
+    GetCurrentThreadStackLimits(&low, &high);
+    if ((uintptr_t)frame < low || (uintptr_t)frame > high - 16 || (void *)record[1] != caller)
+        return 0;
+    CONTEXT context;
+    RtlCaptureContext(&context);
+    context.Rip = (DWORD64)(uintptr_t)caller;
+    context.Rsp = (DWORD64)((uintptr_t)frame + 16);
+    context.Rbp = (DWORD64)record[0];
+    unsigned n = 0;
+    while (n < max && context.Rip >= 4096 && context.Rsp >= low && context.Rsp < high) {
+        out[n++] = (void *)(uintptr_t)context.Rip;
+        DWORD64 image = 0, before = context.Rsp;
+        PRUNTIME_FUNCTION entry = RtlLookupFunctionEntry(context.Rip, &image, NULL);
+        if (entry == NULL) { /* a leaf function: its return address is on top */
+            if (context.Rsp > high - 8)
+                break;
+            context.Rip = *(const DWORD64 *)(uintptr_t)context.Rsp;
+            context.Rsp += 8;
+        } else {
+            void *handler_data = NULL;
+            DWORD64 establisher = 0;
+            RtlVirtualUnwind(UNW_FLAG_NHANDLER, image, context.Rip, entry, &context, &handler_data,
+                             &establisher, NULL);
+        }
+        if (context.Rsp <= before)
+            break; /* frames only go up the stack */
+    }
+    return n;
+}
+
+/* A static link puts the code of the libraries named after libmemtrack.a (winpthreads,
+ * mingw-w64's own) after libmemtrack's in the same section: a thread's start in
+ * winpthreads is the system's, as the C library's is elsewhere. */
+bool mt_in_code_linked_after(uintptr_t pc)
+{
+    uintptr_t base = (uintptr_t)&__ImageBase, end = (uintptr_t)&mt_code_end;
+    const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)(base + (uintptr_t)__ImageBase.e_lfanew);
+    const IMAGE_SECTION_HEADER *section = IMAGE_FIRST_SECTION(nt);
+    for (unsigned i = 0; i < nt->FileHeader.NumberOfSections; i++, section++) {
+        uintptr_t start = base + section->VirtualAddress;
+        if (end >= start && end < start + section->Misc.VirtualSize)
+            return pc > end && pc < start + section->Misc.VirtualSize;
+    }
+    return false;
+}
+
+/* ---- the program's functions by name (base/program_symbols.h) -------------------------- *
+ *
+ * mingw-w64's linker leaves the COFF symbol table in the file (not in the mapped image):
+ * it is read once, with its string table, the first time a frame is named (report time),
+ * into pages of the tracker's own, and kept. Static functions are there too. */
+
+#define COFF_FUNCTION 0x20 /* IMAGE_SYM_DTYPE_FUNCTION in the type's derived part */
+
+static struct {
+    bool tried;
+    const unsigned char *symbols; /* count records of IMAGE_SIZEOF_SYMBOL bytes, then strings */
+    DWORD count;
+    size_t size; /* of all of it */
+} coff;
+
+static void coff_load(const IMAGE_NT_HEADERS *nt)
+{
+    coff.tried = true;
+    DWORD at = nt->FileHeader.PointerToSymbolTable, count = nt->FileHeader.NumberOfSymbols;
+    wchar_t path[MAX_PATH];
+    DWORD n = GetModuleFileNameW(NULL, path, MAX_PATH);
+    if (at == 0 || count == 0 || count > (1u << 24) || n == 0 || n >= MAX_PATH)
+        return;
+    HANDLE f =
+        CreateFileW(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (f == INVALID_HANDLE_VALUE)
+        return;
+    LARGE_INTEGER size, from;
+    from.QuadPart = at;
+    size_t want = (size_t)count * IMAGE_SIZEOF_SYMBOL + 4;
+    unsigned char *buf = NULL;
+    if (GetFileSizeEx(f, &size) && size.QuadPart > at && (uint64_t)(size.QuadPart - at) >= want &&
+        (uint64_t)(size.QuadPart - at) < ((uint64_t)1 << 30) &&
+        SetFilePointerEx(f, from, NULL, FILE_BEGIN)) {
+        size_t total = (size_t)(size.QuadPart - at), got = 0;
+        buf = mt_pages_alloc(total);
+        while (buf != NULL && got < total) {
+            DWORD chunk = 0, ask = total - got > (1u << 20) ? (1u << 20) : (DWORD)(total - got);
+            if (!ReadFile(f, buf + got, ask, &chunk, NULL) || chunk == 0)
+                break;
+            got += chunk;
+        }
+        if (buf != NULL && got == total) {
+            coff.symbols = buf;
+            coff.count = count;
+            coff.size = total;
+        } else if (buf != NULL) {
+            mt_pages_free(buf, total);
+        }
+    }
+    CloseHandle(f);
+}
+
+const char *mt_program_function(uintptr_t pc, uintptr_t *offset, size_t *size)
+{
+    static char short_name[IMAGE_SIZEOF_SHORT_NAME + 1];
+    uintptr_t base = (uintptr_t)&__ImageBase;
+    const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)(base + (uintptr_t)__ImageBase.e_lfanew);
+    if (!coff.tried)
+        coff_load(nt);
+    if (coff.symbols == NULL)
+        return NULL;
+    const IMAGE_SECTION_HEADER *sections = IMAGE_FIRST_SECTION(nt);
+    const unsigned char *strings = coff.symbols + (size_t)coff.count * IMAGE_SIZEOF_SYMBOL;
+    size_t strings_size = coff.size - (size_t)coff.count * IMAGE_SIZEOF_SYMBOL;
+    const IMAGE_SYMBOL *best = NULL;
+    uintptr_t best_start = 0;
+    for (DWORD i = 0; i < coff.count; i++) {
+        IMAGE_SYMBOL sym;
+        memcpy(&sym, coff.symbols + (size_t)i * IMAGE_SIZEOF_SYMBOL, IMAGE_SIZEOF_SYMBOL);
+        const IMAGE_SYMBOL *at =
+            (const IMAGE_SYMBOL *)(coff.symbols + (size_t)i * IMAGE_SIZEOF_SYMBOL);
+        i += sym.NumberOfAuxSymbols;
+        if ((sym.Type & 0xf0) != COFF_FUNCTION || sym.SectionNumber <= 0 ||
+            sym.SectionNumber > nt->FileHeader.NumberOfSections)
+            continue;
+        uintptr_t start = base + sections[sym.SectionNumber - 1].VirtualAddress + sym.Value;
+        if (start < pc && start >= best_start) { /* pc is a return address: after the call */
+            best = at;
+            best_start = start;
+        }
+    }
+    if (best == NULL)
+        return NULL;
+    IMAGE_SYMBOL sym;
+    memcpy(&sym, best, IMAGE_SIZEOF_SYMBOL);
+    *offset = pc - best_start;
+    *size = 0;
+    if (sym.N.Name.Short != 0) {
+        memcpy(short_name, sym.N.ShortName, IMAGE_SIZEOF_SHORT_NAME);
+        short_name[IMAGE_SIZEOF_SHORT_NAME] = '\0';
+        return short_name;
+    }
+    DWORD name = sym.N.Name.Long;
+    if (name < 4 || name >= strings_size ||
+        memchr(strings + name, '\0', strings_size - name) == NULL)
+        return NULL;
+    return (const char *)strings + name;
 }
 
 /* ---- POSIX names over Win32 (win32/) ---------------------------------------------------- */

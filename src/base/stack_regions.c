@@ -26,6 +26,7 @@
 
 #include "base/probe.h"
 #include "base/stack_regions.h"
+#include "base/unwind.h"
 
 #define THREADS_MAX MT_SMALL(1024u, 1u)
 #define HOLES_MAX 64u
@@ -178,19 +179,28 @@ void mt_regions_unreadable(uintptr_t addr, size_t len)
     pthread_mutex_unlock(&regions.lock);
 }
 
+/* Both words of the record at `at` (the caller's record and the return address, which
+ * are not adjacent on s390x: base/unwind.h) through the kernel. */
+static bool probe_record(uintptr_t at, uintptr_t rec[2])
+{
+    return mt_probe_read(at, &rec[0], sizeof(uintptr_t)) &&
+           mt_probe_read(at + MT_RECORD_RETURN_WORD * sizeof(uintptr_t), &rec[1],
+                         sizeof(uintptr_t));
+}
+
 bool mt_regions_read_record(uintptr_t at, uintptr_t rec[2])
 {
     if (MT_UNLIKELY(atomic_load_explicit(&regions.holes_overflowed, memory_order_relaxed)))
-        return mt_probe_read(at, rec, 2 * sizeof(uintptr_t));
+        return probe_record(at, rec);
     unsigned n = atomic_load_explicit(&regions.nholes, memory_order_acquire);
     for (unsigned i = 0; i < n; i++) {
         uintptr_t low, high;
-        if (!range_get(&holes[i], &low, &high) || meets(at, at + 2 * sizeof(uintptr_t), low, high))
-            return mt_probe_read(at, rec, 2 * sizeof(uintptr_t));
+        if (!range_get(&holes[i], &low, &high) || meets(at, at + MT_RECORD_BYTES, low, high))
+            return probe_record(at, rec);
     }
     const uintptr_t *r = (const uintptr_t *)at;
     rec[0] = r[0];
-    rec[1] = r[1];
+    rec[1] = r[MT_RECORD_RETURN_WORD];
     return true;
 }
 
@@ -243,10 +253,10 @@ void mt_regions_switched_to(uintptr_t low, uintptr_t high)
 
 static bool region_of(uintptr_t sp, uintptr_t low, uintptr_t high, mt_stack_region_t *out)
 {
-    if (sp < low || high - low < 2 * sizeof(uintptr_t) || sp > high - 2 * sizeof(uintptr_t))
+    if (sp < low || high - low < MT_RECORD_BYTES || sp > high - MT_RECORD_BYTES)
         return false;
     out->low = low;
-    out->last = (high - 2 * sizeof(uintptr_t)) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
+    out->last = (high - MT_RECORD_BYTES) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
     return true;
 }
 

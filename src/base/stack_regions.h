@@ -34,7 +34,8 @@ void mt_regions_switched_to(uintptr_t low, uintptr_t high);
  * async-signal-safe in a crash (it asks the kernel for the signal stack). */
 bool mt_regions_other(uintptr_t sp, mt_stack_region_t *out, bool *then_own);
 
-/* Reads the two words of the frame record at `at` into rec, unless the program made them
+/* Reads the frame record at `at` into rec (the caller's record, then the return address:
+ * base/unwind.h, MT_RECORD_RETURN_WORD), unless the program made them
  * unreadable (or, when more ranges were made unreadable than are kept, through the
  * kernel): false then. */
 bool mt_regions_read_record(uintptr_t at, uintptr_t rec[2]);

@@ -51,6 +51,22 @@ static size_t without_parameters(const char *name)
     return strlen(name);
 }
 
+/* The length of a C symbol without the suffix GCC gives a copy of a function it specialized
+ * or split ("load.constprop.0", "parse.isra.0", "run.part.0", "run.cold"): a symbol table
+ * names the copy, __func__ and the debug information the function. */
+static size_t without_clone_suffix(const char *name)
+{
+    static const char *const suffixes[] = {".constprop.", ".isra.", ".part.", ".cold",
+                                           ".lto_priv."};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        const char *at = strstr(name, suffixes[i]);
+        if (at != NULL && at > name && (size_t)(at - name) < n)
+            n = (size_t)(at - name);
+    }
+    return n;
+}
+
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 static demangle_fn demangler;
 static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
@@ -87,7 +103,7 @@ const char *mt_keep_function(const char *name)
                 return kept;
         }
     }
-    return mt_keep_string(name, strlen(name));
+    return mt_keep_string(name, without_clone_suffix(name));
 }
 
 const char *mt_base_name(const char *path)

@@ -25,6 +25,7 @@
 #include "base/lock.h"
 #include "base/memory.h"
 #include "base/options.h"
+#include "base/program_symbols.h"
 #include "base/symbolize.h"
 
 #include "base/dwarf_scopes.h"
@@ -212,6 +213,10 @@ static void resolve_symbol_locked(uintptr_t pc, bool found, const Dl_info *where
             out->size = (size_t)entry->st_size;
 #endif
     }
+    /* The program's own functions, which the dynamic symbol table does not name, where
+     * libdw is not to be had (the other targets' programs under qemu-user). */
+    if (symbol == NULL && mt_in_program_image(pc))
+        symbol = mt_program_function(pc, &out->offset, &out->size);
     out->symbol = mt_keep_function(symbol);
     if (out->symbol == NULL)
         out->offset = 0;

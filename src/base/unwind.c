@@ -3,7 +3,8 @@
  * Two ways, by option unwind:
  * - fast (the default): walk the chain of frame pointers. Each frame record is two words,
  *   the caller's frame pointer and the return address (x86, x86-64 and arm64 lay them out
- *   alike), so a stack of depth 8 costs a few dozen loads. It needs code built with frame
+ *   alike; s390x's back chain is a record too, its return address further on: unwind.h),
+ *   so a stack of depth 8 costs a few dozen loads. It needs code built with frame
  *   pointers (`memtrack cc` adds -fno-omit-frame-pointer); where a function has none, its
  *   caller is skipped or the walk ends early, and in code that uses the frame register for
  *   something else the walk may read stack words that are not return addresses (a stack
@@ -16,6 +17,9 @@
  *   but ten to a hundred times slower. Its first call loads libgcc_s, which allocates: the
  *   busy flag sends those allocations straight to the C library. A fault in it (unwind
  *   tables that are wrong) ends that walk instead of the program (backtrace_frames).
+ * Windows has one way whatever the option says: its own unwinder over the unwind tables
+ * every x86-64 PE image has (RtlVirtualUnwind, base/platform_windows.c), right with or
+ * without frame pointers.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -84,9 +88,9 @@ static void find_stack_bounds(void)
             pthread_attr_destroy(&attr);
         }
     }
-    if (high > low && high - low >= 2 * sizeof(void *)) {
+    if (high > low && high - low >= MT_RECORD_BYTES) {
         own.region.low = low != 0 ? low : 1; /* 0 is "not known yet" (no stack is there) */
-        own.region.last = (high - 2 * sizeof(void *)) & ~(uintptr_t)(sizeof(void *) - 1);
+        own.region.last = (high - MT_RECORD_BYTES) & ~(uintptr_t)(sizeof(void *) - 1);
         mt_stack_bounds.low = own.region.low;
         mt_stack_bounds.last = own.region.last;
         if (!mt_regions_thread_start(low, high, &mt_stack_bounds.low, &mt_stack_bounds.last))
@@ -154,6 +158,29 @@ static unsigned walk_frames(void *frame, void **out, unsigned max, uint64_t *has
         return 0;
     }
     return fp >= sp ? walk_careful(fp, r, then_own, out, max, hash) : 0;
+}
+#endif
+
+#ifdef HAVE_BACKTRACE
+/* An unwinder's whole answer, all[0..got), whose first frames are ours: the stack starts
+ * at the entry point's caller, its return address `caller`. */
+#define MT_WALK_STEPS (MT_WALK_MAX + 16)
+static unsigned from_caller(void *const *all, unsigned got, void *caller, void **out, unsigned max,
+                            uint64_t *hash)
+{
+    unsigned start = 0;
+    while (start < got && all[start] != caller)
+        start++;
+    if (start == got) /* not found (a tail call): keep all but this function's own frame */
+        start = got > 1 ? 1 : got;
+    unsigned n = 0;
+    uint64_t h = MT_STACK_HASH_SEED;
+    for (unsigned i = start; i < got && n < max; i++) {
+        out[n++] = all[i];
+        h = mt_stack_hash_step(h, all[i]);
+    }
+    *hash = h;
+    return n;
 }
 #endif
 
@@ -239,7 +266,7 @@ static void exact_leave(void)
 
 static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned max, uint64_t *hash)
 {
-    void *all[MT_WALK_MAX + 16];
+    void *all[MT_WALK_STEPS];
     volatile int got = 0;
     sigjmp_buf escape;
     int saved = errno;
@@ -256,18 +283,17 @@ static MT_NOINLINE unsigned backtrace_frames(void *caller, void **out, unsigned 
     mt_busy--;
     exact_leave();
     errno = saved;
-    /* backtrace's first frames are ours: the answer starts at the entry point's caller. */
-    int start = 0;
-    while (start < got && all[start] != caller)
-        start++;
-    if (start == got) /* not found (a tail call): keep all but this function's own frame */
-        start = got > 1 ? 1 : got;
-    unsigned n = 0;
+    return from_caller(all, (unsigned)got, caller, out, max, hash);
+}
+#endif
+
+#ifdef _WIN32
+static unsigned captured_frames(void *frame, void *caller, void **out, unsigned max, uint64_t *hash)
+{
+    unsigned n = mt_platform_capture_stack(frame, caller, out, max);
     uint64_t h = MT_STACK_HASH_SEED;
-    for (int i = start; i < got && n < max; i++) {
-        out[n++] = all[i];
-        h = mt_stack_hash_step(h, all[i]);
-    }
+    for (unsigned i = 0; i < n; i++)
+        h = mt_stack_hash_step(h, out[i]);
     *hash = h;
     return n;
 }
@@ -282,6 +308,9 @@ unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t
 #ifdef HAVE_BACKTRACE
     if (MT_UNLIKELY(mt_opt.unwind[0] == 'e'))
         return backtrace_frames(caller, out, max, hash);
+#endif
+#ifdef _WIN32
+    return captured_frames(frame, caller, out, max, hash);
 #endif
     (void)caller;
 #ifdef MT_UNWIND_FRAME_RECORDS

@@ -32,7 +32,9 @@ static inline uint64_t mt_stack_hash_step(uint64_t h, void *pc)
  * tracker lock. */
 unsigned mt_unwind(void *frame, void *caller, void **out, unsigned max, uint64_t *hash);
 
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+/* Windows takes its stacks from the unwind tables instead (mt_platform_capture_stack). */
+#if (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__s390x__)) &&    \
+    !defined(_WIN32)
 #define MT_UNWIND_FRAME_RECORDS 1 /* frame records can be walked here (base/unwind.c) */
 /* This thread's stack, found at its first walk (base/unwind.c): a frame record may start
  * from low up to last (the top less a record, aligned). Before that both are 0; when the
@@ -44,6 +46,17 @@ typedef struct mt_stack_bounds {
 } mt_stack_bounds_t;
 extern MT_TLS mt_stack_bounds_t mt_stack_bounds;
 #endif
+
+/* Where a frame record keeps the return address, in words from its start (its first word is
+ * always the caller's record). x86, x86-64 and arm64: the word after. s390x, built with
+ * -mbackchain (`memtrack cc` adds it there): the frame's start holds the back chain and its
+ * register save area the return address (%r14, word 14), so a record is 15 words. */
+#if defined(__s390x__)
+#define MT_RECORD_RETURN_WORD 14
+#else
+#define MT_RECORD_RETURN_WORD 1
+#endif
+#define MT_RECORD_BYTES ((MT_RECORD_RETURN_WORD + 1) * sizeof(uintptr_t))
 
 /* The walk itself (see mt_unwind): frame records from fp, which the caller has checked lies
  * between a live word of this stack and `last`, the highest address a record may start at
@@ -66,7 +79,8 @@ static inline void **mt_walk_records_end(uintptr_t fp, uintptr_t last, void **ou
     uintptr_t at = mt_word_rotated(fp), top = last >> MT_WORD_SHIFT;
     while (out < end && at <= top) {
         void *const *record = (void *const *)(at << MT_WORD_SHIFT);
-        uintptr_t ret = (uintptr_t)record[1], next = mt_word_rotated((uintptr_t)record[0]);
+        uintptr_t ret = (uintptr_t)record[MT_RECORD_RETURN_WORD],
+                  next = mt_word_rotated((uintptr_t)record[0]);
         if (ret < 4096) /* the outermost frame (a zero return address), or no record */
             break;
         *out++ = (void *)ret;

@@ -330,6 +330,7 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
     case MT_ERROR_POOL_FOREIGN_RELEASE:
     case MT_ERROR_POOL_WRITE_AFTER_RELEASE:
     case MT_ERROR_POOL_LIVE_AT_DESTROY:
+    case MT_ERROR_POOL_LIVE_AT_MARK:
     case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
     case MT_ERROR_ARENA_BAD_MARK:
     case MT_ERROR_OWNED_FREE:
@@ -402,7 +403,8 @@ static void print_owner_of(mt_buf_t *b, const mt_place_t *p)
     case MT_KIND_POOL_FREE:
     case MT_KIND_POOL_CLEAR:
     case MT_KIND_POOL_DESTROY:
-    case MT_KIND_POOL_CHECK: noun = "pool "; break;
+    case MT_KIND_POOL_CHECK:
+    case MT_KIND_POOL_MARK: noun = "pool "; break;
     case MT_KIND_ARENA:
     case MT_KIND_ARENA_ALLOC:
     case MT_KIND_ARENA_RESET:
@@ -507,6 +509,18 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
             mt_buf_str(b, ", which is not one of its objects (nothing released)\n");
         }
         break;
+    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
+        if (!block_line) { /* no allocation known to have been there */
+            mt_buf_str(b, "write after release in ");
+            print_owner_of(b, &e->freed);
+            mt_buf_str(b, ": ");
+            mt_buf_count(b, e->changed, "byte", "bytes");
+            mt_buf_str(b, " changed, the first at ");
+            mt_buf_hex(b, e->addr);
+            mt_buf_char(b, '\n');
+            break;
+        }
+        /* fall through */
     case MT_ERROR_POOL_WRITE_AFTER_RELEASE:
         mt_buf_str(b, "write after release to ");
         print_owned_name(b, e);
@@ -519,13 +533,17 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_char(b, '\n');
         break;
     case MT_ERROR_POOL_LIVE_AT_DESTROY:
-        /* one message per allocation site of the objects left */
+    case MT_ERROR_POOL_LIVE_AT_MARK:
+        /* one message per allocation site (and stack) of the objects left */
         print_owner_of(b, &e->found);
-        mt_buf_str(b, " destroyed with ");
+        mt_buf_str(b,
+                   e->kind_id == MT_ERROR_POOL_LIVE_AT_MARK ? " marked with " : " destroyed with ");
         mt_buf_count(b, e->changed, "object", "objects");
         mt_buf_str(b, " (");
         mt_buf_count(b, e->size, "byte", "bytes");
-        mt_buf_str(b, ") still live: #");
+        mt_buf_str(b, e->kind_id == MT_ERROR_POOL_LIVE_AT_MARK
+                          ? ") made since its last mark still live: #"
+                          : ") still live: #");
         mt_buf_u64(b, e->seq);
         if (e->changed > 1) {
             mt_buf_str(b, " and ");
@@ -539,16 +557,8 @@ static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_str(b, " by ");
         print_kind_owner(b, &e->alloc);
         mt_buf_char(b, '\n');
+        mt_buf_stack_lines(b, &e->alloc, STACK_INDENT);
         block_line = false;
-        break;
-    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
-        mt_buf_str(b, "write after release in ");
-        print_owner_of(b, &e->freed);
-        mt_buf_str(b, ": ");
-        mt_buf_count(b, e->changed, "byte", "bytes");
-        mt_buf_str(b, " changed, the first at ");
-        mt_buf_hex(b, e->addr);
-        mt_buf_char(b, '\n');
         break;
     case MT_ERROR_ARENA_BAD_MARK:
         mt_buf_str(b, "rewind of ");

@@ -13,6 +13,7 @@
     X(POOL_FOREIGN_RELEASE, "pool release of a foreign pointer")                                   \
     X(POOL_WRITE_AFTER_RELEASE, "pool write after release")                                        \
     X(POOL_LIVE_AT_DESTROY, "pool destroyed with live objects")                                    \
+    X(POOL_LIVE_AT_MARK, "pool objects left at a mark")                                            \
     X(ARENA_WRITE_AFTER_RELEASE, "arena write after release")                                      \
     X(ARENA_BAD_MARK, "arena rewind to a bad mark")                                                \
     X(OWNED_FREE, "free of pool, arena or registered memory")                                      \

@@ -35,6 +35,7 @@
     X(POOL_CLEAR, "pool clear", NONE)                                                              \
     X(POOL_DESTROY, "pool destroy", NONE)                                                          \
     X(POOL_CHECK, "pool check", NONE)                                                              \
+    X(POOL_MARK, "pool mark", NONE)                                                                \
     X(ARENA_ALLOC, "arena alloc", NONE)                                                            \
     X(ARENA_RESET, "arena reset", NONE)                                                            \
     X(ARENA_REWIND, "arena rewind", NONE)                                                          \

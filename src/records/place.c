@@ -348,8 +348,12 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
         if (nl == 0)
             continue;
         unsigned from = i == at.pc ? at.level : 0;
-        if (from >= nl)
-            continue; /* the site's function was this address's last */
+        if (from >= nl) { /* the site's function was this address's last */
+            if (!system && levels[nl - 1].func != NULL && strcmp(levels[nl - 1].func, "main") == 0)
+                break; /* the site is in main: below it, the C library's start-up (arm64's
+                          C library keeps frame records, so the walk goes on into it) */
+            continue;
+        }
         /* Each return address still to come keeps a frame; the functions this one's code
          * was inlined into take what room is left, the outermost kept. */
         size_t room = max - count, later = n - i - 1;

@@ -94,6 +94,24 @@ static bool name_in(const char *name, const char *const *names, size_t n)
     return false;
 }
 
+/* memtrack's entry points that make and release owned blocks (memtrack_ left out), called
+ * by name (MEMTRACK_NO_MACROS) or with _at (the macros). */
+static const char *const owned_makers[] = {"pool_alloc", "pool_alloc_size", "arena_alloc",
+                                           "arena_alloc_aligned", "register_alloc"};
+static const char *const owned_releasers[] = {"pool_free", "register_free", "register_free_range"};
+
+/* name is one of names, or one of them with _at after it. */
+static bool owned_name(const char *name, const char *const *names, size_t n)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(names[i]);
+        if (strncmp(name, names[i], k) == 0 && (len == k || strcmp(name + k, "_at") == 0))
+            return true;
+    }
+    return false;
+}
+
 /* The C library's allocators, memtrack's entry points for them (the macros' _at, the
  * caller-site door's _caller) and C++'s operator new (mangled: _Znw..., _Zna...). */
 static bool makes_blocks_name(const char *name)
@@ -110,32 +128,39 @@ static bool makes_blocks_name(const char *name)
                      : len > 7 && strcmp(rest + len - 7, "_caller") == 0 ? len - 7
                                                                          : 0;
         if (cut == 0)
-            return false;
+            return owned_name(rest, owned_makers, sizeof owned_makers / sizeof owned_makers[0]);
         char base[32];
         if (cut >= sizeof base)
             return false;
         memcpy(base, rest, cut);
         base[cut] = '\0';
-        return name_in(base, names, sizeof names / sizeof names[0]);
+        return name_in(base, names, sizeof names / sizeof names[0]) ||
+               name_in(base, owned_makers, sizeof owned_makers / sizeof owned_makers[0]);
     }
     return name_in(name, names, sizeof names / sizeof names[0]);
 }
 
 static bool releases_blocks_name(const char *name)
 {
+    if (strncmp(name, "memtrack_", 9) == 0 &&
+        owned_name(name + 9, owned_releasers, sizeof owned_releasers / sizeof owned_releasers[0]))
+        return true;
     return strcmp(name, "free") == 0 || strcmp(name, "memtrack_free_at") == 0 ||
            strcmp(name, "memtrack_free_caller") == 0 || strncmp(name, "_ZdlPv", 6) == 0 ||
            strncmp(name, "_ZdaPv", 6) == 0;
 }
 
+/* Pool objects, arena allocations and registered blocks are made and released as malloc'd
+ * blocks are: an engine's Allocate and Free over a pool are wrappers as xmalloc is. */
 static bool makes_blocks(mt_kind_t kind)
 {
-    return kind <= MT_KIND_NEW_ARRAY && !mt_kind_owned(kind);
+    return kind <= MT_KIND_REGISTERED;
 }
 
 static bool releases_blocks(mt_kind_t kind)
 {
-    return kind == MT_KIND_FREE || kind == MT_KIND_DELETE || kind == MT_KIND_DELETE_ARRAY;
+    return kind == MT_KIND_FREE || kind == MT_KIND_DELETE || kind == MT_KIND_DELETE_ARRAY ||
+           kind == MT_KIND_POOL_FREE || kind == MT_KIND_UNREGISTER;
 }
 
 /* ---- the rule ------------------------------------------------------------------------------ */

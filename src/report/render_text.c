@@ -483,10 +483,8 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_str(b, " made since checkpoint #");
     mt_buf_u64(b, r->since);
     mt_buf_str(b, " still live in ");
-    mt_buf_text(b, r->program);
-    mt_buf_str(b, " (pid ");
-    mt_buf_u64(b, r->pid);
-    mt_buf_str(b, ")\n");
+    mt_buf_program(b, r->program, r->pid);
+    mt_buf_char(b, '\n');
     print_unread(r, b);
     print_sites(r, b, false);
     print_counted_apart(r, b);
@@ -551,10 +549,7 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
 
     mt_buf_line(b);
     mt_buf_str(b, at_exit ? "report for " : "live blocks of ");
-    mt_buf_text(b, r->program);
-    mt_buf_str(b, " (pid ");
-    mt_buf_u64(b, r->pid);
-    mt_buf_char(b, ')');
+    mt_buf_program(b, r->program, r->pid);
     if (r->partial != NULL) { /* its leaks are totals: there are no sites to count */
         mt_buf_str(b, ": ");
         mt_buf_text(b, r->partial);

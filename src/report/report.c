@@ -220,7 +220,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     memset(r, 0, sizeof *r);
     r->version = MEMTRACK_VERSION;
     r->program = mt_program_name();
-    r->pid = (uint64_t)getpid();
+    r->pid = mt_process_id();
     r->when = when;
     r->since = since;
     mt_stats_read(&r->stats);

@@ -62,7 +62,8 @@ static int render_to(int fd, const mt_report_t *r, void (*render)(const mt_repor
 
 /* Writes a whole report to path, never through a symbolic link: a regular file (or none yet)
  * is replaced by renaming a new file written beside it, so a reader never sees half a report
- * and a link planted at the path is replaced, not followed; a device or a FIFO that is already
+ * and a link planted at the path is replaced, not followed (where there is no rename, as
+ * with newlib on bare metal, the path itself is written); a device or a FIFO that is already
  * there (/dev/stdout, a pipe) is written directly, without waiting for a reader. Returns 0 or
  * an errno value (ELOOP for a symbolic link). */
 static int write_whole_file(const char *path, const mt_report_t *r,
@@ -94,6 +95,10 @@ static int write_whole_file(const char *path, const mt_report_t *r,
         err = errno;
     if (err != 0)
         (void)unlink(tmp);
+    if (err == ENOSYS) { /* no rename here (newlib without link()): the path itself, then */
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        err = fd < 0 ? errno : render_to(fd, r, render);
+    }
     return err;
 }
 

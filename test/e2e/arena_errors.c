@@ -5,8 +5,8 @@
  * destroyed leaks its live allocations, by site. A full arena returns NULL, at the same
  * point tracked or not.
  * e2e-stdout
- * track_all=0: the pools and arenas alone, the same on every target (test/platforms).
- * e2e-options: track_all=0
+ * track_all=0, stack=0: the pools and arenas alone, at their own lines, the same on every target.
+ * e2e-options: track_all=0:stack=0
  */
 #include <stdio.h>
 #include <stdlib.h>

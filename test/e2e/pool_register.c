@@ -4,8 +4,8 @@
  * change nothing: releasing an unknown block or twice, under another owner's name,
  * registering over a live malloc'd block, free() of a registered block.
  * e2e-stdout
- * track_all=0: the pools and arenas alone, the same on every target (test/platforms).
- * e2e-options: track_all=0
+ * track_all=0, stack=0: the pools and arenas alone, at their own lines, the same on every target.
+ * e2e-options: track_all=0:stack=0
  */
 #include <stdio.h>
 #include <stdlib.h>

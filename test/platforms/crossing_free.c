@@ -5,6 +5,8 @@
  * the C library's strdup for the library is tracked too. Where the C library's own free
  * got a tracked block (musl before libmemtrack provided the process's malloc), the program
  * aborted. One block leaks on purpose (kept); nothing else is reported.
+ * It turns track_all on itself, after starting with it off:
+ * platform-options: track_all=0
  * platform-untracked: crossing_free-untracked.c
  * platform-skip: windows cortexm: the process's free stays the C library's (README, Platforms)
  */

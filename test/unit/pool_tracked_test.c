@@ -443,7 +443,7 @@ Test(pool_tracked, arena_guards_are_checked_at_reset_rewind_and_check)
 Test(pool_tracked, arena_write_after_release_and_bad_marks)
 {
     memtrack_arena_t *a = memtrack_arena_create("a", 4096);
-    char *x = memtrack_arena_alloc(a, 64);
+    char *x = memtrack_arena_alloc(a, 64); int line_x = __LINE__;
     memtrack_arena_reset(a); int line_reset = __LINE__;
     x[3] = 1;
     size_t before = errors_of(MT_ERROR_ARENA_WRITE_AFTER_RELEASE);
@@ -453,7 +453,10 @@ Test(pool_tracked, arena_write_after_release_and_bad_marks)
     cr_expect_eq(y, x);
     cr_expect_eq(errors_of(MT_ERROR_ARENA_WRITE_AFTER_RELEASE), before + 1);
     mt_error_t e = last_error();
-    cr_expect_eq(e.addr, (uintptr_t)&x[3]);
+    cr_expect_eq(e.addr, (uintptr_t)x, "names the allocation that was there");
+    cr_expect_eq(e.offset, 3);
+    cr_expect_eq(e.size, 64);
+    cr_expect_eq(site(e.alloc_site)->line, line_x);
     cr_expect_eq(site(e.free_site)->line, line_reset);
     cr_expect_eq(site(e.found_site)->line, line_alloc);
 

@@ -5,6 +5,12 @@
  * semihosting streams (rdimon: its _write sends memtrack's output to qemu's stderr), runs
  * the constructors, main and exit (atexit handlers, then destructors: the exit report). It
  * is ours, not rdimon's _start, which moves the stack to where qemu guesses RAM ends.
+ *
+ * A start-up to copy for another board (with link.ld beside it; README "Platforms"): keep
+ * the vector table, the bss clearing, the constructors and exit's order, and
+ * MEMTRACK_STATIC_MEMORY; replace semihosting (initialise_monitor_handles, the command
+ * line) with the board's _write for the output. Nothing else is needed: no rename() (a
+ * report file is written in place), no CMSIS stack symbols.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,7 +25,7 @@
 __attribute__((weak, aligned(16))) unsigned char memtrack_static_memory[TEST_STATIC_MEMORY];
 __attribute__((weak)) const size_t memtrack_static_memory_size = TEST_STATIC_MEMORY;
 
-extern char __StackTop[], __bss_start__[], __bss_end__[];
+extern char _estack[], __bss_start__[], __bss_end__[];
 extern void initialise_monitor_handles(void);
 extern void __libc_init_array(void), __libc_fini_array(void);
 int main(int argc, char **argv);
@@ -31,15 +37,6 @@ static int semihost(int op, void *arg)
     register void *r1 __asm__("r1") = arg;
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
     return r0;
-}
-
-/* rename(): this newlib makes it of link and unlink, which rdimon leaves out; its _rename
- * is semihosting's SYS_RENAME. memtrack writes a report file (json=...) beside its path
- * and renames it over the path. */
-extern int _rename(const char *from, const char *to);
-int rename(const char *from, const char *to)
-{
-    return _rename(from, to);
 }
 
 /* A fault ends the run with status 3 (SYS_EXIT_EXTENDED), so run.sh sees it. */
@@ -58,7 +55,7 @@ static void fault(void)
 void SysTick_Handler(void) __attribute__((weak, alias("fault")));
 
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
-    (void (*)(void))(size_t)__StackTop, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0,
+    (void (*)(void))(size_t)_estack, Reset_Handler, fault, fault, fault, fault, fault, 0, 0, 0, 0,
     fault, fault, 0, fault, SysTick_Handler,
 };
 
