@@ -78,7 +78,7 @@ help:
 	@echo 'make clean        remove build/'
 	@echo 'DEBUG=1           check the library'"'"'s internal invariants (MT_ASSERT)'
 	@echo 'PLATFORM=NAME     the library for another target in build/platform/NAME: musl, i686,'
-	@echo '                  aarch64, s390x (with CROSS=prefix-: another gcc; README, "Platforms")'
+	@echo '                  aarch64, s390x (with CROSS=prefix-: another gcc; tools/doc/platforms.md)'
 
 # ---- all: the library, the report tool, the pkg-config file -----------------------------
 

@@ -6,7 +6,7 @@
  * got a tracked block (musl before libmemtrack provided the process's malloc), the program
  * aborted. One block leaks on purpose (kept); nothing else is reported.
  * platform-untracked: crossing_free-untracked.c
- * platform-skip: windows cortexm: the process's free stays the C library's (README, Platforms)
+ * platform-skip: windows cortexm: the process's free stays the C library's (tools/doc/platforms.md)
  */
 #include <stdlib.h>
 #include <string.h>
