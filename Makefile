@@ -61,7 +61,7 @@ VERSION := $(shell sed -n 's/^\#define MEMTRACK_VERSION "\(.*\)"/\1/p' include/m
 
 help:
 	@echo 'make              the library (build/libmemtrack.a, .so), the report tool, pkg-config file'
-	@echo 'make demo         build and run a small program with real leaks and an overrun'
+	@echo 'make demo         build and run small programs with real leaks, an overrun, pool misuse'
 	@echo 'make test         every test suite (what CI runs), about four minutes'
 	@echo 'make test-quick   the everyday loop: unit, e2e programs, fault, model, stress, command'
 	@echo '                  and report scripts; not the compiler matrices (header group,'
@@ -79,7 +79,7 @@ help:
 	@echo 'make clean        remove build/'
 	@echo 'DEBUG=1           check the library'"'"'s internal invariants (MT_ASSERT)'
 	@echo 'PLATFORM=NAME     the library for another target in build/platform/NAME: musl, i686,'
-	@echo '                  aarch64, s390x (with CROSS=prefix-: another gcc; README, "Platforms")'
+	@echo '                  aarch64, s390x (with CROSS=prefix-: another gcc; tools/doc/platforms.md)'
 
 # ---- all: the library, the report tool, the pkg-config file -----------------------------
 
@@ -189,6 +189,10 @@ demo: all
 	    -o $(B)/demo/demo -L$(B) -lmemtrack -Wl,-rpath,$(CURDIR)/$(B)
 	@echo "---- running build/demo/demo: its output, then memtrack's report ----"
 	@$(B)/demo/demo || true
+	$(CC) -std=c11 -g -O0 -DMEMORY_CONTROL_ON -Iinclude test/demo/engine/engine.c \
+	    test/demo/engine/game.c -o $(B)/demo/engine -L$(B) -lmemtrack -Wl,-rpath,$(CURDIR)/$(B)
+	@echo "---- running build/demo/engine: a pool and an arena (README, \"Pools and arenas\") ----"
+	@$(B)/demo/engine || true
 
 # ---- test ---------------------------------------------------------------------------------
 # Every suite is described in test/README.md. FORMAT_CHECK=0 leaves out the format check

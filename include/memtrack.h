@@ -32,7 +32,7 @@
  * has been read, we ask for glibc's complete set (_GNU_SOURCE), include what we need, and
  * remove every feature-test macro name again. The source then finds the macro state it
  * expects on its first line (nothing defined, so its own #defines are silent) and every
- * declaration it may ask for. See the README ("Feature-test macros") for the one visible
+ * declaration it may ask for. See src/README.md ("Feature-test macros") for the one visible
  * difference: strerror_r is the GNU variant.
  * ------------------------------------------------------------------------------------- */
 #if defined(MEMORY_CONTROL_ON) && !defined(__cplusplus) && !defined(_FEATURES_H) &&                \
@@ -319,7 +319,7 @@ static MEMTRACK_INLINE_ int memtrack_set_lock_hooks(void (*lock)(void *ctx),
 
 /* -------------------------------------------------------------------------------------
  * Pools and arenas: allocators for game engines and other hot paths, with tracking on
- * and off (README, "Pools and arenas").
+ * and off (tools/doc/pools-and-arenas.md).
  *
  * A pool hands out objects of one size in O(1) whatever its fill level; an arena hands
  * out memory by bumping a pointer and takes it all back at once. Neither locks: use one

@@ -1,4 +1,4 @@
-# platform.mk - the library built for another target (README, "Platforms").
+# platform.mk - the library built for another target (tools/doc/platforms.md).
 #
 #   make PLATFORM=musl|i686|aarch64|s390x     build/platform/NAME/libmemtrack.a
 #   make PLATFORM=armhf CROSS=arm-linux-gnueabihf-   another gcc toolchain by its prefix

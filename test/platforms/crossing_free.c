@@ -8,7 +8,7 @@
  * It turns track_all on itself, after starting with it off:
  * platform-options: track_all=0
  * platform-untracked: crossing_free-untracked.c
- * platform-skip: windows cortexm: the process's free stays the C library's (README, Platforms)
+ * platform-skip: windows cortexm: the process's free stays the C library's (tools/doc/platforms.md)
  */
 #include <stdlib.h>
 #include <string.h>

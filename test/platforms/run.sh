@@ -1,5 +1,5 @@
 #!/bin/bash
-# run.sh - the same programs on every target (README, "Platforms"): each is built with the
+# run.sh - the same programs on every target (tools/doc/platforms.md): each is built with the
 # target's compiler against build/platform/NAME/libmemtrack.a, run here (natively or under
 # qemu-user), and its stderr, addresses and pids normalized, must equal the expected report
 # line for line: the very report Linux x86-64 glibc prints, which runs first.

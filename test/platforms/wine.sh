@@ -7,7 +7,7 @@
 # one. The prefix (wine's C: drive and registry) lives in build/wine; the first run makes
 # it (wineboot, about ten seconds, with notes on stderr that are not the program's), once,
 # under a lock. The CRT writes stdout and stderr in text mode, CR LF: the CRs are taken out,
-# so the reports compare line for line with the other targets' (README "Platforms"), and so
+# so the reports compare line for line with the other targets' (tools/doc/platforms.md), and so
 # is wine's own note when a program crashes.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)

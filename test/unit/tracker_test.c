@@ -212,7 +212,7 @@ static void count_hook(void *ctx)
     hook_calls++;
 }
 
-/* The lock hooks are bare metal's (README "Platforms"): on a hosted platform the tracker's
+/* The lock hooks are bare metal's (tools/doc/platforms.md): on a hosted platform the tracker's
  * own locks serve, so setting them is refused and they are never called. */
 Test(tracker, lock_hooks_are_not_used_on_hosted_platforms)
 {
