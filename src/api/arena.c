@@ -99,7 +99,9 @@ static void *untracked_alloc(memtrack_arena_t *a, size_t size, size_t align)
 
 /* ---- tracked -------------------------------------------------------------------------- */
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, stack)
+/* A site of the entry point's place and stack; the allocation's own comes from the stack's
+ * cache entry (api/owned.h), the others (errors) are looked up. */
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, found.stack)
 
 /* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
  * (its entry written over since). */
@@ -189,7 +191,7 @@ static bool add_chunk(memtrack_arena_t *a, size_t need)
 }
 
 static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                           int line, const char *func, void *pc, uint32_t stack)
+                           int line, const char *func, void *pc, mt_stack_found_t found)
 {
     arena_tracking_t *t = a->t;
     size_t start = place(a, size, align);
@@ -240,7 +242,7 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     if (t->nentries > t->logged)
         t->logged = t->nentries;
     e->size = size;
-    e->site = SITE_OF(ARENA);
+    e->site = mt_owned_site_found(file, line, func, pc, MT_KIND_ARENA, t->name, found);
     e->seq = 0;
     (void)mt_owned_insert(user, size, align, e->site, &e->seq);
     return user;
@@ -377,7 +379,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
@@ -388,7 +390,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
@@ -398,7 +400,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t siz
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
@@ -410,7 +412,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)

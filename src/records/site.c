@@ -227,6 +227,7 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base)
 #ifndef MT_BARE_METAL
     s->file_key = k->file;
     s->func_key = k->func;
+    s->owner_key = k->owner;
     s->id = id;
 #endif
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
