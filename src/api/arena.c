@@ -147,6 +147,17 @@ static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t fr
     return 1;
 }
 
+/* True when [from, to) of c's released bytes still hold the pattern: an allocation's check,
+ * before which no site is looked up (check_released, on damage, makes the report). */
+static bool released_intact(const arena_chunk_t *c, size_t from, size_t to)
+{
+    size_t first = 0;
+    if (to > c->dirty)
+        to = c->dirty;
+    return from >= to ||
+           mt_pattern_check(c->base + from, to - from, MT_FREE_FILL_BYTE, &first) == 0;
+}
+
 /* Every released byte of the arena. */
 static int check_all_released(arena_tracking_t *t, uint32_t found_site)
 {
@@ -223,7 +234,7 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     uintptr_t p = (uintptr_t)c->base + c->top;
     unsigned char *user = (unsigned char *)(((p + align - 1) & ~(uintptr_t)(align - 1)) + front);
     size_t to = (size_t)(user - c->base) + size + t->guard;
-    if (MT_UNLIKELY(c->top < c->dirty))
+    if (MT_UNLIKELY(c->top < c->dirty) && !released_intact(c, c->top, to))
         (void)check_released(t, c, c->top, to, SITE_OF(ARENA_ALLOC));
     mt_guard_fill(user, size, front, t->guard);
     memset(user, MT_ALLOC_FILL_BYTE, size);
