@@ -389,8 +389,15 @@ $(B)/bench/pools: tools/bench/pools.c $(B)/libmemtrack.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -Iinclude $< -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
 
-bench-pools: $(B)/bench/pools
+bench-pools: $(B)/bench/pools $(B)/libmemtrack.a
 	$(B)/bench/pools $(if $(filter-out 0,$(QUICK)),--quick)
+	tools/bench/arena_work.sh $(if $(filter-out 0,$(QUICK)),--quick)
+
+# A tracked pool's release+allocate and an arena's allocation in a loop, for
+# tools/bench/instructions.sh (build/bench/owned-pair [--arena]).
+$(B)/bench/owned-pair: tools/bench/owned_pair.c $(B)/libmemtrack.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -Iinclude $< -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
 
 # Start-up cost: a one-malloc program plain, tracked, and plain under --preload.
 $(B)/bench/startup: tools/bench/startup.c

@@ -100,7 +100,9 @@ static void *untracked_alloc(memtrack_arena_t *a, size_t size, size_t align)
 
 /* ---- tracked -------------------------------------------------------------------------- */
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, stack)
+/* A site of the entry point's place and stack; the allocation's own comes from the stack's
+ * cache entry (api/owned.h), the others (errors) are looked up. */
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, found.stack)
 
 /* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
  * (its entry written over since). */
@@ -144,6 +146,17 @@ static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t fr
     mt_error_report(&e);
     memset(c->base + from, MT_FREE_FILL_BYTE, to - from);
     return 1;
+}
+
+/* True when [from, to) of c's released bytes still hold the pattern: an allocation's check,
+ * before which no site is looked up (check_released, on damage, makes the report). */
+static bool released_intact(const arena_chunk_t *c, size_t from, size_t to)
+{
+    size_t first = 0;
+    if (to > c->dirty)
+        to = c->dirty;
+    return from >= to ||
+           mt_pattern_check(c->base + from, to - from, MT_FREE_FILL_BYTE, &first) == 0;
 }
 
 /* Every released byte of the arena. */
@@ -190,10 +203,10 @@ static bool add_chunk(memtrack_arena_t *a, size_t need)
 }
 
 static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                           int line, const char *func, void *pc, uint32_t stack)
+                           int line, const char *func, void *pc, mt_stack_found_t found)
 {
     arena_tracking_t *t = a->t;
-    uint32_t site = SITE_OF(ARENA);
+    uint32_t site = mt_owned_site_found(file, line, func, pc, MT_KIND_ARENA, t->name, found);
     if (MT_UNLIKELY(mt_fail_owned(site, size))) {
         mt_stats_failed(); /* on purpose (api/fail.c): as when the arena is full */
         return NULL;
@@ -227,7 +240,7 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     uintptr_t p = (uintptr_t)c->base + c->top;
     unsigned char *user = (unsigned char *)(((p + align - 1) & ~(uintptr_t)(align - 1)) + front);
     size_t to = (size_t)(user - c->base) + size + t->guard;
-    if (MT_UNLIKELY(c->top < c->dirty))
+    if (MT_UNLIKELY(c->top < c->dirty) && !released_intact(c, c->top, to))
         (void)check_released(t, c, c->top, to, SITE_OF(ARENA_ALLOC));
     mt_guard_fill(user, size, front, t->guard);
     memset(user, MT_ALLOC_FILL_BYTE, size);
@@ -383,7 +396,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
@@ -394,7 +407,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
@@ -404,7 +417,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t siz
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
@@ -416,7 +429,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_STACK());
+    return tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)

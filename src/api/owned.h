@@ -44,6 +44,29 @@ uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, m
  * taken there because only the entry point's frame knows its caller's. Only on a tracked
  * path: an untracked pool or arena calls nothing of the tracker. */
 #define MT_OWNED_STACK() mt_stack_here(__builtin_frame_address(0), __builtin_return_address(0))
+/* The same stack with the entry of this thread's stacks' cache that keeps the site last
+ * made at it (records/stack.h): for entry points that allocate or release, whose site
+ * mt_owned_site_found then finds as malloc's is found, without a lookup. */
+#define MT_OWNED_FOUND() mt_stack_found_any(__builtin_frame_address(0), __builtin_return_address(0))
+/* mt_owned_site(file, line, func, pc, kind, owner, found.stack), from the found stack's
+ * entry when the site last made at that stack is this place's (a stack is nearly always
+ * reached from one place), and kept there when it is not. owner: the interned name. */
+static inline uint32_t mt_owned_site_found(const char *file, int line, const char *func, void *pc,
+                                           mt_kind_t kind, const char *owner,
+                                           mt_stack_found_t found)
+{
+    if (found.stack == MT_STACK_NONE) /* (stacks off, or none taken: no entry) */
+        return mt_owned_site(file, line, func, pc, kind, owner, MT_STACK_NONE);
+#ifndef MT_BARE_METAL /* (sites without the keys: records/site.h) */
+    const mt_site_t *s = *found.site;
+    if (MT_LIKELY(s->file_key == file && s->pc == pc && mt_site_line_kind_is(s, line, kind) &&
+                  s->func_key == func && s->owner_key == owner && s->stack == found.stack))
+        return s->id;
+#endif
+    uint32_t id = mt_owned_site(file, line, func, pc, kind, owner, found.stack);
+    mt_site_keep(found, id);
+    return id;
+}
 
 /* Tracked pools and arenas, so the exit-time check can look at their released memory. */
 typedef struct mt_owner {

@@ -308,7 +308,7 @@ MT_EXPORT void *memtrack_pool_alloc(memtrack_pool_t *pool)
     if (MT_LIKELY(pool->t == NULL))
         return untracked_alloc(pool);
     return mt_pool_tracked_alloc(pool, pool->object_size, NULL, 0, NULL,
-                                 __builtin_return_address(0), MT_OWNED_STACK());
+                                 __builtin_return_address(0), MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, int line,
@@ -319,7 +319,7 @@ MT_EXPORT void *memtrack_pool_alloc_at(memtrack_pool_t *pool, const char *file, 
         return NULL;
     if (pool->t == NULL)
         return untracked_alloc(pool);
-    return mt_pool_tracked_alloc(pool, pool->object_size, file, line, func, NULL, MT_OWNED_STACK());
+    return mt_pool_tracked_alloc(pool, pool->object_size, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_pool_alloc_size(memtrack_pool_t *pool, size_t size)
@@ -330,7 +330,7 @@ MT_EXPORT void *memtrack_pool_alloc_size(memtrack_pool_t *pool, size_t size)
     if (MT_LIKELY(pool->t == NULL))
         return size <= pool->object_size ? untracked_alloc(pool) : NULL;
     return mt_pool_tracked_alloc(pool, size, NULL, 0, NULL, __builtin_return_address(0),
-                                 MT_OWNED_STACK());
+                                 MT_OWNED_FOUND());
 }
 
 MT_EXPORT void *memtrack_pool_alloc_size_at(memtrack_pool_t *pool, size_t size, const char *file,
@@ -341,7 +341,7 @@ MT_EXPORT void *memtrack_pool_alloc_size_at(memtrack_pool_t *pool, size_t size, 
         return NULL;
     if (pool->t == NULL)
         return size <= pool->object_size ? untracked_alloc(pool) : NULL;
-    return mt_pool_tracked_alloc(pool, size, file, line, func, NULL, MT_OWNED_STACK());
+    return mt_pool_tracked_alloc(pool, size, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
@@ -353,7 +353,7 @@ MT_EXPORT void memtrack_pool_free(memtrack_pool_t *pool, void *object)
         untracked_free(pool, object);
     else
         mt_pool_tracked_free(pool, object, NULL, 0, NULL, __builtin_return_address(0),
-                             MT_OWNED_STACK());
+                             MT_OWNED_FOUND());
 }
 
 MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const char *file,
@@ -365,7 +365,7 @@ MT_EXPORT void memtrack_pool_free_at(memtrack_pool_t *pool, void *object, const 
     if (pool->t == NULL)
         untracked_free(pool, object);
     else
-        mt_pool_tracked_free(pool, object, file, line, func, NULL, MT_OWNED_STACK());
+        mt_pool_tracked_free(pool, object, file, line, func, NULL, MT_OWNED_FOUND());
 }
 
 /* The site of a tracked pool's entry point, with its stack (api/owned.h). */

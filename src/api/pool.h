@@ -121,9 +121,9 @@ void mt_pool_each_live(memtrack_pool_t *p, void (*fn)(memtrack_pool_t *, unsigne
 /* An object of `size` bytes (at most the pool's object size; the bytes after it up to
  * the slot's end are checked as its back guard). */
 void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, int line,
-                            const char *func, void *pc, uint32_t stack);
+                            const char *func, void *pc, mt_stack_found_t found);
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
-                          const char *func, void *pc, uint32_t stack);
+                          const char *func, void *pc, mt_stack_found_t found);
 /* A level's or a frame's end: reports the objects made since the last mark still live, by
  * site; returns how many. */
 size_t mt_pool_tracked_mark(memtrack_pool_t *p, uint32_t site);

@@ -18,7 +18,11 @@
 #include "api/fail.h"
 #include "api/pool.h"
 
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name, stack)
+/* A site of the entry point's place and stack; the allocation's and the release's own come
+ * from the stack's cache entry (api/owned.h), the others (errors) are looked up. */
+#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, p->t->name, found.stack)
+#define FOUND_SITE(kind)                                                                           \
+    mt_owned_site_found(file, line, func, pc, MT_KIND_##kind, p->t->name, found)
 
 static unsigned char *slot_of_object(const memtrack_pool_t *p, const void *object)
 {
@@ -113,7 +117,7 @@ bool mt_pool_owner_contains(mt_owner_t *o, uintptr_t addr)
 }
 
 void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, int line,
-                            const char *func, void *pc, uint32_t stack)
+                            const char *func, void *pc, mt_stack_found_t found)
 {
     pool_tracking_t *t = p->t;
     unsigned char *slot;
@@ -122,7 +126,7 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, i
         mt_stats_failed();
         return NULL;
     }
-    uint32_t site = SITE_OF(POOL);
+    uint32_t site = FOUND_SITE(POOL);
     if (MT_UNLIKELY(mt_fail_owned(site, size))) {
         mt_stats_failed(); /* on purpose (api/fail.c): as when the pool is full */
         return NULL;
@@ -187,10 +191,10 @@ static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint3
 }
 
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
-                          const char *func, void *pc, uint32_t stack)
+                          const char *func, void *pc, mt_stack_found_t found)
 {
     pool_tracking_t *t = p->t;
-    uint32_t site = SITE_OF(POOL_FREE);
+    uint32_t site = FOUND_SITE(POOL_FREE);
     slab_t *s = slab_of(p, (uintptr_t)object);
     size_t i = SIZE_MAX;
     if (s != NULL && (uintptr_t)object - (uintptr_t)s->base >= t->front)

@@ -68,8 +68,11 @@ uint32_t mt_owned_site(const char *file, int line, const char *func, void *pc, m
 
 bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq)
 {
-    if (MT_UNLIKELY(mt_reentered()) || !mt_kind_owned(mt_site_get(site)->kind))
+    /* (a site of no owned kind is the tracker's bug, not the program's: asserted, not read
+     * on every allocation) */
+    if (MT_UNLIKELY(mt_reentered()) || site == MT_SITE_NONE)
         return false;
+    MT_ASSERT(mt_kind_owned(mt_site_get(site)->kind));
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
     uint64_t n = mt_next_seq();
@@ -320,16 +323,18 @@ static size_t register_free_range(const void *start, size_t size, const char *ow
     return released;
 }
 
-#define AT_SITE(kind, name) mt_owned_site(file, line, func, NULL, MT_KIND_##kind, name, stack)
+/* An entry point's sites, from its place and the stack found there: a block's and a release's
+ * from the stack's cache entry (api/owned.h), as malloc's are. */
+#define AT_SITE(kind, name) mt_owned_site_found(file, line, func, NULL, MT_KIND_##kind, name, found)
 #define PC_SITE(kind, name)                                                                        \
-    mt_site_pc_stacked(__builtin_return_address(0), MT_KIND_##kind, name, stack)
+    mt_owned_site_found(NULL, 0, NULL, __builtin_return_address(0), MT_KIND_##kind, name, found)
 
 MT_EXPORT void memtrack_register_alloc_at(const void *ptr, size_t size, const char *owner,
                                           const char *file, int line, const char *func)
 {
     MT_ENTRY();
     mt_init();
-    uint32_t stack = MT_OWNED_STACK();
+    mt_stack_found_t found = MT_OWNED_FOUND();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, AT_SITE(REGISTERED, name), AT_SITE(REGISTER, name));
 }
@@ -339,7 +344,7 @@ MT_EXPORT void memtrack_register_free_at(const void *ptr, const char *owner, con
 {
     MT_ENTRY();
     mt_init();
-    uint32_t stack = MT_OWNED_STACK();
+    mt_stack_found_t found = MT_OWNED_FOUND();
     register_free(ptr, AT_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
 
@@ -349,7 +354,7 @@ MT_EXPORT void memtrack_register_alloc(const void *ptr, size_t size, const char 
 {
     MT_ENTRY();
     mt_init();
-    uint32_t stack = MT_OWNED_STACK();
+    mt_stack_found_t found = MT_OWNED_FOUND();
     const char *name = mt_owner_intern(owner);
     register_alloc(ptr, size, name, PC_SITE(REGISTERED, name), PC_SITE(REGISTER, name));
 }
@@ -358,7 +363,7 @@ MT_EXPORT void memtrack_register_free(const void *ptr, const char *owner)
 {
     MT_ENTRY();
     mt_init();
-    uint32_t stack = MT_OWNED_STACK();
+    mt_stack_found_t found = MT_OWNED_FOUND();
     register_free(ptr, PC_SITE(UNREGISTER, mt_owner_intern(owner)));
 }
 
@@ -367,7 +372,7 @@ MT_EXPORT size_t memtrack_register_free_range_at(const void *start, size_t size,
 {
     MT_ENTRY();
     mt_init();
-    uint32_t stack = MT_OWNED_STACK();
+    mt_stack_found_t found = MT_OWNED_FOUND();
     const char *name = mt_owner_intern(owner);
     return register_free_range(start, size, name, AT_SITE(UNREGISTER, name));
 }
@@ -376,7 +381,7 @@ MT_EXPORT size_t memtrack_register_free_range(const void *start, size_t size, co
 {
     MT_ENTRY();
     mt_init();
-    uint32_t stack = MT_OWNED_STACK();
+    mt_stack_found_t found = MT_OWNED_FOUND();
     const char *name = mt_owner_intern(owner);
     return register_free_range(start, size, name, PC_SITE(UNREGISTER, name));
 }

@@ -258,10 +258,29 @@ static unsigned frame_levels(void *pc, bool system, mt_symbol_t *sym,
     return mt_symbolize(pc, sym) ? levels_of(sym, levels) : 0;
 }
 
+/* The module of return address pc, and whether it is the system's: the loader's answer, or
+ * in a program linked statically (musl), whose loader knows no modules, the program's image,
+ * where the code linked after libmemtrack's is the C library's and the libraries' named after
+ * libmemtrack.a. False when pc lies in no module. */
+static bool frame_module(void *pc, mt_module_t *m, bool *system)
+{
+    if (mt_symbol_module(pc, m)) {
+        *system = module_is_system(m);
+        return true;
+    }
+    if (!mt_in_program_image((uintptr_t)pc))
+        return false;
+    m->path = NULL;
+    m->base = program_base_address();
+    *system = mt_in_code_linked_after((uintptr_t)pc);
+    return true;
+}
+
 static bool pc_is_system(void *pc)
 {
     mt_module_t m;
-    return mt_symbol_module(pc, &m) && module_is_system(&m);
+    bool system;
+    return frame_module(pc, &m, &system) && system;
 }
 
 /* How many of a stack's frames may be shown: up to the program's last (a frame outside
@@ -273,9 +292,10 @@ static unsigned shown_frames_end(void *const *pcs, unsigned n)
     unsigned end = 0;
     for (unsigned i = 0; i < n; i++) {
         mt_module_t m;
-        if (!mt_symbol_module(pcs[i], &m))
+        bool system;
+        if (!frame_module(pcs[i], &m, &system))
             break;
-        if (!module_is_system(&m))
+        if (!system)
             end = i + 1;
     }
     return end;
@@ -338,12 +358,12 @@ static size_t resolve_frames(const caller_at_t at, void *const *pcs, unsigned n,
          * (The place's own address, when the stack starts inside it, is only skipped.) An
          * address no symbol covers (the signal trampoline a handler returns to) is left
          * out: what comes after it is the interrupted code. */
-        if (!mt_symbol_module(pcs[i], &m)) {
+        bool system;
+        if (!frame_module(pcs[i], &m, &system)) {
             if (i == at.pc && at.level > 0)
                 continue;
             break;
         }
-        bool system = module_is_system(&m);
         unsigned nl = frame_levels(pcs[i], system, &sym, levels);
         if (nl == 0)
             continue;

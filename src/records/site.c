@@ -231,6 +231,7 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base, mt_code_o
 #ifndef MT_BARE_METAL
     s->file_key = k->file;
     s->func_key = k->func;
+    s->owner_key = k->owner;
     s->id = id;
     s->library = (unsigned char)library;
     if (id < MT_SITE_SYSTEM_FLAGS)

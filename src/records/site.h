@@ -23,8 +23,9 @@ typedef struct mt_site {
     uint32_t base;    /* the same place's site without a stack (itself when it has none) */
 #ifndef MT_BARE_METAL /* (where a site is as small as it can be: records/stack.h) */
     /* What it was looked up by: its key's pointers (file and func are copies) and its id,
-     * so that a cache entry holding the site can check a place against it (mt_site_here). */
-    const char *file_key, *func_key;
+     * so that a cache entry holding the site can check a place against it (mt_site_here,
+     * mt_owned_site_found). */
+    const char *file_key, *func_key, *owner_key;
     uint32_t id;
     /* Whose code it lies in (mt_code_owner_t, base/code_map.h), for a site known by a
      * return address: a system library's blocks are counted apart from the program's, and

@@ -381,12 +381,24 @@ uint32_t mt_stack_skipping(unsigned skip)
     return n > skip + 1 ? mt_stack_intern(pcs + skip + 1, n - skip - 1) : MT_STACK_NONE;
 }
 
+mt_stack_found_t mt_stack_found_any(void *frame, void *caller)
+{
+    if (mt_opt.stack == 0 || MT_UNLIKELY(mt_busy))
+        return found_none(MT_STACK_NONE);
+    return mt_stack_found_idle(frame, caller);
+}
+
+void mt_site_keep(mt_stack_found_t found, uint32_t id)
+{
+    if (found.site != &no_site_kept && id != MT_SITE_NONE)
+        *found.site = mt_site_get(id);
+}
+
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
                        mt_kind_t kind)
 {
     uint32_t id = mt_site_stacked(file, line, func, kind, NULL, found.stack);
-    if (found.site != &no_site_kept && id != MT_SITE_NONE)
-        *found.site = mt_site_get(id);
+    mt_site_keep(found, id);
     return id;
 }
 

@@ -34,6 +34,12 @@ typedef struct mt_stack_found {
 mt_stack_found_t mt_stack_found_here(void *frame, void *caller);
 /* mt_stack_found_here for a caller that found mt_busy 0 (not tested again). */
 mt_stack_found_t mt_stack_found_idle(void *frame, void *caller);
+/* mt_stack_found_here, or no stack when option stack is 0: for entry points that hand what
+ * they found down to helpers (pools, arenas and registered blocks, api/owned.h, which read
+ * no tracker variable: test/e2e/pool_nocalls.sh). */
+mt_stack_found_t mt_stack_found_any(void *frame, void *caller);
+/* Keeps site id in the entry of a found stack, for the next call from the same place. */
+void mt_site_keep(mt_stack_found_t found, uint32_t id);
 /* The site of a place and a found stack (mt_site_stacked), kept for the next call. */
 uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const char *func,
                        mt_kind_t kind);
