@@ -12,13 +12,9 @@
 #include "base/symbolize.h"
 #include "errors/error.h"
 #include "errors/format.h"
+#include "errors/message_lines.h"
 #include "records/place.h"
 #include "records/site.h"
-
-/* The callers printed under each place of a message, at most this many (report.c gives
- * the reports the whole depth of option stack). */
-#define MESSAGE_FRAMES 16u
-#define STACK_INDENT "    "
 
 /* Writes "file:line in func()", or for a site known only by address and without line
  * information "0x... in symbol+0x.. (module)": the place a report shows. */
@@ -64,40 +60,6 @@ size_t mt_error_to_model(const mt_error_t *e, mt_report_error_t *out, mt_frame_t
     return used;
 }
 
-/* The kind of a place, MT_KIND_NONE when it has none. */
-static int kind_of(const mt_place_t *p)
-{
-    return p->kind != NULL ? p->kind_id : MT_KIND_NONE;
-}
-
-/* "pool \"bullets\"", "malloc" */
-static void print_kind_owner(mt_buf_t *b, const mt_place_t *p)
-{
-    mt_buf_str(b, mt_kind_names[kind_of(p)]);
-    if (p->owner != NULL) {
-        mt_buf_str(b, " \"");
-        mt_buf_text(b, p->owner);
-        mt_buf_char(b, '"');
-    }
-}
-
-static void print_block_line(mt_buf_t *b, const mt_report_error_t *e)
-{
-    mt_buf_line(b);
-    mt_buf_str(b, "  allocated at ");
-    mt_buf_place(b, &e->alloc);
-    mt_buf_str(b, " by ");
-    print_kind_owner(b, &e->alloc);
-    mt_buf_str(b, " (block ");
-    mt_buf_hex(b, e->addr);
-    if (e->thread != 0) {
-        mt_buf_str(b, ", thread ");
-        mt_buf_u64(b, e->thread);
-    }
-    mt_buf_str(b, ")\n");
-    mt_buf_stack_lines(b, &e->alloc, STACK_INDENT);
-}
-
 /* What found an error (format.c words it), for a site id. */
 void mt_buf_found_by_site(mt_buf_t *b, uint32_t site)
 {
@@ -106,24 +68,10 @@ void mt_buf_found_by_site(mt_buf_t *b, uint32_t site)
     mt_buf_found_by(b, &p, mt_opt.check_every);
 }
 
-static void print_found_line(mt_buf_t *b, const mt_report_error_t *e)
-{
-    int kind = kind_of(&e->found);
-    mt_buf_line(b);
-    mt_buf_str(b, "  found by ");
-    mt_buf_found_by(b, &e->found, mt_opt.check_every);
-    /* A freed block is checked when it leaves the quarantine, during some later free. */
-    if (e->kind_id == MT_ERROR_WRITE_AFTER_FREE && kind != MT_KIND_CHECK &&
-        kind != MT_KIND_PERIODIC && kind != MT_KIND_EXIT && kind != MT_KIND_CRASH)
-        mt_buf_str(b, ", as the block left quarantine");
-    mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, &e->found, STACK_INDENT);
-}
-
 /* "  freed at x.c:3 in f() by free" */
 static void print_freed_line(mt_buf_t *b, const mt_report_error_t *e)
 {
-    int kind = kind_of(&e->freed);
+    int kind = mt_place_kind(&e->freed);
     mt_buf_line(b);
     mt_buf_str(b, "  freed at ");
     mt_buf_place(b, &e->freed);
@@ -137,7 +85,7 @@ static void print_freed_line(mt_buf_t *b, const mt_report_error_t *e)
 
 static bool found_by_realloc(const mt_report_error_t *e)
 {
-    int kind = kind_of(&e->found);
+    int kind = mt_place_kind(&e->found);
     return kind == MT_KIND_REALLOC || kind == MT_KIND_REALLOCARRAY;
 }
 
@@ -209,16 +157,14 @@ static void print_invalid_free(mt_buf_t *b, const mt_report_error_t *e)
     mt_buf_str(b, by_realloc ? "; realloc returns NULL\n" : "; left alone\n");
 }
 
-static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e);
-
 /* ---- mismatched releases (mismatch.c) ------------------------------------------------ */
 
 /* "mismatched delete of block #4 (40 bytes) made by new[]: release it with delete[]" */
 static void print_mismatch(mt_buf_t *b, const mt_report_error_t *e)
 {
-    int made = kind_of(&e->alloc);
+    int made = mt_place_kind(&e->alloc);
     mt_buf_str(b, "mismatched ");
-    mt_buf_str(b, mt_kind_names[kind_of(&e->found)]);
+    mt_buf_str(b, mt_kind_names[mt_place_kind(&e->found)]);
     mt_buf_str(b, " of ");
     mt_buf_block_name(b, e);
     mt_buf_str(b, " made by ");
@@ -232,7 +178,7 @@ static void print_mismatch(mt_buf_t *b, const mt_report_error_t *e)
  * virtual destructor?" */
 static void print_delete_size(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, mt_kind_names[kind_of(&e->found)]);
+    mt_buf_str(b, mt_kind_names[mt_place_kind(&e->found)]);
     mt_buf_str(b, " of ");
     mt_buf_block_name(b, e);
     mt_buf_str(b, " as ");
@@ -266,7 +212,7 @@ static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_place(b, &e->found); /* no line information: the address and symbol */
     }
     mt_buf_char(b, '\n');
-    print_block_line(b, e);
+    mt_buf_block_line(b, e);
     if (e->freed.kind != NULL)
         print_freed_line(b, e);
     mt_buf_line(b);
@@ -280,7 +226,7 @@ static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
 static void print_rerun_hint(mt_buf_t *b, const mt_report_error_t *e)
 {
     if (!MT_HAVE_PAGE_GUARDS || e->made_file == NULL ||
-        mt_kind_owned((mt_kind_t)kind_of(&e->alloc)))
+        mt_kind_owned((mt_kind_t)mt_place_kind(&e->alloc)))
         return; /* (pools, arenas and registrars lay out their own memory) */
     mt_buf_line(b);
     mt_buf_str(b, "  rerun with MEMTRACK_OPTIONS=page_guard_site=");
@@ -336,16 +282,16 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
     case MT_ERROR_OWNED_FREE:
     case MT_ERROR_REGISTER_CONFLICT:
     case MT_ERROR_UNREGISTER_UNKNOWN:
-    case MT_ERROR_UNREGISTER_OWNER: print_owned_error(b, e); return;
+    case MT_ERROR_UNREGISTER_OWNER: mt_buf_owned_error(b, e); return;
     case MT_ERROR_MISMATCH: print_mismatch(b, e); break;
     case MT_ERROR_DELETE_SIZE: print_delete_size(b, e); break;
     case MT_ERROR_DOUBLE_FREE:
         mt_buf_str(b, found_by_realloc(e) ? "realloc of freed " : "double free of ");
         mt_buf_block_name(b, e);
         mt_buf_char(b, '\n');
-        print_block_line(b, e);
+        mt_buf_block_line(b, e);
         print_freed_line(b, e);
-        print_found_line(b, e);
+        mt_buf_found_line(b, e);
         return;
     case MT_ERROR_WRITE_AFTER_FREE:
         mt_buf_str(b, "write after free to ");
@@ -360,281 +306,32 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
             mt_buf_str(b, " to ");
             mt_buf_u64(b, e->extent - 1);
             mt_buf_char(b, '\n');
-            print_block_line(b, e);
+            mt_buf_block_line(b, e);
             print_freed_line(b, e);
-            print_found_line(b, e);
+            mt_buf_found_line(b, e);
             return;
         }
         mt_buf_u64(b, (uint64_t)e->offset);
         mt_buf_char(b, '\n');
-        print_block_line(b, e);
+        mt_buf_block_line(b, e);
         print_freed_line(b, e);
-        print_found_line(b, e);
+        mt_buf_found_line(b, e);
         return;
     case MT_ERROR_INVALID_FREE:
         print_invalid_free(b, e);
         if (e->what_id == MT_POINTER_INSIDE_LIVE || e->what_id == MT_POINTER_INSIDE_FREED)
-            print_block_line(b, e);
+            mt_buf_block_line(b, e);
         if (e->what_id == MT_POINTER_INSIDE_FREED)
             print_freed_line(b, e);
-        print_found_line(b, e);
+        mt_buf_found_line(b, e);
         return;
     case MT_ERROR_USE_AFTER_FREE:
     case MT_ERROR_COUNT: break;
     }
-    print_block_line(b, e);
-    print_found_line(b, e);
+    mt_buf_block_line(b, e);
+    mt_buf_found_line(b, e);
     if (e->kind_id == MT_ERROR_OVERRUN || e->kind_id == MT_ERROR_UNDERRUN)
         print_rerun_hint(b, e);
-}
-
-/* ---- pools, arenas and registered blocks (pool.c, arena.c, register.c) ----------------
- * Their errors name the owner (the pool, arena or registrar, from the sites' owner) and,
- * when a block is involved, its number, size and the sites that made and released it. */
-
-/* The owner named by a site: "pool \"bullets\"", "arena \"level\"", or a registrar's
- * bare "\"myalloc\"". */
-static void print_owner_of(mt_buf_t *b, const mt_place_t *p)
-{
-    const char *noun = NULL;
-    switch (kind_of(p)) {
-    case MT_KIND_POOL:
-    case MT_KIND_POOL_ALLOC:
-    case MT_KIND_POOL_FREE:
-    case MT_KIND_POOL_CLEAR:
-    case MT_KIND_POOL_DESTROY:
-    case MT_KIND_POOL_CHECK:
-    case MT_KIND_POOL_MARK: noun = "pool "; break;
-    case MT_KIND_ARENA:
-    case MT_KIND_ARENA_ALLOC:
-    case MT_KIND_ARENA_RESET:
-    case MT_KIND_ARENA_REWIND:
-    case MT_KIND_ARENA_DESTROY: noun = "arena "; break;
-    default: break;
-    }
-    if (noun != NULL)
-        mt_buf_str(b, noun);
-    mt_buf_char(b, '"');
-    mt_buf_text(b, p->owner != NULL ? p->owner : "?");
-    mt_buf_char(b, '"');
-}
-
-/* "object #12 (24 bytes)" for a pool, "allocation #3" for an arena, "block #7" else. */
-static void print_owned_name(mt_buf_t *b, const mt_report_error_t *e)
-{
-    switch (kind_of(&e->alloc)) {
-    case MT_KIND_POOL: mt_buf_str(b, "object #"); break;
-    case MT_KIND_ARENA: mt_buf_str(b, "allocation #"); break;
-    default: mt_buf_str(b, "block #"); break;
-    }
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, " (");
-    mt_buf_count(b, e->size, "byte", "bytes");
-    mt_buf_char(b, ')');
-}
-
-static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t *p)
-{
-    mt_buf_line(b);
-    mt_buf_str(b, what);
-    mt_buf_str(b, " by ");
-    mt_buf_str(b, mt_kind_names[kind_of(p)]);
-    if (p->file != NULL || p->pc != 0) {
-        mt_buf_str(b, " at ");
-        mt_buf_place(b, p);
-    }
-    mt_buf_char(b, '\n');
-    mt_buf_stack_lines(b, p, STACK_INDENT);
-}
-
-/* ", the first at offset 8" / ", the first 4 bytes before its start" */
-static void print_offset(mt_buf_t *b, int64_t offset)
-{
-    if (offset >= 0) {
-        mt_buf_str(b, ", the first at offset ");
-        mt_buf_u64(b, (uint64_t)offset);
-    } else {
-        mt_buf_str(b, ", the first ");
-        mt_buf_count(b, (uint64_t)-offset, "byte", "bytes");
-        mt_buf_str(b, " before its start");
-    }
-}
-
-/* " of block #4 (8 bytes) made by malloc" */
-static void print_block_made_by(mt_buf_t *b, const mt_report_error_t *e)
-{
-    mt_buf_str(b, " of ");
-    mt_buf_block_name(b, e);
-    mt_buf_str(b, " made by ");
-    print_kind_owner(b, &e->alloc);
-}
-
-static void print_owned_error(mt_buf_t *b, const mt_report_error_t *e)
-{
-    bool block_line = e->alloc.kind != NULL;
-    switch (e->kind_id) {
-    case MT_ERROR_POOL_DOUBLE_RELEASE:
-        mt_buf_str(b, "double release of ");
-        print_owned_name(b, e);
-        mt_buf_str(b, " to ");
-        print_owner_of(b, &e->found);
-        mt_buf_char(b, '\n');
-        break;
-    case MT_ERROR_POOL_INTERIOR_RELEASE:
-        mt_buf_str(b, "release to ");
-        print_owner_of(b, &e->found);
-        mt_buf_str(b, " of a pointer ");
-        if (e->offset < 0) {
-            mt_buf_count(b, (uint64_t)-e->offset, "byte", "bytes");
-            mt_buf_str(b, " before ");
-        } else if ((uint64_t)e->offset >= e->size) {
-            mt_buf_count(b, (uint64_t)e->offset - e->size, "byte", "bytes");
-            mt_buf_str(b, " past the end of ");
-        } else {
-            mt_buf_count(b, (uint64_t)e->offset, "byte", "bytes");
-            mt_buf_str(b, " into ");
-        }
-        print_owned_name(b, e);
-        mt_buf_char(b, '\n');
-        break;
-    case MT_ERROR_POOL_FOREIGN_RELEASE:
-        mt_buf_str(b, "release to ");
-        print_owner_of(b, &e->found);
-        if (block_line) {
-            print_block_made_by(b, e);
-            mt_buf_char(b, '\n');
-        } else {
-            mt_buf_str(b, " of ");
-            mt_buf_hex(b, e->addr);
-            mt_buf_str(b, ", which is not one of its objects (nothing released)\n");
-        }
-        break;
-    case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
-        if (!block_line) { /* no allocation known to have been there */
-            mt_buf_str(b, "write after release in ");
-            print_owner_of(b, &e->freed);
-            mt_buf_str(b, ": ");
-            mt_buf_count(b, e->changed, "byte", "bytes");
-            mt_buf_str(b, " changed, the first at ");
-            mt_buf_hex(b, e->addr);
-            mt_buf_char(b, '\n');
-            break;
-        }
-        /* fall through */
-    case MT_ERROR_POOL_WRITE_AFTER_RELEASE:
-        mt_buf_str(b, "write after release to ");
-        print_owned_name(b, e);
-        mt_buf_str(b, " of ");
-        print_owner_of(b, &e->alloc);
-        mt_buf_str(b, ": ");
-        mt_buf_count(b, e->changed, "byte", "bytes");
-        mt_buf_str(b, " changed");
-        print_offset(b, e->offset);
-        mt_buf_char(b, '\n');
-        break;
-    case MT_ERROR_POOL_LIVE_AT_DESTROY:
-    case MT_ERROR_POOL_LIVE_AT_MARK:
-        /* one message per allocation site (and stack) of the objects left */
-        print_owner_of(b, &e->found);
-        mt_buf_str(b,
-                   e->kind_id == MT_ERROR_POOL_LIVE_AT_MARK ? " marked with " : " destroyed with ");
-        mt_buf_count(b, e->changed, "object", "objects");
-        mt_buf_str(b, " (");
-        mt_buf_count(b, e->size, "byte", "bytes");
-        mt_buf_str(b, e->kind_id == MT_ERROR_POOL_LIVE_AT_MARK
-                          ? ") made since its last mark still live: #"
-                          : ") still live: #");
-        mt_buf_u64(b, e->seq);
-        if (e->changed > 1) {
-            mt_buf_str(b, " and ");
-            mt_buf_u64(b, e->changed - 1);
-            mt_buf_str(b, " more");
-        }
-        mt_buf_char(b, '\n');
-        mt_buf_line(b);
-        mt_buf_str(b, "  allocated at ");
-        mt_buf_place(b, &e->alloc);
-        mt_buf_str(b, " by ");
-        print_kind_owner(b, &e->alloc);
-        mt_buf_char(b, '\n');
-        mt_buf_stack_lines(b, &e->alloc, STACK_INDENT);
-        block_line = false;
-        break;
-    case MT_ERROR_ARENA_BAD_MARK:
-        mt_buf_str(b, "rewind of ");
-        print_owner_of(b, &e->found);
-        mt_buf_str(b, " to mark ");
-        mt_buf_u64(b, (uint64_t)e->offset);
-        if (block_line) {
-            mt_buf_str(b, ", inside ");
-            print_owned_name(b, e);
-            mt_buf_str(b, ": rewound to its end instead\n");
-        } else {
-            mt_buf_str(b, ", beyond the ");
-            mt_buf_count(b, e->extent, "byte", "bytes");
-            mt_buf_str(b, " in use (nothing released)\n");
-        }
-        break;
-    case MT_ERROR_OWNED_FREE:
-        mt_buf_str(b, mt_kind_names[kind_of(&e->found)]);
-        mt_buf_str(b, " of ");
-        if (e->seq == 0) { /* no live block there: a stale pointer into its memory */
-            mt_buf_hex(b, e->addr);
-            mt_buf_str(b, ", inside the memory of ");
-            print_owner_of(b, &e->alloc);
-            mt_buf_str(b, " (left alone)\n");
-            block_line = false;
-            break;
-        }
-        print_owned_name(b, e);
-        mt_buf_str(b, kind_of(&e->alloc) == MT_KIND_REGISTERED ? " registered by " : " of ");
-        print_owner_of(b, &e->alloc);
-        mt_buf_str(b, ", which owns its memory (left alone)\n");
-        break;
-    case MT_ERROR_REGISTER_CONFLICT:
-        mt_buf_str(b, "register by ");
-        print_owner_of(b, &e->found);
-        mt_buf_str(b, " of ");
-        mt_buf_hex(b, e->addr);
-        mt_buf_str(b, " (");
-        mt_buf_count(b, e->extent, "byte", "bytes");
-        mt_buf_str(b, "), already block #");
-        mt_buf_u64(b, e->seq);
-        mt_buf_str(b, " (");
-        mt_buf_count(b, e->size, "byte", "bytes");
-        mt_buf_str(b, ") made by ");
-        print_kind_owner(b, &e->alloc);
-        mt_buf_str(b, " (not registered)\n");
-        break;
-    case MT_ERROR_UNREGISTER_UNKNOWN:
-        mt_buf_str(b, "unregister by ");
-        print_owner_of(b, &e->found);
-        if (block_line) {
-            print_block_made_by(b, e);
-            mt_buf_str(b, " (left alone)\n");
-        } else {
-            mt_buf_str(b, " of ");
-            mt_buf_hex(b, e->addr);
-            mt_buf_str(b, ", which is not a registered block (never registered, or "
-                          "released already)\n");
-        }
-        break;
-    case MT_ERROR_UNREGISTER_OWNER:
-        mt_buf_str(b, "unregister by ");
-        print_owner_of(b, &e->found);
-        mt_buf_str(b, " of ");
-        print_owned_name(b, e);
-        mt_buf_str(b, " registered by ");
-        print_owner_of(b, &e->alloc);
-        mt_buf_str(b, " (left registered)\n");
-        break;
-    default: break;
-    }
-    if (block_line)
-        print_block_line(b, e);
-    if (e->freed.kind != NULL)
-        print_released_line(b, "  released", &e->freed);
-    print_found_line(b, e);
 }
 
 void mt_buf_error_message(mt_buf_t *b, const mt_error_t *raw)

@@ -7,9 +7,8 @@
  * <details> element under it, closed until clicked. Elements the tests and a reader's
  * scripts may look for have ids: summary, timeline-plot, live-bytes, peak-marker,
  * peak-label, top-sites, leak-table, error-table, injected-table, options, wrappers-note,
- * partial-note, system-counts;
- * stacks have the class stack and one of leak-stack, alloc-stack, release-stack,
- * found-stack, injected-stack.
+ * partial-note, system-counts; stacks have the class stack and one of leak-stack,
+ * alloc-stack, release-stack, found-stack, injected-stack.
  * The plot of live bytes over the run is render_html_timeline.c's.
  */
 #include <string.h>
