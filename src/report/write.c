@@ -324,7 +324,7 @@ static bool print_without_memory(bool at_exit)
     memset(&r, 0, sizeof r);
     r.version = MEMTRACK_VERSION;
     r.program = mt_program_name();
-    r.pid = (uint64_t)getpid();
+    r.pid = mt_process_id();
     r.when = MT_WHEN_EXIT;
     r.stats = st;
     r.stats.errors = errors;
