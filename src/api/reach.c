@@ -26,6 +26,7 @@
 
 #include "api/api.h"
 #include "api/reach.h"
+#include "base/heap_sort.h"
 #include "checks/foreign.h"
 
 /* ---- the entry point's stack ---------------------------------------------------------- */
@@ -366,33 +367,10 @@ static void take_block(mt_block_t *b, void *ctx)
                            MT_REACH_NO_BLOCK, 0,       MT_REACH_UNREACHED, b};
 }
 
-static void sift_down(mt_reach_block_t *a, size_t root, size_t n)
+static int by_start(const void *a, const void *b)
 {
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && a[child].start < a[child + 1].start)
-            child++;
-        if (a[root].start >= a[child].start)
-            return;
-        mt_reach_block_t t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-static void sort_blocks(mt_reach_block_t *a, size_t n)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(a, i, n);
-    for (size_t end = n; end-- > 1;) {
-        mt_reach_block_t t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        sift_down(a, 0, end);
-    }
+    uintptr_t x = ((const mt_reach_block_t *)a)->start, y = ((const mt_reach_block_t *)b)->start;
+    return (x > y) - (x < y);
 }
 
 /* ---- the scan ------------------------------------------------------------------------- */
@@ -481,7 +459,7 @@ bool mt_reach_scan(mt_reach_t *r)
     mt_table_foreach(take_block, &take);
     bool ok = take.ok;
     if (ok && r->n != 0) {
-        sort_blocks(r->blocks, r->n);
+        mt_heap_sort(r->blocks, r->n, sizeof *r->blocks, by_start);
         /* Without an entry point's mark, this thread's stack from here up: the frames of
          * the tracker's below it are its own, above it the program's. */
         uintptr_t from = stack_from != 0 ? stack_from : (uintptr_t)__builtin_frame_address(0);

@@ -18,6 +18,7 @@
  * units do.
  */
 #include "base/dwarf_scopes.h"
+#include "base/heap_sort.h"
 
 #ifdef MT_HAVE_LIBDW
 #include <string.h>
@@ -105,35 +106,12 @@ static void collect(Dwarf_Die *parent, fn_list_t *list, int nesting)
     } while (mt_dw.dwarf_siblingof(&child, &child) == 0);
 }
 
-static void sift_down(fn_range_t *a, size_t root, size_t n)
+/* By address (mt_heap_sort: no allocation, and no call into the C library's qsort, which
+ * may allocate, from inside the tracker). */
+static int by_low(const void *a, const void *b)
 {
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && a[child].low < a[child + 1].low)
-            child++;
-        if (a[root].low >= a[child].low)
-            return;
-        fn_range_t t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-/* Heap sort by address: no allocation, and no call into the C library's qsort (which may
- * allocate) from inside the tracker. */
-static void sort_by_low(fn_range_t *a, size_t n)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(a, i, n);
-    for (size_t end = n; end-- > 1;) {
-        fn_range_t t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        sift_down(a, 0, end);
-    }
+    Dwarf_Addr x = ((const fn_range_t *)a)->low, y = ((const fn_range_t *)b)->low;
+    return (x > y) - (x < y);
 }
 
 static size_t slot_of(const void *unit, size_t size)
@@ -176,7 +154,7 @@ static const unit_index_t *index_of(Dwarf_Die *cu)
         mt_mem_free(list.fns);
         return NULL;
     }
-    sort_by_low(list.fns, list.n);
+    mt_heap_sort(list.fns, list.n, sizeof *list.fns, by_low);
     size_t i = slot_of(cu->addr, indexes.size);
     while (indexes.units[i].unit != NULL)
         i = (i + 1) & (indexes.size - 1);
@@ -239,21 +217,10 @@ typedef struct module_units {
 
 static module_units_t modules[MODULES_MAX];
 
-static void unit_sift_down(unit_range_t *a, size_t root, size_t n)
+static int unit_by_low(const void *a, const void *b)
 {
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && a[child].low < a[child + 1].low)
-            child++;
-        if (a[root].low >= a[child].low)
-            return;
-        unit_range_t t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
+    Dwarf_Addr x = ((const unit_range_t *)a)->low, y = ((const unit_range_t *)b)->low;
+    return (x > y) - (x < y);
 }
 
 /* The units of mod, listed the first time; NULL when there is no room. */
@@ -294,14 +261,7 @@ static const module_units_t *units_of(Dwfl_Module *mod)
         m->bias = bias;
     }
     m->mod = mod;
-    for (size_t i = m->n / 2; i-- > 0;)
-        unit_sift_down(m->units, i, m->n);
-    for (size_t end = m->n; end-- > 1;) {
-        unit_range_t t = m->units[0];
-        m->units[0] = m->units[end];
-        m->units[end] = t;
-        unit_sift_down(m->units, 0, end);
-    }
+    mt_heap_sort(m->units, m->n, sizeof *m->units, unit_by_low);
     return m;
 }
 

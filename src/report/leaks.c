@@ -13,6 +13,7 @@
 
 #include "api/api.h"
 #include "api/reach.h"
+#include "base/heap_sort.h"
 #include "base/symbolize.h"
 #include "records/place.h"
 #include "report/holders.h"
@@ -82,38 +83,7 @@ static void count_block(mt_block_t *b, void *ctx)
     }
 }
 
-/* ---- sorting without allocating ------------------------------------------------------ */
-
-typedef int (*cmp_fn)(const mt_leak_site_t *, const mt_leak_site_t *);
-
-static void sift_down(mt_leak_site_t *a, size_t root, size_t n, cmp_fn cmp)
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && cmp(&a[child], &a[child + 1]) < 0)
-            child++;
-        if (cmp(&a[root], &a[child]) >= 0)
-            return;
-        mt_leak_site_t t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-static void heap_sort(mt_leak_site_t *a, size_t n, cmp_fn cmp)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(a, i, n, cmp);
-    for (size_t end = n; end-- > 1;) {
-        mt_leak_site_t t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        sift_down(a, 0, end, cmp);
-    }
-}
+/* ---- the orders leaks are sorted in ---------------------------------------------------- */
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -213,6 +183,22 @@ static int cmp_size(const mt_leak_site_t *x, const mt_leak_site_t *y)
     if (x->blocks != y->blocks)
         return x->blocks < y->blocks ? 1 : -1;
     return cmp_place(x, y);
+}
+
+/* The orders above, as mt_heap_sort takes them (no allocation while the report is made). */
+static int by_place(const void *a, const void *b)
+{
+    return cmp_place(a, b);
+}
+
+static int by_printed(const void *a, const void *b)
+{
+    return cmp_printed(a, b);
+}
+
+static int by_size(const void *a, const void *b)
+{
+    return cmp_size(a, b);
 }
 
 static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
@@ -445,7 +431,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
                 by_id[n++] = by_id[i];
 
     /* Merge the sites that print the same. */
-    heap_sort(sites, n, cmp_place);
+    mt_heap_sort(sites, n, sizeof *sites, by_place);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (m > 0 && sites[m - 1].leak_class == sites[i].leak_class &&
@@ -460,7 +446,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
         m = keep_lost(r, sites, m);
     /* Sites known by address resolve to places too (file, line, function): those that
      * print the same (an inlined wrapper reached from several return addresses) are one. */
-    heap_sort(sites, m, cmp_printed);
+    mt_heap_sort(sites, m, sizeof *sites, by_printed);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         if (k > 0 && cmp_printed(&sites[k - 1], &sites[i]) == 0)
@@ -469,7 +455,7 @@ void mt_report_build_leaks(mt_report_t *r, mt_leak_site_t *by_id, uint32_t nids,
             sites[k++] = sites[i];
     }
     m = k;
-    heap_sort(sites, m, cmp_size);
+    mt_heap_sort(sites, m, sizeof *sites, by_size);
 
     r->sites = sites;
     r->nsites = m;
