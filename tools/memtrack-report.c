@@ -31,6 +31,7 @@
 #include "errors/format.h"
 #include "json.h"
 #include "options_man.h"
+#include "out_file.h"
 #include "report_read.h"
 #include "run.h"
 #include "site_match.h"
@@ -49,28 +50,11 @@ static void usage_error(const char *fmt, const char *arg)
 static bool write_out(const mt_report_t *r, const char *path,
                       void (*render)(const mt_report_t *, mt_buf_t *))
 {
-    /* never through a symbolic link: the classic clobber of a file in /tmp */
-    int fd = strcmp(path, "-") == 0
-                 ? STDOUT_FILENO
-                 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path,
-                errno == ELOOP ? "it is a symbolic link, which memtrack does not follow"
-                               : strerror(errno));
-        return false;
-    }
     mt_buf_t b;
-    mt_buf_init(&b, fd);
-    render(r, &b);
-    mt_buf_flush(&b);
-    int err = b.error; /* every write is checked, and the close */
-    if (fd != STDOUT_FILENO && close(fd) != 0 && err == 0)
-        err = errno;
-    if (err != 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(err));
+    if (!out_file_open(&b, path, prog))
         return false;
-    }
-    return true;
+    render(r, &b);
+    return out_file_close(&b, path, prog);
 }
 
 static void render_text_listing_errors(const mt_report_t *r, mt_buf_t *b)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "out_file.h"
 #include "sweep.h"
 
 static const char *prog = SWEEP_PROG;
@@ -42,25 +43,11 @@ static bool number(const char *name, const char *text, uint64_t min, uint64_t *o
 static bool write_file(const sweep_t *s, const char *path,
                        void (*render)(const sweep_t *, mt_buf_t *))
 {
-    int fd = strcmp(path, "-") == 0
-                 ? STDOUT_FILENO
-                 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path,
-                errno == ELOOP ? "it is a symbolic link, which memtrack does not follow"
-                               : strerror(errno));
-        return false;
-    }
     mt_buf_t b;
-    mt_buf_init(&b, fd);
+    if (!out_file_open(&b, path, prog))
+        return false;
     render(s, &b);
-    mt_buf_flush(&b);
-    int err = b.error;
-    if (fd != STDOUT_FILENO && close(fd) != 0 && err == 0)
-        err = errno;
-    if (err != 0)
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(err));
-    return err == 0;
+    return out_file_close(&b, path, prog);
 }
 
 /* ---- the command ------------------------------------------------------------------------ */
