@@ -30,7 +30,9 @@
     X(dwarf_getsrc_die)                                                                            \
     X(dwarf_linesrc)                                                                               \
     X(dwarf_lineno)                                                                                \
-    X(dwarf_getscopes)                                                                             \
+    X(dwarf_child)                                                                                 \
+    X(dwarf_siblingof)                                                                             \
+    X(dwarf_haspc)                                                                                 \
     X(dwarf_tag)                                                                                   \
     X(dwarf_attr)                                                                                  \
     X(dwarf_attr_integrate)                                                                        \

@@ -225,9 +225,42 @@ static const char *scope_name(Dwarf_Die *scope)
                                                                      : NULL;
 }
 
+enum { MAX_DEPTH = 64, MAX_DIES = 1 << 20 };
+
+/* The functions whose code holds addr, outermost first: the subprogram, then each inlined
+ * copy inside it (libdw's dwarf_getscopes leaves an inlined copy for its abstract
+ * definition's scopes, so the tree is walked here). Returns how many, at most max. */
+static size_t function_chain(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *chain, size_t max)
+{
+    Dwarf_Die die = *cu, child;
+    size_t n = 0, seen = 0;
+    for (unsigned depth = 0; depth < MAX_DEPTH && dw.dwarf_child(&die, &child) == 0; depth++) {
+        bool inside = false;
+        do {
+            int tag = dw.dwarf_tag(&child);
+            if (++seen > MAX_DIES)
+                return n;
+            if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+                 tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+                 tag == DW_TAG_catch_block) &&
+                dw.dwarf_haspc(&child, addr) > 0) {
+                inside = true;
+                break;
+            }
+        } while (dw.dwarf_siblingof(&child, &child) == 0);
+        if (!inside)
+            break;
+        int tag = dw.dwarf_tag(&child);
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) && n < max)
+            chain[n++] = child;
+        die = child;
+    }
+    return n;
+}
+
 size_t module_file_lines(module_file_t *m, uint64_t addr, code_level_t *levels, size_t max)
 {
-    Dwarf_Die cu;
+    Dwarf_Die cu, chain[MAX_DEPTH];
     if (m->dwarf == NULL || max == 0 || dw.dwarf_addrdie(m->dwarf, addr, &cu) == NULL)
         return 0;
     const char *dir = comp_dir(&cu);
@@ -236,32 +269,24 @@ size_t module_file_lines(module_file_t *m, uint64_t addr, code_level_t *levels, 
     Dwarf_Line *line = dw.dwarf_getsrc_die(&cu, addr);
     if (line != NULL && dw.dwarf_lineno(line, &lineno) == 0)
         file = dw.dwarf_linesrc(line, NULL, NULL);
-    size_t n = 0;
-    Dwarf_Die *scopes = NULL;
-    int nscopes = dw.dwarf_getscopes(&cu, addr, &scopes);
-    for (int i = 0; i < nscopes && n < max; i++) {
-        int tag = dw.dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        const char *name = scope_name(&scopes[i]);
+    size_t n = 0, depth = function_chain(&cu, addr, chain, MAX_DEPTH);
+    for (size_t i = depth; i-- > 0 && n < max;) { /* innermost first */
+        const char *name = scope_name(&chain[i]);
         levels[n++] = (code_level_t){name != NULL ? keep(m, name, strlen(name)) : NULL,
                                      source_path(m, dir, file), dir, lineno > 0 ? lineno : 0};
-        if (tag == DW_TAG_subprogram)
-            break;
-        /* The next function out was at the inlined call. */
+        /* The next function out was at this inlined copy's call. */
         Dwarf_Attribute attr;
         Dwarf_Word index = 0, call_line = 0;
         Dwarf_Files *files = NULL;
         size_t nfiles = 0;
         file = NULL;
         lineno = 0;
-        if (dw.dwarf_formudata(dw.dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &index) == 0 &&
+        if (dw.dwarf_formudata(dw.dwarf_attr(&chain[i], DW_AT_call_file, &attr), &index) == 0 &&
             dw.dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && index < nfiles)
             file = dw.dwarf_filesrc(files, index, NULL, NULL);
-        if (dw.dwarf_formudata(dw.dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &call_line) == 0)
+        if (dw.dwarf_formudata(dw.dwarf_attr(&chain[i], DW_AT_call_line, &attr), &call_line) == 0)
             lineno = (int)call_line;
     }
-    free(scopes);
     if (n == 0 && file != NULL && lineno > 0)
         levels[n++] = (code_level_t){NULL, source_path(m, dir, file), dir, lineno};
     return n;

@@ -169,9 +169,13 @@ static mt_frame_t level_frame(const mt_frame_t *f, const code_level_t *l, bool i
 }
 
 /* A place's stack with its frames named, each inlined function a frame of its own; before
- * them (prefix) the functions the place's own code was inlined into. */
+ * them (prefix) the functions the place's own code was inlined into. A first frame whose
+ * code is the place's own function (own, named by the macros) inlined into its caller
+ * (the target saw only the caller's symbol) loses that level: the place is then inlined
+ * into the frame that follows (*inlined), as a live report on the host shows it. */
 static void name_stack(saved_frames_t *s, mt_stack_t *stack, const code_level_t *prefix,
-                       size_t nprefix, const mt_frame_t *prefix_of, bool learn)
+                       size_t nprefix, const mt_frame_t *prefix_of, const char *own, bool learn,
+                       bool *inlined)
 {
     enum { LEVELS = MT_REPORT_INLINE_FRAMES + 1 };
     code_level_t(*levels)[LEVELS] = calloc(stack->nframes + 1, sizeof *levels);
@@ -185,6 +189,12 @@ static void name_stack(saved_frames_t *s, mt_stack_t *stack, const code_level_t 
         room += nlevels[i] > 1 ? nlevels[i] - 1 : 0;
         changed += nlevels[i];
     }
+    size_t skip = 0; /* frame 0's levels that are the place's own function */
+    for (size_t l = 0; own != NULL && nprefix == 0 && levels != NULL && nlevels != NULL &&
+                       stack->nframes > 0 && l + 1 < nlevels[0];
+         l++)
+        if (levels[0][l].func != NULL && strcmp(levels[0][l].func, own) == 0)
+            skip = l + 1;
     mt_frame_t *out = NULL;
     if (changed > 0 && levels != NULL && nlevels != NULL) {
         if (room > MT_REPORT_MAX_FRAMES)
@@ -199,12 +209,13 @@ static void name_stack(saved_frames_t *s, mt_stack_t *stack, const code_level_t 
             const mt_frame_t *f = &stack->frames[i];
             if (nlevels[i] == 0)
                 out[k++] = *f;
-            for (size_t l = 0; l < nlevels[i] && k < room; l++)
+            for (size_t l = i == 0 ? skip : 0; l < nlevels[i] && k < room; l++)
                 out[k++] = level_frame(f, &levels[i][l], l + 1 < nlevels[i] || f->inlined);
         }
         free((void *)stack->frames); /* the report reader's (report_release frees the new one) */
         stack->frames = out;
         stack->nframes = k;
+        *inlined = skip > 0;
     }
     free(levels);
     free(nlevels);
@@ -225,8 +236,10 @@ static void name_place(saved_frames_t *s, mt_place_t *p, bool learn)
         p->dir = levels[0].dir;
         p->line = levels[0].line;
     }
-    name_stack(s, &p->stack, n > 1 ? levels + 1 : NULL, n > 1 ? n - 1 : 0, &as_frame, learn);
-    if (n > 1 && p->stack.nframes > 0)
+    bool inlined = false;
+    name_stack(s, &p->stack, n > 1 ? levels + 1 : NULL, n > 1 ? n - 1 : 0, &as_frame,
+               p->file != NULL && n == 0 ? p->func : NULL, learn, &inlined);
+    if ((n > 1 || inlined) && p->stack.nframes > 0)
         p->inlined = true; /* its code is inlined into the first frame */
 }
 

@@ -56,6 +56,25 @@ aarch64-linux-gnu-gcc -g other.c -o ../run/prog
 "$M" report ../run/report.json >other.txt
 want_saved other.txt
 
+# Inlined code (-O2): the target saw only fill's symbol; the DWARF says make's malloc was
+# inlined into keep, inlined into fill, each a frame, as a live report on the host has them.
+cat >inl.c <<'C'
+#include <stdlib.h>
+#include <string.h>
+static inline char *make(const char *s) { char *p = malloc(strlen(s) + 1); strcpy(p, s); return p; }
+static inline void keep(char **slot, const char *s) { *slot = make(s); }
+__attribute__((noinline)) void fill(char **slots) { keep(&slots[0], "one"); }
+int main(void) { char *s[1]; fill(s); return s[0] == 0; }
+C
+aarch64-linux-gnu-gcc -std=gnu11 -g -O2 -fno-omit-frame-pointer -DMEMORY_CONTROL_ON -I"$TOP/include" \
+    -include memtrack.h inl.c -o inl "$TOP/build/platform/aarch64/libmemtrack.a" -ldl -pthread
+MEMTRACK_OPTIONS=json=inl.json qemu-aarch64 -L /usr/aarch64-linux-gnu ./inl 2>inl.stderr || true
+grep -q '^memtrack:       from 0x[0-9a-f]* in fill+0x[0-9a-f]*$' inl.stderr
+"$M" report inl.json >inl.txt
+grep -A3 'at inl.c:3 in make() by malloc' inl.txt >inl.stack
+printf '%s\n' "memtrack:       inlined into inl.c:4 in keep()" "memtrack:       inlined into inl.c:5 in fill()" \
+    "memtrack:       from inl.c:6 in main()" | diff - <(tail -3 inl.stack)
+
 # Windows: the PE's DWARF and COFF symbols.
 if command -v x86_64-w64-mingw32-gcc >/dev/null && command -v wine >/dev/null; then
     make -s -C "$TOP" PLATFORM=windows >build-windows.log 2>&1 || { cat build-windows.log; exit 1; }
