@@ -44,7 +44,8 @@ include tools/platform.mk
 # The report tool reads a JSON report back into the library's model and renders it with
 # the library's own renderers.
 TOOL_SRC = tools/memtrack-report.c tools/json.c tools/json_read.c \
-	tools/report_read.c tools/run.c tools/run_verdict.c \
+	tools/report_read.c tools/run.c tools/run_verdict.c tools/saved_frames.c \
+	tools/module_file.c tools/pe_file.c tools/dw_lib.c \
 	tools/out_file.c tools/site_match.c tools/sweep.c tools/sweep_outcome.c tools/sweep_render.c \
 	tools/sweep_runs.c tools/options_man.c src/base/buf.c src/base/runtime.c \
 	src/base/options.c src/errors/format.c src/records/kinds.c src/report/model.c \
@@ -137,7 +138,7 @@ $(B)/memtrack-report: $(TOOL_SRC) $(wildcard tools/*.h) $(wildcard src/*/*.h) \
 		include/memtrack.h $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -Itools $(SANITIZE_FLAGS) \
-	    $(TOOL_SRC) -o $@ -pthread
+	    $(TOOL_SRC) -o $@ -pthread -ldl
 
 # pkg-config files: one for the build tree (tests, trying it out), one for installing.
 $(B)/pkgconfig/memtrack.pc: tools/memtrack.pc.in Makefile

@@ -11,7 +11,7 @@ need_build="uthash-dev pkg-config g++ libdw-dev"
 # libc6-dbg: the C library's debug information, which the exit report must not read for the
 # frames it leaves out (test/report/exit_symbols.sh; make bench-exit, its worst case).
 need_test="$need_build libcriterion-dev clang libclang-rt-14-dev valgrind python3-jsonschema libc6-dbg \
-    cmake autoconf meson ninja-build mandoc man-db dpkg-dev"
+    cmake autoconf meson ninja-build mandoc man-db dpkg-dev libjansson-dev"
 # make deb: dpkg-shlibdeps computes the package's dependencies.
 need_deb="dpkg-dev"
 # liblua5.4-dev, libsqlite3-dev, libjansson-dev: the real libraries of make bench-libs.

@@ -2,6 +2,7 @@
  * options; the `memtrack` command calls it for `report`, `run` and `--options`.
  *
  *   memtrack-report FILE.json [--text] [--json OUT] [--sarif OUT] [--html OUT]
+ *                   [--modules DIR]... [--sysroot DIR]
  *   memtrack-report --diff OLD.json NEW.json
  *   memtrack-report --found MAIN_PID FILE.json...
  *   memtrack-report --links-memtrack PROGRAM
@@ -11,8 +12,10 @@
  *
  * The report is read into the library's report model and rendered by the library's own
  * renderers (compiled in from src/), so what it writes is what the program would have
- * written. OUT may be "-" for standard output. Without an output option the text report
- * is printed, with each logged error listed.
+ * written; frames the program could name only by function and offset (a cross target's)
+ * are named by file and line from the module files, when found (saved_frames.h). OUT may be "-" for
+ * standard output. Without an output option the text report is printed, with each logged error
+ * listed.
  *
  * Exit status: 0 done; 1 (--found) leaks or errors found (3: and processes other than the
  * program named, whose reports are to be kept), (--diff) a site leaks more than before or
@@ -34,6 +37,7 @@
 #include "out_file.h"
 #include "report_read.h"
 #include "run.h"
+#include "saved_frames.h"
 #include "site_match.h"
 #include "sweep.h"
 
@@ -304,8 +308,12 @@ static int diff(const char *old_path, const char *new_path)
 
 int main(int argc, char **argv)
 {
-    const char *input = NULL, *json = NULL, *sarif = NULL, *html = NULL;
+    const char *input = NULL, *json = NULL, *sarif = NULL, *html = NULL, *sysroot = NULL;
+    const char **dirs = calloc((size_t)argc, sizeof *dirs);
+    size_t ndirs = 0;
     bool text = false;
+    if (dirs == NULL)
+        usage_error("%s", "out of memory");
     if (getenv("MEMTRACK_REPORT_PROG") != NULL)
         prog = getenv("MEMTRACK_REPORT_PROG");
     if (argc >= 2 && strcmp(argv[1], "--options") == 0)
@@ -335,6 +343,13 @@ int main(int argc, char **argv)
             if (i + 1 >= argc)
                 usage_error("%s needs a file name (or - for standard output)", a);
             *out = argv[++i];
+        } else if (strcmp(a, "--modules") == 0 || strcmp(a, "--sysroot") == 0) {
+            if (i + 1 >= argc)
+                usage_error("%s needs a directory", a);
+            if (a[2] == 'm')
+                dirs[ndirs++] = argv[++i];
+            else
+                sysroot = argv[++i];
         } else if (strcmp(a, "--text") == 0) {
             text = true;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -350,6 +365,8 @@ int main(int argc, char **argv)
     report_file_t l;
     if (!report_load(input, &l, prog))
         return 2;
+    module_search_t where = {dirs, ndirs, sysroot, input};
+    saved_frames_t *named = saved_frames_name(&l.model, &where);
     bool ok = true;
     if (text || (json == NULL && sarif == NULL && html == NULL))
         ok &= write_out(&l.model, "-", render_text_listing_errors);
@@ -360,5 +377,7 @@ int main(int argc, char **argv)
     if (html != NULL)
         ok &= write_out(&l.model, html, mt_render_html);
     report_unload(&l);
+    saved_frames_release(named);
+    free(dirs);
     return ok ? 0 : 2;
 }

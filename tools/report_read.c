@@ -191,6 +191,8 @@ static void read_stack_notes(reader_t *rd, const json_t *root, mt_report_t *r)
     }
     r->stacks_unwalked = rd_u64(rd, notes, "unwalked", "stack_notes");
     r->stacks_no_frame_pointers = rd_bool(rd, notes, "no_frame_pointers", "stack_notes");
+    if (json_get(notes, "unavailable") != NULL)
+        r->stacks_unavailable = rd_string(rd, notes, "unavailable", "stack_notes");
 }
 
 static void read_errors(reader_t *rd, const json_t *root, mt_report_t *r)

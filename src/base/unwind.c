@@ -49,6 +49,19 @@ bool mt_unwind_fast_supported(void)
 #endif
 }
 
+const char *mt_unwind_unavailable(void)
+{
+#if defined(MT_UNWIND_FRAME_RECORDS) || defined(_WIN32)
+    return NULL;
+#elif defined(MT_BARE_METAL)
+    return "no unwinder works on Thumb code";
+#elif defined(HAVE_BACKTRACE)
+    return mt_opt.unwind[0] == 'e' ? NULL : "no frame walk for this processor: unwind=exact";
+#else
+    return "no frame walk for this processor";
+#endif
+}
+
 #ifdef MT_UNWIND_FRAME_RECORDS
 MT_TLS mt_stack_bounds_t mt_stack_bounds;
 

@@ -129,4 +129,8 @@ static inline bool mt_unwind_walkable(void *frame, void *const *out, bool exact,
  * gives no stacks, and unwind=exact is needed). */
 bool mt_unwind_fast_supported(void);
 
+/* Why this build takes no call stacks at all (its reports say so, once), or NULL when it
+ * takes them: a target no frame walk is compiled for (Cortex-M's Thumb code). */
+const char *mt_unwind_unavailable(void);
+
 #endif /* MT_UNWIND_H */

@@ -208,15 +208,27 @@ static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
     a->sites++;
 }
 
-/* Resolves each site's place and stack, moves the system's sites out of the list, shows
- * the sites inside allocation wrappers at their callers, then moves out the suppressed. */
+/* Blocks a system library made that the program lost: no library keeps a cache it cannot
+ * reach, so a block nothing points at was handed to the program and forgotten there (the
+ * string json_dumps returns, a lua_State never closed). Listed as the program's leaks,
+ * unless the library is the C runtime itself (told by identity: records/place.c), whose
+ * blocks are never the program's to free. What a library still holds stays apart. */
+static bool system_block_lost_by_program(const mt_leak_site_t *s)
+{
+    return (s->leak_class == MT_LEAK_LOST || s->leak_class == MT_LEAK_INDIRECT) &&
+           !mt_place_in_runtime(s->site);
+}
+
+/* Resolves each site's place and stack, moves the system's sites out of the list (but what
+ * the program lost of theirs), shows the sites inside allocation wrappers at their callers,
+ * then moves out the suppressed. */
 static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, frame_pool_t *pool)
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         mt_leak_site_t *s = &sites[i];
         bool system = mt_place_of(s->site, &s->where);
-        if (system && !mt_opt.system_leaks) {
+        if (system && !mt_opt.system_leaks && !system_block_lost_by_program(s)) {
             add_apart(&r->system, s);
             continue;
         }
@@ -366,13 +378,15 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
     return g;
 }
 
-/* Whether any live block is one the report would list: made outside the system's libraries
- * (or system_leaks=1). by_id counts the blocks of each site. */
+/* Whether any live block is one the report may list: made outside the system's libraries
+ * (or system_leaks=1), or in a library other than the C runtime, which the scan may find
+ * lost (system_block_lost_by_program). by_id counts the blocks of each site. */
 static bool any_listed(const mt_leak_site_t *by_id, uint32_t nids)
 {
     for (uint32_t i = 0; i < nids; i++) {
         mt_place_t where;
-        if (by_id[i].blocks != 0 && (!mt_place_of(i, &where) || mt_opt.system_leaks))
+        if (by_id[i].blocks != 0 &&
+            (!mt_place_of(i, &where) || mt_opt.system_leaks || !mt_place_in_runtime(i)))
             return true;
     }
     return false;

@@ -342,6 +342,7 @@ typedef struct mt_report {
      * stops at its first frame, as in code built without frame pointers. */
     uint64_t stacks_unwalked;
     bool stacks_no_frame_pointers;
+    const char *stacks_unavailable; /* why this target keeps no stacks at all, or NULL */
 
     size_t errors;                /* errors found */
     mt_name_count_t *error_kinds; /* errors found by kind, kinds with none left out */

@@ -229,6 +229,12 @@ static void wrappers_note(mt_buf_t *b, const mt_report_t *r)
 /* What the call stacks could not show (render_text.c says it in the same words). */
 static void stacks_note(mt_buf_t *b, const mt_report_t *r)
 {
+    if (r->stacks_unavailable != NULL) {
+        mt_buf_str(b, "<p class=\"note\" id=\"stacks-unavailable\">Call stacks: not available on "
+                      "this target (");
+        mt_buf_html(b, r->stacks_unavailable);
+        mt_buf_str(b, ").</p>\n");
+    }
     if (r->stacks_no_frame_pointers)
         mt_buf_str(b, "<p class=\"note\" id=\"stacks-note\">Most call stacks stop before main: "
                       "code built without frame pointers cuts them short; build it with "

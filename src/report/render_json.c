@@ -287,15 +287,21 @@ static void wrappers(mt_buf_t *b, const mt_report_t *r)
     mt_buf_str(b, "\n  ],\n");
 }
 
-/* What the call stacks could not show; left out when nothing. */
+/* What the call stacks could not show; left out when nothing (unavailable too: a target
+ * with stacks writes what it always wrote). */
 static void stack_notes(mt_buf_t *b, const mt_report_t *r)
 {
-    if (r->stacks_unwalked == 0 && !r->stacks_no_frame_pointers)
+    if (r->stacks_unwalked == 0 && !r->stacks_no_frame_pointers && r->stacks_unavailable == NULL)
         return;
     mt_buf_str(b, "  \"stack_notes\": {");
     u64_field(b, "unwalked", r->stacks_unwalked, false);
-    mt_buf_str(b, r->stacks_no_frame_pointers ? "\"no_frame_pointers\": true},\n"
-                                              : "\"no_frame_pointers\": false},\n");
+    mt_buf_str(b, r->stacks_no_frame_pointers ? "\"no_frame_pointers\": true"
+                                              : "\"no_frame_pointers\": false");
+    if (r->stacks_unavailable != NULL) {
+        mt_buf_str(b, ", ");
+        str_field(b, "unavailable", r->stacks_unavailable, true);
+    }
+    mt_buf_str(b, "},\n");
 }
 
 static void errors(mt_buf_t *b, const mt_report_t *r)

@@ -571,6 +571,12 @@ void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_str(b, " found\n");
 
     mt_buf_stats_line(b, st, mt_report_blocks_at_peak(r), &r->system_counts);
+    if (r->stacks_unavailable != NULL) { /* once: no "from" line anywhere below */
+        mt_buf_line(b);
+        mt_buf_str(b, "call stacks: not available on this target (");
+        mt_buf_text(b, r->stacks_unavailable);
+        mt_buf_str(b, ")\n");
+    }
     if (r->threads_running != 0) {
         mt_buf_line(b);
         mt_buf_count(b, r->threads_running, "other thread was", "other threads were");

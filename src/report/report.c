@@ -313,6 +313,7 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     }
     r->threads_running = mt_stats_other_threads();
     r->stacks_unwalked = mt_regions_unwalked();
+    r->stacks_unavailable = mt_unwind_unavailable();
     r->stacks_no_frame_pointers =
         mt_opt.stack > 1 && mt_opt.unwind[0] != 'e' && mt_place_stacks_stop_short((unsigned)depth);
     build_errors(r, raw, nerrors, &pool);

@@ -19,6 +19,7 @@
 #include "api/reach.h"
 #include "base/output.h"
 #include "base/symbolize.h"
+#include "base/unwind.h"
 #include "records/stats.h"
 #include "records/timeline.h"
 #include "report/report.h"
@@ -336,6 +337,7 @@ static bool print_without_memory(bool at_exit)
     r.errors = errors;
     r.max_messages = mt_opt.max_messages;
     r.shortage = shortage;
+    r.stacks_unavailable = mt_unwind_unavailable();
     mt_stats_system_read(&r.system_counts);
     mt_timeline_peak_read(&r.peak);
     mt_report_peak_now(&r);
