@@ -16,10 +16,17 @@ static void number(mt_buf_t *b, unsigned long long v, bool negative, unsigned ba
 {
     char digits[24];
     size_t i = sizeof digits;
-    do {
-        digits[--i] = "0123456789abcdef"[v % base];
-        v /= base;
-    } while (v != 0);
+    if (base == 16) {
+        do {
+            digits[--i] = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v != 0);
+    } else {
+        do {
+            digits[--i] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+    }
     if (negative)
         digits[--i] = '-';
     for (size_t shown = sizeof digits - i; shown < width && shown < 64; shown++)

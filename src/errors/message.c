@@ -5,6 +5,7 @@
  * the same words as the reports' one-line summaries.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <dlfcn.h>
 #include <string.h>
 
@@ -135,9 +136,7 @@ static void print_invalid_free(mt_buf_t *b, const mt_report_error_t *e)
     case MT_POINTER_STATIC:
     case MT_POINTER_WILD:
     case MT_POINTER_UNKNOWN:
-        mt_buf_str(b, e->what);
-        mt_buf_str(b, " (");
-        mt_buf_hex(b, e->pointer);
+        mt_buf_fmt(b, "%s (0x%" PRIx64, e->what, e->pointer);
         if (e->what_id == MT_POINTER_STATIC)
             print_module_of(b, (uintptr_t)e->pointer);
         mt_buf_char(b, ')');
@@ -163,15 +162,10 @@ static void print_invalid_free(mt_buf_t *b, const mt_report_error_t *e)
 static void print_mismatch(mt_buf_t *b, const mt_report_error_t *e)
 {
     int made = mt_place_kind(&e->alloc);
-    mt_buf_str(b, "mismatched ");
-    mt_buf_str(b, mt_kind_names[mt_place_kind(&e->found)]);
-    mt_buf_str(b, " of ");
+    mt_buf_fmt(b, "mismatched %s of ", mt_kind_names[mt_place_kind(&e->found)]);
     mt_buf_block_name(b, e);
-    mt_buf_str(b, " made by ");
-    mt_buf_str(b, mt_kind_names[made]);
-    mt_buf_str(b, ": release it with ");
-    mt_buf_str(b, mt_kind_names[mt_kind_release[made]]);
-    mt_buf_char(b, '\n');
+    mt_buf_fmt(b, " made by %s: release it with %s\n", mt_kind_names[made],
+               mt_kind_names[mt_kind_release[made]]);
 }
 
 /* "delete of block #4 (24 bytes) as 16 bytes: deleted through a base class without a
@@ -192,22 +186,16 @@ static void print_delete_size(mt_buf_t *b, const mt_report_error_t *e)
  * that faulted at a page-guarded block, where it fell and the instruction that made it. */
 static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, e->kind);
-    mt_buf_str(b, " (");
-    mt_buf_str(b, e->access);
-    mt_buf_str(b, ") of ");
+    mt_buf_fmt(b, "%s (%s) of ", e->kind, e->access);
     mt_buf_block_name(b, e);
-    mt_buf_str(b, " at offset ");
-    mt_buf_i64(b, e->offset);
-    mt_buf_str(b, ", by ");
+    mt_buf_fmt(b, " at offset %" PRId64 ", by ", e->offset);
     if (e->found.file != NULL) {
         if (e->found.func != NULL && e->found.func[0] != '\0') {
             mt_buf_text(b, e->found.func);
             mt_buf_str(b, "() at ");
         }
-        mt_buf_text(b, e->found.file);
-        mt_buf_char(b, ':');
-        mt_buf_u64(b, (uint64_t)(e->found.line < 0 ? 0 : e->found.line));
+        mt_buf_fmt(b, "%-s:%" PRIu64, e->found.file,
+                   (uint64_t)(e->found.line < 0 ? 0 : e->found.line));
     } else {
         mt_buf_place(b, &e->found); /* no line information: the address and symbol */
     }
@@ -229,10 +217,8 @@ static void print_rerun_hint(mt_buf_t *b, const mt_report_error_t *e)
         mt_kind_owned((mt_kind_t)mt_place_kind(&e->alloc)))
         return; /* (pools, arenas and registrars lay out their own memory) */
     mt_buf_line(b);
-    mt_buf_str(b, "  rerun with MEMTRACK_OPTIONS=page_guard_site=");
-    mt_buf_text(b, e->made_file);
-    mt_buf_char(b, ':');
-    mt_buf_u64(b, (uint64_t)(e->made_line < 0 ? 0 : e->made_line));
+    mt_buf_fmt(b, "  rerun with MEMTRACK_OPTIONS=page_guard_site=%-s:%" PRIu64, e->made_file,
+               (uint64_t)(e->made_line < 0 ? 0 : e->made_line));
     if (e->kind_id == MT_ERROR_UNDERRUN)
         mt_buf_str(b, ",page_guard_side=start to name the line that writes before its start\n");
     else
@@ -301,11 +287,8 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
         if (e->extent - (size_t)e->offset == 1) {
             mt_buf_str(b, " changed at offset ");
         } else {
-            mt_buf_str(b, " changed from offset ");
-            mt_buf_u64(b, (uint64_t)e->offset);
-            mt_buf_str(b, " to ");
-            mt_buf_u64(b, e->extent - 1);
-            mt_buf_char(b, '\n');
+            mt_buf_fmt(b, " changed from offset %" PRIu64 " to %" PRIu64 "\n", (uint64_t)e->offset,
+                       e->extent - 1);
             mt_buf_block_line(b, e);
             print_freed_line(b, e);
             mt_buf_found_line(b, e);

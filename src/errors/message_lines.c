@@ -21,9 +21,7 @@ void mt_buf_kind_owner(mt_buf_t *b, const mt_place_t *p)
 {
     mt_buf_str(b, mt_kind_names[mt_place_kind(p)]);
     if (p->owner != NULL) {
-        mt_buf_str(b, " \"");
-        mt_buf_text(b, p->owner);
-        mt_buf_char(b, '"');
+        mt_buf_fmt(b, " \"%-s\"", p->owner);
     }
 }
 

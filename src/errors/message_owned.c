@@ -2,6 +2,8 @@
  * (pool.c, arena.c, register.c): the owner named, and when a block is involved its number,
  * size and the sites that made and released it.
  */
+#include <inttypes.h>
+
 #include "base/options.h"
 #include "errors/error.h"
 #include "errors/format.h"
@@ -35,9 +37,7 @@ static void print_owner_of(mt_buf_t *b, const mt_place_t *p)
     }
     if (noun != NULL)
         mt_buf_str(b, noun);
-    mt_buf_char(b, '"');
-    mt_buf_text(b, p->owner != NULL ? p->owner : "?");
-    mt_buf_char(b, '"');
+    mt_buf_fmt(b, "\"%-s\"", p->owner != NULL ? p->owner : "?");
 }
 
 /* "object #12 (24 bytes)" for a pool, "allocation #3" for an arena, "block #7" else. */
@@ -57,9 +57,7 @@ static void print_owned_name(mt_buf_t *b, const mt_report_error_t *e)
 static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t *p)
 {
     mt_buf_line(b);
-    mt_buf_str(b, what);
-    mt_buf_str(b, " by ");
-    mt_buf_str(b, mt_kind_names[mt_place_kind(p)]);
+    mt_buf_fmt(b, "%s by %s", what, mt_kind_names[mt_place_kind(p)]);
     if (p->file != NULL || p->pc != 0) {
         mt_buf_str(b, " at ");
         mt_buf_place(b, p);
@@ -125,9 +123,8 @@ void mt_buf_owned_error(mt_buf_t *b, const mt_report_error_t *e)
             print_block_made_by(b, e);
             mt_buf_char(b, '\n');
         } else {
-            mt_buf_str(b, " of ");
-            mt_buf_hex(b, e->addr);
-            mt_buf_str(b, ", which is not one of its objects (nothing released)\n");
+            mt_buf_fmt(b, " of 0x%" PRIx64 ", which is not one of its objects (nothing released)\n",
+                       e->addr);
         }
         break;
     case MT_ERROR_ARENA_WRITE_AFTER_RELEASE:
@@ -136,9 +133,7 @@ void mt_buf_owned_error(mt_buf_t *b, const mt_report_error_t *e)
             print_owner_of(b, &e->freed);
             mt_buf_str(b, ": ");
             mt_buf_count(b, e->changed, "byte", "bytes");
-            mt_buf_str(b, " changed, the first at ");
-            mt_buf_hex(b, e->addr);
-            mt_buf_char(b, '\n');
+            mt_buf_fmt(b, " changed, the first at 0x%" PRIx64 "\n", e->addr);
             break;
         }
         /* fall through */
@@ -167,9 +162,7 @@ void mt_buf_owned_error(mt_buf_t *b, const mt_report_error_t *e)
                           : ") still live: #");
         mt_buf_u64(b, e->seq);
         if (e->changed > 1) {
-            mt_buf_str(b, " and ");
-            mt_buf_u64(b, e->changed - 1);
-            mt_buf_str(b, " more");
+            mt_buf_fmt(b, " and %" PRIu64 " more", e->changed - 1);
         }
         mt_buf_char(b, '\n');
         mt_buf_line(b);
@@ -215,13 +208,9 @@ void mt_buf_owned_error(mt_buf_t *b, const mt_report_error_t *e)
     case MT_ERROR_REGISTER_CONFLICT:
         mt_buf_str(b, "register by ");
         print_owner_of(b, &e->found);
-        mt_buf_str(b, " of ");
-        mt_buf_hex(b, e->addr);
-        mt_buf_str(b, " (");
+        mt_buf_fmt(b, " of 0x%" PRIx64 " (", e->addr);
         mt_buf_count(b, e->extent, "byte", "bytes");
-        mt_buf_str(b, "), already block #");
-        mt_buf_u64(b, e->seq);
-        mt_buf_str(b, " (");
+        mt_buf_fmt(b, "), already block #%" PRIu64 " (", e->seq);
         mt_buf_count(b, e->size, "byte", "bytes");
         mt_buf_str(b, ") made by ");
         mt_buf_kind_owner(b, &e->alloc);
@@ -234,10 +223,11 @@ void mt_buf_owned_error(mt_buf_t *b, const mt_report_error_t *e)
             print_block_made_by(b, e);
             mt_buf_str(b, " (left alone)\n");
         } else {
-            mt_buf_str(b, " of ");
-            mt_buf_hex(b, e->addr);
-            mt_buf_str(b, ", which is not a registered block (never registered, or "
-                          "released already)\n");
+            mt_buf_fmt(
+                b,
+                " of 0x%" PRIx64
+                ", which is not a registered block (never registered, or released already)\n",
+                e->addr);
         }
         break;
     case MT_ERROR_UNREGISTER_OWNER:
