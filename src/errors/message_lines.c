@@ -1,7 +1,7 @@
 /* message_lines.c - the lines every error message shares: the block ("allocated at ... by
  * ... (block 0x..., thread N)") and what found the error, each with its stack, and a place's
  * kind and owner ("pool \"bullets\""). message.c words the heap's errors with them,
- * message_owned.c those of pools, arenas and registered blocks.
+ * message_owned.c the headlines of pools', arenas' and registered blocks' errors.
  */
 #include "base/options.h"
 #include "errors/error.h"
