@@ -47,7 +47,7 @@ TOOL_SRC = tools/memtrack-report.c tools/json.c tools/json_read.c \
 	tools/report_read.c tools/run.c tools/run_verdict.c tools/saved_frames.c \
 	tools/module_file.c tools/pe_file.c tools/dw_lib.c \
 	tools/out_file.c tools/site_match.c tools/sweep.c tools/sweep_outcome.c tools/sweep_render.c \
-	tools/sweep_runs.c tools/options_man.c src/base/buf.c src/base/runtime.c \
+	tools/sweep_runs.c tools/options_man.c src/base/buf.c src/base/buf_fmt.c src/base/runtime.c \
 	src/base/options.c src/errors/format.c src/records/kinds.c src/report/model.c \
 	$(wildcard src/report/render_*.c)
 

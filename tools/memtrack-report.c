@@ -23,6 +23,7 @@
  * unreadable report.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -150,9 +151,7 @@ static void diff_line(mt_buf_t *b, const change_t *c)
         mt_buf_str(b, s->where.inlined ? ", inlined into " : ", called from ");
         mt_buf_place(b, &caller);
     }
-    mt_buf_str(b, " (");
-    mt_buf_u64(b, c->old_site != NULL ? c->old_site->bytes : 0);
-    mt_buf_str(b, " -> ");
+    mt_buf_fmt(b, " (%" PRIu64 " -> ", c->old_site != NULL ? c->old_site->bytes : 0);
     mt_buf_count(b, c->new_site != NULL ? c->new_site->bytes : 0, "byte", "bytes");
     mt_buf_str(b, c->old_site == NULL   ? ", new site)\n"
                   : c->new_site == NULL ? ", gone)\n"
@@ -266,11 +265,7 @@ static int diff(const char *old_path, const char *new_path)
     mt_buf_count(&b, z->leaked_bytes, "byte", "bytes");
     mt_buf_str(&b, " in ");
     mt_buf_count(&b, z->leaked_blocks, "block", "blocks");
-    mt_buf_str(&b, "; errors: ");
-    mt_buf_u64(&b, a->errors);
-    mt_buf_str(&b, " -> ");
-    mt_buf_u64(&b, z->errors);
-    mt_buf_char(&b, '\n');
+    mt_buf_fmt(&b, "; errors: %" PRIu64 " -> %" PRIu64 "\n", a->errors, z->errors);
     size_t more = 0, less = 0;
     for (size_t i = 0; i < nchanges; i++) {
         if (changes[i].bytes.sign > 0 || (changes[i].bytes.sign == 0 && changes[i].blocks.sign > 0))

@@ -566,12 +566,7 @@ static void say_bad_report(const char *prog, const char *path, const char *sep, 
 {
     mt_buf_t b;
     mt_buf_init(&b, STDERR_FILENO);
-    mt_buf_text(&b, prog);
-    mt_buf_str(&b, ": ");
-    mt_buf_text(&b, path);
-    mt_buf_str(&b, sep);
-    mt_buf_text(&b, err);
-    mt_buf_char(&b, '\n');
+    mt_buf_fmt(&b, "%-s: %-s%s%-s\n", prog, path, sep, err);
     mt_buf_flush(&b);
 }
 

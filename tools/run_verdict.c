@@ -10,6 +10,7 @@
  * the program when there are others: the lines end the run as its summary.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,29 +46,22 @@ static void show_unseen(const mt_report_t *r)
     mt_buf_t b;
     mt_buf_init(&b, STDERR_FILENO);
     mt_buf_line(&b);
-    mt_buf_str(&b, "run: ");
-    mt_buf_text(&b, r->program);
-    mt_buf_str(&b, " (pid ");
-    mt_buf_u64(&b, r->pid);
+    mt_buf_fmt(&b, "run: %-s (pid %" PRIu64, r->program, r->pid);
     if (p->written) {
-        mt_buf_str(&b, ") printed its report where memtrack run's ");
-        mt_buf_str(&b, stream);
-        mt_buf_str(&b, " is not (its own was redirected)");
+        mt_buf_fmt(&b,
+                   ") printed its report where memtrack run's %s is not (its own was redirected)",
+                   stream);
     } else if (p->error_number == 0) { /* (error: a file of the program's in its place) */
-        mt_buf_str(&b,
-                   ") could not print its report: it had put a file of its own in place of its ");
-        mt_buf_str(&b, stream);
-        mt_buf_str(&b, ", which memtrack never writes into");
+        mt_buf_fmt(&b,
+                   ") could not print its report: it had put a file of its own in place of its %s, "
+                   "which memtrack never writes into",
+                   stream);
     } else if (p->error_number == EBADF) {
-        mt_buf_str(&b, ") could not print its report: it had closed its ");
-        mt_buf_str(&b, stream);
-        mt_buf_str(&b, " before it exited");
+        mt_buf_fmt(&b, ") could not print its report: it had closed its %s before it exited",
+                   stream);
     } else {
-        mt_buf_str(&b, ") could not print its report: writing to its ");
-        mt_buf_str(&b, stream);
-        mt_buf_str(&b, " failed (");
-        mt_buf_text(&b, p->error != NULL ? p->error : "?");
-        mt_buf_char(&b, ')');
+        mt_buf_fmt(&b, ") could not print its report: writing to its %s failed (%-s)", stream,
+                   p->error != NULL ? p->error : "?");
     }
     mt_buf_str(&b, "; here it is, from its JSON report:\n");
     mt_render_text(r, &b, MT_TEXT_LIST_ERRORS);
@@ -80,19 +74,13 @@ static void name_process(const mt_report_t *r, const char *path)
     mt_buf_t b;
     mt_buf_init(&b, STDERR_FILENO);
     mt_buf_line(&b);
-    mt_buf_str(&b, "run: ");
-    mt_buf_text(&b, r->program);
-    mt_buf_str(&b, " (pid ");
-    mt_buf_u64(&b, r->pid);
-    mt_buf_str(&b, "): ");
+    mt_buf_fmt(&b, "run: %-s (pid %" PRIu64 "): ", r->program, r->pid);
     mt_buf_count(&b, r->leaked_bytes, "byte", "bytes");
     mt_buf_str(&b, " leaked in ");
     mt_buf_count(&b, r->leaked_blocks, "block", "blocks");
     mt_buf_str(&b, ", ");
     mt_buf_count(&b, r->errors, "error", "errors");
-    mt_buf_str(&b, "; its report: ");
-    mt_buf_text(&b, path);
-    mt_buf_char(&b, '\n');
+    mt_buf_fmt(&b, "; its report: %-s\n", path);
     mt_buf_flush(&b);
 }
 

@@ -5,6 +5,7 @@
  * only that failure made) and the command that runs that failure again. Places are worded
  * and written as the reports' are (errors/format.c, render_json.c, render_sarif.c).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,9 +69,7 @@ static void say_allocations(mt_buf_t *b, const sweep_path_t *p)
         mt_buf_u64(b, p->ks[i]);
     }
     if (p->runs > p->nks) {
-        mt_buf_str(b, " and ");
-        mt_buf_u64(b, p->runs - p->nks);
-        mt_buf_str(b, " more");
+        mt_buf_fmt(b, " and %" PRIu64 " more", p->runs - p->nks);
     }
 }
 
@@ -89,9 +88,7 @@ static void text_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
     mt_buf_line(b);
     mt_buf_str(b, headlines[p->kind]);
     if (p->kind == PATH_CRASH) {
-        mt_buf_str(b, " (");
-        mt_buf_str(b, p->signal != NULL ? p->signal : "signal");
-        mt_buf_char(b, ')');
+        mt_buf_fmt(b, " (%s)", p->signal != NULL ? p->signal : "signal");
     }
     if (p->alloc == NULL) {
         mt_buf_str(b, " in a run whose allocation did not fail (it made fewer): ");
@@ -127,9 +124,7 @@ static void text_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
             mt_buf_count(b, l->blocks, "block", "blocks");
             mt_buf_str(b, " leaked, allocated at ");
             mt_buf_place(b, &l->where);
-            mt_buf_str(b, " by ");
-            mt_buf_str(b, l->where.kind != NULL ? l->where.kind : "?");
-            mt_buf_char(b, '\n');
+            mt_buf_fmt(b, " by %s\n", l->where.kind != NULL ? l->where.kind : "?");
             mt_buf_stack_lines(b, &l->where, "      ");
         }
         break;
@@ -142,10 +137,11 @@ static void text_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
         }
         if (p->nerrors == 0) {
             mt_buf_line(b);
-            mt_buf_str(b,
-                       "  then it wrote no report (did it end with _exit or exec?), exit status ");
-            mt_buf_u64(b, (uint64_t)p->status);
-            mt_buf_char(b, '\n');
+            mt_buf_fmt(
+                b,
+                "  then it wrote no report (did it end with _exit or exec?), exit status %" PRIu64
+                "\n",
+                (uint64_t)p->status);
         }
         break;
     case PATH_KINDS: break;
@@ -166,23 +162,16 @@ void sweep_render_text(const sweep_t *s, mt_buf_t *b)
     }
     mt_buf_str(b, ": ");
     if (s->from != 1 || s->to != s->counted) {
-        mt_buf_str(b, "allocations ");
-        mt_buf_u64(b, s->from);
-        mt_buf_str(b, " to ");
-        mt_buf_u64(b, s->to);
-        mt_buf_str(b, " of ");
-        mt_buf_u64(b, s->counted);
+        mt_buf_fmt(b, "allocations %" PRIu64 " to %" PRIu64 " of %" PRIu64, s->from, s->to,
+                   s->counted);
     } else {
         mt_buf_count(b, s->counted, "allocation", "allocations");
     }
     mt_buf_str(b, s->window ? " inside memtrack_fail_begin() windows" : "");
     mt_buf_str(b, ", each made to fail in turn (");
     mt_buf_count(b, s->runs, "run", "runs");
-    mt_buf_str(b, ", ");
-    mt_buf_u64(b, s->jobs);
-    mt_buf_str(b, " at a time, ");
-    mt_buf_u64(b, (uint64_t)(s->seconds + 0.5));
-    mt_buf_str(b, " s)\n");
+    mt_buf_fmt(b, ", %" PRIu64 " at a time, %" PRIu64 " s)\n", (uint64_t)s->jobs,
+               (uint64_t)(s->seconds + 0.5));
     size_t by_kind[PATH_KINDS] = {0};
     for (size_t i = 0; i < s->npaths; i++)
         by_kind[s->paths[i].kind]++;
@@ -200,20 +189,17 @@ void sweep_render_text(const sweep_t *s, mt_buf_t *b)
                 continue;
             mt_buf_str(b, first ? "" : ", ");
             first = false;
-            mt_buf_u64(b, by_kind[kind]);
-            mt_buf_char(b, ' ');
-            mt_buf_str(b, headlines[kind]);
-            mt_buf_str(b, by_kind[kind] > 1 ? "s" : "");
+            mt_buf_fmt(b, "%" PRIu64 " %s%s", by_kind[kind], headlines[kind],
+                       by_kind[kind] > 1 ? "s" : "");
         }
         mt_buf_str(b, "); ");
         mt_buf_count(b, s->clean, "run", "runs");
         mt_buf_str(b, " handled the failure cleanly");
     }
     if (s->unreached != 0) {
-        mt_buf_str(b, "; ");
-        mt_buf_u64(b, s->unreached);
-        mt_buf_str(b, s->unreached == 1 ? " run made fewer allocations and did not reach its own"
-                                        : " runs made fewer allocations and did not reach theirs");
+        mt_buf_fmt(b, "; %" PRIu64 "%s", s->unreached,
+                   s->unreached == 1 ? " run made fewer allocations and did not reach its own"
+                                     : " runs made fewer allocations and did not reach theirs");
     }
     mt_buf_char(b, '\n');
 }
@@ -223,9 +209,7 @@ void sweep_render_text(const sweep_t *s, mt_buf_t *b)
 static void json_u64(mt_buf_t *b, const char *name, uint64_t v)
 {
     mt_buf_json_str(b, name);
-    mt_buf_str(b, ": ");
-    mt_buf_u64(b, v);
-    mt_buf_str(b, ", ");
+    mt_buf_fmt(b, ": %" PRIu64 ", ", v);
 }
 
 static void json_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
@@ -292,9 +276,7 @@ void sweep_render_json(const sweep_t *s, mt_buf_t *b)
     }
     mt_buf_str(b, "], \"cwd\": ");
     mt_buf_json_str(b, s->cwd[0] != '\0' ? s->cwd : NULL);
-    mt_buf_str(b, ", \"preload\": ");
-    mt_buf_str(b, s->preload != NULL ? "true" : "false");
-    mt_buf_str(b, ",\n  ");
+    mt_buf_fmt(b, ", \"preload\": %s,\n  ", s->preload != NULL ? "true" : "false");
     json_u64(b, "allocations", s->counted);
     mt_buf_str(b, "\"window\": ");
     mt_buf_str(b, s->window ? "true, " : "false, ");
@@ -304,9 +286,8 @@ void sweep_render_json(const sweep_t *s, mt_buf_t *b)
     json_u64(b, "clean", s->clean);
     json_u64(b, "unreached", s->unreached);
     json_u64(b, "jobs", s->jobs);
-    mt_buf_str(b, "\"milliseconds\": ");
-    mt_buf_u64(b, (uint64_t)(s->seconds * 1000 + 0.5));
-    mt_buf_str(b, ",\n  \"paths\": [");
+    mt_buf_fmt(b, "\"milliseconds\": %" PRIu64 ",\n  \"paths\": [",
+               (uint64_t)(s->seconds * 1000 + 0.5));
     for (size_t i = 0; i < s->npaths; i++) {
         mt_buf_str(b, i == 0 ? "\n    " : ",\n    ");
         json_path(s, &s->paths[i], b);
@@ -331,14 +312,10 @@ static bool has_place(const mt_place_t *p)
 static void sarif_result(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b, bool first)
 {
     const char *cwd = s->cwd[0] != '\0' ? s->cwd : NULL; /* SRCROOT */
-    mt_buf_str(b, first ? "\n        {\"ruleId\": \"fail-path/"
-                        : ",\n        {\"ruleId\": \"fail-path/");
-    mt_buf_str(b, sweep_path_names[p->kind]);
-    mt_buf_str(b, "\", \"ruleIndex\": ");
-    mt_buf_u64(b, (uint64_t)p->kind);
-    mt_buf_str(b, ", \"level\": \"");
-    mt_buf_str(b, rule_levels[p->kind]);
-    mt_buf_str(b, "\", \"message\": {\"text\": ");
+    mt_buf_fmt(b, "%s%s\", \"ruleIndex\": %" PRIu64 ", \"level\": \"%s\", \"message\": {\"text\": ",
+               first ? "\n        {\"ruleId\": \"fail-path/"
+                     : ",\n        {\"ruleId\": \"fail-path/",
+               sweep_path_names[p->kind], (uint64_t)p->kind, rule_levels[p->kind]);
     mt_buf_json_begin(b);
     mt_buf_str(b, headlines[p->kind]);
     mt_buf_str(b, " when ");
@@ -373,20 +350,14 @@ static void sarif_result(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b, b
     mt_render_sarif_stacks(b, places, messages, p->kind == PATH_CRASH ? 2 : 1, cwd);
     mt_buf_str(b, ", \"partialFingerprints\": {\"memtrackSite/v1\": ");
     mt_buf_json_begin(b);
-    mt_buf_str(b, "fail-path:");
-    mt_buf_str(b, sweep_path_names[p->kind]);
-    mt_buf_char(b, ':');
-    mt_buf_str(b, p->failed.file != NULL ? p->failed.file
-                  : p->failed.module     ? p->failed.module
-                                         : "");
-    mt_buf_char(b, ':');
-    mt_buf_str(b, p->failed.func != NULL ? p->failed.func : "");
+    mt_buf_fmt(b, "fail-path:%s:%s:%s", sweep_path_names[p->kind],
+               p->failed.file != NULL ? p->failed.file
+               : p->failed.module     ? p->failed.module
+                                      : "",
+               p->failed.func != NULL ? p->failed.func : "");
     mt_buf_json_end(b);
-    mt_buf_str(b, "}, \"properties\": {\"allocation\": ");
-    mt_buf_u64(b, p->ks[0]);
-    mt_buf_str(b, ", \"runs\": ");
-    mt_buf_u64(b, p->runs);
-    mt_buf_str(b, "}}");
+    mt_buf_fmt(b, "}, \"properties\": {\"allocation\": %" PRIu64 ", \"runs\": %" PRIu64 "}}",
+               p->ks[0], p->runs);
 }
 
 void sweep_render_sarif(const sweep_t *s, mt_buf_t *b)
@@ -397,14 +368,12 @@ void sweep_render_sarif(const sweep_t *s, mt_buf_t *b)
     mt_buf_json_str(b, MEMTRACK_VERSION);
     mt_buf_str(b, ", \"rules\": [");
     for (int k = 0; k < PATH_KINDS; k++) {
-        mt_buf_str(b, k == 0 ? "\n          {\"id\": \"fail-path/"
-                             : ",\n          {\"id\": \"fail-path/");
-        mt_buf_str(b, sweep_path_names[k]);
-        mt_buf_str(b, "\", \"shortDescription\": {\"text\": ");
+        mt_buf_fmt(b, "%s%s\", \"shortDescription\": {\"text\": ",
+                   k == 0 ? "\n          {\"id\": \"fail-path/"
+                          : ",\n          {\"id\": \"fail-path/",
+                   sweep_path_names[k]);
         mt_buf_json_str(b, rule_texts[k]);
-        mt_buf_str(b, "}, \"defaultConfiguration\": {\"level\": \"");
-        mt_buf_str(b, rule_levels[k]);
-        mt_buf_str(b, "\"}}");
+        mt_buf_fmt(b, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}", rule_levels[k]);
     }
     mt_buf_str(b, "\n      ]}},\n");
     if (s->cwd[0] != '\0') {
@@ -415,11 +384,8 @@ void sweep_render_sarif(const sweep_t *s, mt_buf_t *b)
     mt_buf_str(b, "      \"invocations\": [{\"executionSuccessful\": true, \"properties\": "
                   "{\"program\": ");
     mt_buf_json_str(b, s->prog[0]);
-    mt_buf_str(b, ", \"allocations\": ");
-    mt_buf_u64(b, s->counted);
-    mt_buf_str(b, ", \"runs\": ");
-    mt_buf_u64(b, s->runs);
-    mt_buf_str(b, "}}],\n      \"results\": [");
+    mt_buf_fmt(b, ", \"allocations\": %" PRIu64 ", \"runs\": %" PRIu64 "}}],\n      \"results\": [",
+               s->counted, s->runs);
     for (size_t i = 0; i < s->npaths; i++)
         sarif_result(s, &s->paths[i], b, i == 0);
     mt_buf_str(b, s->npaths > 0 ? "\n      ]\n    }\n  ]\n}\n" : "]\n    }\n  ]\n}\n");
@@ -461,10 +427,8 @@ static void html_stacked(mt_buf_t *b, const char *what, const mt_place_t *p)
 
 static void html_path(const sweep_t *s, const sweep_path_t *p, mt_buf_t *b)
 {
-    mt_buf_str(b, "<section class=\"path ");
-    mt_buf_str(b, sweep_path_names[p->kind]);
-    mt_buf_str(b, "\"><h2>");
-    mt_buf_str(b, headlines[p->kind]);
+    mt_buf_fmt(b, "<section class=\"path %s\"><h2>%s", sweep_path_names[p->kind],
+               headlines[p->kind]);
     if (p->kind == PATH_CRASH && p->signal != NULL) {
         mt_buf_str(b, " (");
         mt_buf_html(b, p->signal);
@@ -518,12 +482,8 @@ void sweep_render_html(const sweep_t *s, mt_buf_t *b)
     }
     mt_buf_str(b, "</code></h1>\n<p id=\"summary\">");
     mt_buf_count(b, s->counted, "allocation", "allocations");
-    mt_buf_str(b, s->window ? " inside memtrack_fail_begin() windows" : "");
-    mt_buf_str(b, "; allocations ");
-    mt_buf_u64(b, s->from);
-    mt_buf_str(b, " to ");
-    mt_buf_u64(b, s->to);
-    mt_buf_str(b, " each made to fail in turn: ");
+    mt_buf_fmt(b, "%s; allocations %" PRIu64 " to %" PRIu64 " each made to fail in turn: ",
+               s->window ? " inside memtrack_fail_begin() windows" : "", s->from, s->to);
     mt_buf_count(b, s->runs, "run", "runs");
     mt_buf_str(b, ", ");
     mt_buf_count(b, s->npaths, "failure path", "failure paths");

@@ -27,6 +27,7 @@
  * have without memtrack.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -251,13 +252,13 @@ static void print_live_blocks(int fd, int held)
     mt_buf_init(&b, fd);
     if (skipped != 0) {
         mt_buf_line(&b);
-        mt_buf_u64(&b, skipped);
-        mt_buf_str(&b, skipped == 1 ? " table shard walk was skipped: "
-                                    : " table shard walks were skipped: ");
-        mt_buf_str(&b, held == 0                       ? "another thread held "
-                       : mt_stats_other_threads() == 0 ? "the crashing thread held "
-                                                       : "the crashing thread or another held ");
-        mt_buf_str(&b, skipped == 1 ? "its lock\n" : "their lock\n");
+        mt_buf_fmt(&b, "%" PRIu64 "%s%s%s", (uint64_t)skipped,
+                   skipped == 1 ? " table shard walk was skipped: "
+                                : " table shard walks were skipped: ",
+                   held == 0                       ? "another thread held "
+                   : mt_stats_other_threads() == 0 ? "the crashing thread held "
+                                                   : "the crashing thread or another held ",
+                   skipped == 1 ? "its lock\n" : "their lock\n");
     }
     if (held != 0) {
         mt_buf_line(&b);

@@ -24,6 +24,7 @@
  * once mt_fail_freeze has asked for it.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <string.h>
@@ -206,11 +207,7 @@ static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
     mt_buf_t b;
     mt_buf_init(&b, mt_out_fd());
     mt_buf_line(&b);
-    mt_buf_str(&b, "fail_nth=");
-    mt_buf_u64(&b, nth);
-    mt_buf_str(&b, ": ");
-    mt_buf_str(&b, mt_kind_names[mt_site_get(site)->kind]);
-    mt_buf_str(&b, " of ");
+    mt_buf_fmt(&b, "fail_nth=%" PRIu64 ": %s of ", nth, mt_kind_names[mt_site_get(site)->kind]);
     mt_buf_count(&b, size, "byte", "bytes");
     mt_buf_str(&b, " at ");
     mt_buf_place(&b, &p);
@@ -220,9 +217,7 @@ static MT_NOINLINE void say_nth(uint64_t nth, uint32_t site, size_t size)
     unsigned n = !mt_opt.symbolize ? mt_stack_get(mt_site_get(site)->stack, &pcs) : 0;
     for (unsigned i = 0; i < n; i++) { /* symbolize=0: the return addresses themselves */
         mt_buf_line(&b);
-        mt_buf_str(&b, "      from ");
-        mt_buf_hex(&b, (uint64_t)(uintptr_t)pcs[i]);
-        mt_buf_char(&b, '\n');
+        mt_buf_fmt(&b, "      from 0x%" PRIx64 "\n", (uint64_t)(uintptr_t)pcs[i]);
     }
     mt_out_lock();
     mt_buf_flush(&b);

@@ -3,6 +3,7 @@
  * the process's lifecycle (fork, the crash handler, the exit report) is lifecycle.c's.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <fnmatch.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,9 +75,7 @@ static void init_once_fn(void)
         mt_buf_line(&b);
         mt_buf_str(&b, "tracking ");
         mt_buf_program(&b, mt_program_name(), mt_process_id());
-        mt_buf_str(&b, ", guard ");
-        mt_buf_u64(&b, mt_opt.guard);
-        mt_buf_str(&b, " bytes\n");
+        mt_buf_fmt(&b, ", guard %" PRIu64 " bytes\n", (uint64_t)mt_opt.guard);
         mt_buf_flush(&b);
     }
     mt_busy--;

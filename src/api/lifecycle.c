@@ -21,62 +21,49 @@
 #include "records/timeline.h"
 #include "report/report.h"
 
+/* Every lock of the tracker, in the order fork_prepare takes them (the lock order: a lock
+ * is never taken while one after it is held); both sides of the fork release them in the
+ * reverse order. One list, so the order is written once. */
+static const struct {
+    void (*lock)(void);
+    void (*unlock)(void);
+} fork_locks[] = {
+    {mt_report_lock, mt_report_unlock},
+    {mt_reach_roots_lock_all, mt_reach_roots_unlock_all},
+    {mt_owners_lock_all, mt_owners_unlock_all},
+    {mt_table_lock_all, mt_table_unlock_all},
+    {mt_page_guard_lock, mt_page_guard_unlock},
+    {mt_sites_lock_all, mt_sites_unlock_all},
+    {mt_stacks_lock_all, mt_stacks_unlock_all},
+    {mt_code_map_lock, mt_code_map_unlock},
+    {mt_errors_lock_all, mt_errors_unlock_all},
+    {mt_timeline_lock, mt_timeline_unlock},
+    {mt_out_lock, mt_out_unlock},
+    {mt_symbols_lock_all, mt_symbols_unlock_all},
+    {mt_data_symbols_lock_all, mt_data_symbols_unlock_all},
+    {mt_roots_lock_all, mt_roots_unlock_all},
+    {mt_mem_lock_all, mt_mem_unlock_all}, /* last: the tracker allocates for itself under its
+                                             other locks */
+};
+#define FORK_LOCKS (sizeof fork_locks / sizeof fork_locks[0])
+
 static void fork_prepare(void)
 {
-    mt_report_lock();
-    mt_reach_roots_lock_all();
-    mt_owners_lock_all();
-    mt_table_lock_all();
-    mt_page_guard_lock();
-    mt_sites_lock_all();
-    mt_stacks_lock_all();
-    mt_code_map_lock();
-    mt_errors_lock_all();
-    mt_timeline_lock();
-    mt_out_lock();
-    mt_symbols_lock_all();
-    mt_data_symbols_lock_all();
-    mt_roots_lock_all();
-    mt_mem_lock_all(); /* last: the tracker allocates for itself under its other locks */
+    for (size_t i = 0; i < FORK_LOCKS; i++)
+        fork_locks[i].lock();
 }
 
-static void fork_parent(void)
+/* After fork, in the parent; in the child too, before what only the child does. */
+static void fork_release(void)
 {
-    mt_mem_unlock_all();
-    mt_roots_unlock_all();
-    mt_data_symbols_unlock_all();
-    mt_symbols_unlock_all();
-    mt_out_unlock();
-    mt_timeline_unlock();
-    mt_errors_unlock_all();
-    mt_code_map_unlock();
-    mt_stacks_unlock_all();
-    mt_sites_unlock_all();
-    mt_page_guard_unlock();
-    mt_table_unlock_all();
-    mt_owners_unlock_all();
-    mt_reach_roots_unlock_all();
-    mt_report_unlock();
+    for (size_t i = FORK_LOCKS; i > 0; i--)
+        fork_locks[i - 1].unlock();
 }
 
 static void fork_child(void)
 {
-    mt_mem_unlock_all();
-    mt_roots_unlock_all();
-    mt_data_symbols_unlock_all();
-    mt_symbols_unlock_all();
-    mt_out_unlock();
-    mt_out_after_fork_child();
-    mt_timeline_unlock();
-    mt_errors_unlock_all();
-    mt_code_map_unlock();
-    mt_stacks_unlock_all();
-    mt_sites_unlock_all();
-    mt_page_guard_unlock();
-    mt_table_unlock_all();
-    mt_owners_unlock_all();
-    mt_reach_roots_unlock_all();
-    mt_report_unlock();
+    fork_release();
+    mt_out_after_fork_child(); /* one thread now: nothing else can hold a lock */
 }
 
 /* At load time: start, then install what guards the rest of the process's life. */
@@ -88,7 +75,7 @@ __attribute__((constructor(101))) static void mt_constructor(void)
 #ifdef MT_GLIBC_MALLOC
     mt_allocator_check();
 #endif
-    (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+    (void)pthread_atfork(fork_prepare, fork_release, fork_child);
     mt_place_prepare();
     mt_crash_install();
     mt_report_prepare();

@@ -374,12 +374,11 @@ void mt_allocator_check(void)
         mt_buf_t b;
         mt_buf_init(&b, mt_out_fd());
         mt_buf_line(&b);
-        mt_buf_str(&b, "libmemtrack is loaded but is not the process's allocator: ");
-        mt_buf_str(&b, names[i]);
-        mt_buf_str(&b, " is ");
-        mt_buf_str(&b, module);
-        mt_buf_str(&b, "'s, found first (a library built with memtrack brought libmemtrack in, "
-                       "or dlopen() did)\n");
+        mt_buf_fmt(
+            &b,
+            "libmemtrack is loaded but is not the process's allocator: %s is %s's, found first (a "
+            "library built with memtrack brought libmemtrack in, or dlopen() did)\n",
+            names[i], module);
         mt_buf_line(&b);
         mt_buf_str(&b, "  only blocks made by code built with memtrack are tracked, and one that "
                        "other code frees reaches the C library's free, which aborts\n");

@@ -6,6 +6,7 @@
 #ifndef MT_BUF_H
 #define MT_BUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,22 @@ void mt_buf_char(mt_buf_t *b, char c);
 void mt_buf_u64(mt_buf_t *b, uint64_t v);
 void mt_buf_i64(mt_buf_t *b, int64_t v);
 void mt_buf_hex(mt_buf_t *b, uint64_t v);
+/* Appends fmt with its conversions, as printf would, in one call instead of a chain of
+ * appends (base/buf_fmt.c). Only what the messages and reports need, async-signal-safe and
+ * without locale: %s (as mt_buf_str), %-s (as mt_buf_text: a name a person reads, escaped;
+ * nothing for NULL), %c, %d %i %u %x with the lengths l, ll and z (so PRIu64 and PRId64),
+ * a width (digits or *) that pads numbers with spaces on the left, %p (as mt_buf_hex), %%.
+ * What the buffer escapes (MT_ESCAPE_*) is escaped alike, the format's own words included,
+ * as mt_buf_str would. The compiler checks the arguments against the format. */
+#if defined(__MINGW32__)
+#define MT_BUF_FORMAT(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
+#define MT_BUF_FORMAT(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MT_BUF_FORMAT(f, a)
+#endif
+void mt_buf_fmt(mt_buf_t *b, const char *fmt, ...) MT_BUF_FORMAT(2, 3);
+void mt_buf_vfmt(mt_buf_t *b, const char *fmt, va_list ap) MT_BUF_FORMAT(2, 0);
 /* "1 block" / "3 blocks" */
 void mt_buf_count(mt_buf_t *b, uint64_t n, const char *singular, const char *plural);
 /* Where a pointer lies from a block's start: "4 bytes before its start", "8 bytes past its start".

@@ -5,6 +5,7 @@
  * A bad entry gets one warning naming it and the option keeps its value.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -103,17 +104,12 @@ static void warn(warnings_t *w, const char *source, const char *what, const char
         w->printed++;
     mt_buf_t b;
     mt_warning_begin(&b);
-    mt_buf_str(&b, source);
-    mt_buf_str(&b, ": ");
-    mt_buf_str(&b, what);
-    mt_buf_str(&b, " '");
+    mt_buf_fmt(&b, "%s: %s '", source, what);
     mt_buf_strn(&b, text, n < 80 ? n : 80);
     mt_buf_char(&b, '\'');
     mt_buf_str(&b, rest);
     if (o != NULL) {
-        mt_buf_str(&b, "; ");
-        mt_buf_str(&b, o->name);
-        mt_buf_str(&b, " stays ");
+        mt_buf_fmt(&b, "; %s stays ", o->name);
         if (o->type == MT_OPT_STRING && strlen(*(const char **)o->field) > 80) {
             mt_buf_strn(&b, *(const char **)o->field, 80);
             mt_buf_str(&b, "...");
@@ -326,11 +322,9 @@ static void warn_no_room(warnings_t *w, const char *source, const option_desc_t 
     char rest[160];
     mt_buf_t b;
     mt_buf_init(&b, -1);
-    mt_buf_str(&b, " in ");
-    mt_buf_str(&b, o->name);
-    mt_buf_str(&b, " (its entries fill its ");
-    mt_buf_u64(&b, MT_OPTION_STRING_MAX);
-    mt_buf_str(&b, " bytes): it and every later entry are ignored");
+    mt_buf_fmt(
+        &b, " in %s (its entries fill its %" PRIu64 " bytes): it and every later entry are ignored",
+        o->name, (uint64_t)MT_OPTION_STRING_MAX);
     size_t len = b.len < sizeof rest - 1 ? b.len : sizeof rest - 1;
     memcpy(rest, b.data, len);
     rest[len] = '\0';
@@ -368,11 +362,7 @@ static bool apply_entry(const char *e, size_t n, const char *source, warnings_t 
         char rest[160];
         mt_buf_t b; /* " for guard (expected ...)" formatted without stdio */
         mt_buf_init(&b, -1);
-        mt_buf_str(&b, " for ");
-        mt_buf_str(&b, o->name);
-        mt_buf_str(&b, " (expected ");
-        mt_buf_str(&b, expected);
-        mt_buf_char(&b, ')');
+        mt_buf_fmt(&b, " for %s (expected %s)", o->name, expected);
         size_t len = b.len < sizeof rest - 1 ? b.len : sizeof rest - 1;
         memcpy(rest, b.data, len);
         rest[len] = '\0';
@@ -421,11 +411,9 @@ int mt_options_parse(const char *text, const char *source)
     if (w.held != 0) {
         mt_buf_t b;
         mt_warning_begin(&b);
-        mt_buf_str(&b, source);
-        mt_buf_str(&b, ": ");
-        mt_buf_u64(&b, w.held);
-        mt_buf_str(&b, w.held == 1 ? " more bad entry was" : " more bad entries were");
-        mt_buf_str(&b, " ignored (the warnings above name the first)");
+        mt_buf_fmt(&b, "%s: %" PRIu64 "%s ignored (the warnings above name the first)", source,
+                   (uint64_t)w.held,
+                   w.held == 1 ? " more bad entry was" : " more bad entries were");
         mt_warning_end(&b);
     }
     return bad;

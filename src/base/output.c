@@ -176,11 +176,8 @@ static int open_report_stream(bool reopen, bool silent)
     if (fd < 0) {
         mt_buf_t b;
         mt_warning_begin(&b);
-        mt_buf_str(&b, "cannot open report file '");
-        mt_buf_str(&b, path);
-        mt_buf_str(&b, "': ");
-        mt_buf_str(&b, errno == ENXIO ? "a FIFO that no process is reading" : strerror(errno));
-        mt_buf_str(&b, "; reporting to stderr");
+        mt_buf_fmt(&b, "cannot open report file '%s': %s; reporting to stderr", path,
+                   errno == ENXIO ? "a FIFO that no process is reading" : strerror(errno));
         mt_warning_end(&b);
         return STDERR_FILENO;
     }

@@ -31,6 +31,7 @@
  * only tries it.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,9 +237,10 @@ static void tell_limit(bool kernel)
         mt_buf_str(&b, " page-guarded blocks at once take half of the kernel's limit on "
                        "mappings");
     }
-    mt_buf_str(&b, " (vm.max_map_count = ");
-    mt_buf_u64(&b, pg.map_limit);
-    mt_buf_str(&b, "): more blocks get guard bytes instead until some are freed");
+    mt_buf_fmt(&b,
+               " (vm.max_map_count = %" PRIu64
+               "): more blocks get guard bytes instead until some are freed",
+               (uint64_t)pg.map_limit);
     mt_warning_end(&b);
 }
 

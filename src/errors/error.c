@@ -6,6 +6,7 @@
  * counted, not printed, and one line says so.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -93,13 +94,10 @@ static void print_message(const mt_error_t *e, uint64_t n, int fd)
     mt_buf_init(&b, fd);
     if (n == (uint64_t)mt_opt.max_messages + 1) {
         mt_buf_line(&b);
-        mt_buf_str(&b, "further ");
-        mt_buf_str(&b, mt_error_names[e->kind]);
-        mt_buf_str(&b, " errors found by ");
+        mt_buf_fmt(&b, "further %s errors found by ", mt_error_names[e->kind]);
         mt_buf_found_by_site(&b, e->found_site);
-        mt_buf_str(&b, " are counted, not printed (max_messages=");
-        mt_buf_u64(&b, mt_opt.max_messages);
-        mt_buf_str(&b, ")\n");
+        mt_buf_fmt(&b, " are counted, not printed (max_messages=%" PRIu64 ")\n",
+                   (uint64_t)mt_opt.max_messages);
     } else {
         mt_buf_error_message(&b, e);
     }

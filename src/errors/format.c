@@ -4,6 +4,7 @@
  * Every string of the model is written escaped (mt_buf_text): a report read back may hold
  * anything.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "errors/format.h"
@@ -48,23 +49,16 @@ static const char *basename_of(const char *path)
 void mt_buf_place(mt_buf_t *b, const mt_place_t *p)
 {
     if (p->file != NULL) {
-        mt_buf_text(b, p->file);
-        mt_buf_char(b, ':');
-        mt_buf_u64(b, (uint64_t)(p->line < 0 ? 0 : p->line));
+        mt_buf_fmt(b, "%-s:%" PRIu64, p->file, (uint64_t)(p->line < 0 ? 0 : p->line));
         if (p->func != NULL && p->func[0] != '\0') { /* "": a C++ namespace-scope initializer */
-            mt_buf_str(b, " in ");
-            mt_buf_text(b, p->func);
-            mt_buf_str(b, "()");
+            mt_buf_fmt(b, " in %-s()", p->func);
         }
         return;
     }
     if (p->pc != 0) {
         mt_buf_hex(b, p->pc);
         if (p->func != NULL) {
-            mt_buf_str(b, " in ");
-            mt_buf_text(b, p->func);
-            mt_buf_str(b, "+");
-            mt_buf_hex(b, p->offset);
+            mt_buf_fmt(b, " in %-s+0x%" PRIx64, p->func, p->offset);
         }
         if (p->module != NULL) {
             mt_buf_str(b, " (");
@@ -106,9 +100,7 @@ void mt_buf_found_by(mt_buf_t *b, const mt_place_t *p, uint64_t check_every)
     case MT_KIND_PERIODIC:
         mt_buf_str(b, "the periodic check");
         if (check_every != 0) {
-            mt_buf_str(b, " (check_every=");
-            mt_buf_u64(b, check_every);
-            mt_buf_char(b, ')');
+            mt_buf_fmt(b, " (check_every=%" PRIu64 ")", check_every);
         }
         break;
     default: mt_buf_text(b, p->kind != NULL ? p->kind : "?"); break;
@@ -139,9 +131,7 @@ void mt_buf_block_name(mt_buf_t *b, const mt_report_error_t *e)
     if (e->seq == 0) { /* made inside a system library: only the program's are numbered */
         mt_buf_str(b, "a system library's block (");
     } else {
-        mt_buf_str(b, "block #");
-        mt_buf_u64(b, e->seq);
-        mt_buf_str(b, " (");
+        mt_buf_fmt(b, "block #%" PRIu64 " (", e->seq);
     }
     mt_buf_count(b, e->size, "byte", "bytes");
     mt_buf_char(b, ')');
@@ -163,9 +153,7 @@ static void invalid_free_summary(mt_buf_t *b, const mt_report_error_t *e)
         mt_buf_str(b, ", ");
         mt_buf_from_start(b, e->offset);
     } else {
-        mt_buf_text(b, e->what);
-        mt_buf_char(b, ' ');
-        mt_buf_hex(b, e->pointer);
+        mt_buf_fmt(b, "%-s 0x%" PRIx64, e->what, e->pointer);
     }
     mt_buf_str(b, ", found by ");
     mt_buf_found_by(b, &e->found, 0);
@@ -199,10 +187,8 @@ void mt_buf_error_summary(mt_buf_t *b, const mt_report_error_t *e)
             mt_buf_str(b, " changed at offset ");
             mt_buf_u64(b, (uint64_t)e->offset);
         } else {
-            mt_buf_str(b, " changed from offset ");
-            mt_buf_u64(b, (uint64_t)e->offset);
-            mt_buf_str(b, " to ");
-            mt_buf_u64(b, e->extent - 1);
+            mt_buf_fmt(b, " changed from offset %" PRIu64 " to %" PRIu64, (uint64_t)e->offset,
+                       e->extent - 1);
         }
     } else if (e->changed != 0) {
         mt_buf_str(b, ": ");
@@ -219,10 +205,7 @@ static void at_line(mt_buf_t *b, const char *file, long line)
 {
     if (file == NULL)
         return;
-    mt_buf_str(b, " at ");
-    mt_buf_text(b, file);
-    mt_buf_char(b, ':');
-    mt_buf_u64(b, (uint64_t)(line < 0 ? 0 : line));
+    mt_buf_fmt(b, " at %-s:%" PRIu64, file, (uint64_t)(line < 0 ? 0 : line));
 }
 
 static void of_thread(mt_buf_t *b, uint64_t thread)
@@ -257,9 +240,7 @@ void mt_buf_holder(mt_buf_t *b, const mt_holder_t *h)
     case MT_HOLDER_STATIC:
         mt_buf_text(b, h->name != NULL ? h->name : "a variable");
         if (h->func != NULL) {
-            mt_buf_str(b, " in ");
-            mt_buf_text(b, h->func);
-            mt_buf_str(b, "()");
+            mt_buf_fmt(b, " in %-s()", h->func);
         }
         at_line(b, h->file, h->line);
         break;

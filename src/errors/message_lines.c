@@ -1,7 +1,7 @@
 /* message_lines.c - the lines every error message shares: the block ("allocated at ... by
  * ... (block 0x..., thread N)") and what found the error, each with its stack, and a place's
  * kind and owner ("pool \"bullets\""). message.c words the heap's errors with them,
- * message_owned.c those of pools, arenas and registered blocks.
+ * message_owned.c the headlines of pools', arenas' and registered blocks' errors.
  */
 #include "base/options.h"
 #include "errors/error.h"
@@ -21,9 +21,7 @@ void mt_buf_kind_owner(mt_buf_t *b, const mt_place_t *p)
 {
     mt_buf_str(b, mt_kind_names[mt_place_kind(p)]);
     if (p->owner != NULL) {
-        mt_buf_str(b, " \"");
-        mt_buf_text(b, p->owner);
-        mt_buf_char(b, '"');
+        mt_buf_fmt(b, " \"%-s\"", p->owner);
     }
 }
 

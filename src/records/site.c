@@ -14,11 +14,11 @@
 
 #include "base/lock.h"
 #include "base/memory.h"
+#include "records/intern.h"
 #include "records/site.h"
 
 /* 1024 sites a chunk, 16 million sites; on bare metal 32 a chunk (1 KiB), 8192 sites. */
 #define CHUNK_BITS MT_SMALL(10, 5)
-#define CHUNK_SITES (1u << CHUNK_BITS)
 #define MAX_CHUNKS MT_SMALL(16384u, 256u)
 
 typedef struct site_key {
@@ -43,36 +43,38 @@ static mt_kind_t kind_of_key(const site_key_t *k)
     return (mt_kind_t)(k->kind < 0 ? -2 - k->kind : k->kind);
 }
 
-/* The global index: open addressing on the key, linear probing, at most half full. */
+/* An entry of the global index (records/intern.c): the whole key, so a probe compares no
+ * site. */
 typedef struct index_entry {
+    uint32_t id; /* 0: empty (first: intern.h) */
     site_key_t key;
-    uint32_t id; /* 0: empty */
 } index_entry_t;
+
+static uint64_t index_hash(const site_key_t *k);
+static uint64_t entry_hash(const void *entry)
+{
+    return index_hash(&((const index_entry_t *)entry)->key);
+}
+
+/* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
+static void *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
 
 /* The head lies with the small state every process touches, the first chunk's pointer with
  * it: the table of the others would cost a short process a page of its own. */
-static struct {
-    pthread_mutex_t lock;
-    _Atomic uint32_t count; /* ids in use, including id 0 */
-    index_entry_t *index;   /* index_size entries, a power of two */
-    size_t index_size;
-    mt_site_t *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
-} sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static mt_intern_t sites = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                            .more_chunks = more_chunks,
+                            .chunk_bits = CHUNK_BITS,
+                            .max_chunks = MAX_CHUNKS,
+                            .record_size = sizeof(mt_site_t),
+                            .entry_size = sizeof(index_entry_t),
+                            .first_index = MT_SMALL(64, 8),
+                            .entry_hash = entry_hash};
 
 /* Written with the site, before its id is published (site_create_locked). */
 unsigned char mt_site_system_flags[MT_SITE_SYSTEM_FLAGS] MT_COLD;
 
 _Atomic uint64_t mt_site_kinds_made;
 _Static_assert(MT_KIND_COUNT <= 64, "a kind is a bit of mt_site_kinds_made");
-
-/* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
-static mt_site_t *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
-
-static mt_site_t *_Atomic *chunk_slot(uint32_t id)
-{
-    uint32_t c = id >> CHUNK_BITS;
-    return MT_LIKELY(c == 0) ? &sites.first_chunk : &more_chunks[c];
-}
 
 /* ---- per-thread cache ---------------------------------------------------------------- */
 
@@ -150,38 +152,15 @@ static bool key_equal(const site_key_t *a, const site_key_t *b)
 
 /* ---- the global index ---------------------------------------------------------------- */
 
-/* The entry for k: its own, or the empty one where it would go. Caller holds sites.lock;
- * the index is never full (see index_make_room_locked). */
-static index_entry_t *index_slot_locked(const site_key_t *k)
+/* The index's hash of a key: key_hash spread to its high half, where the index starts. */
+static uint64_t index_hash(const site_key_t *k)
 {
-    size_t mask = sites.index_size - 1;
-    for (size_t i = (size_t)(key_hash(k) * UINT64_C(0x9E3779B97F4A7C15) >> 32) & mask;;
-         i = (i + 1) & mask) {
-        index_entry_t *e = &sites.index[i];
-        if (e->id == 0 || key_equal(&e->key, k))
-            return e;
-    }
+    return key_hash(k) * UINT64_C(0x9E3779B97F4A7C15);
 }
 
-/* Keeps the index at most half full, doubling it (from 64 entries) when it would pass
- * that; false when the tracker's memory is exhausted. Caller holds sites.lock. It starts
- * small because every site lands on a random entry: a 1024-entry index (48 KiB) made a
- * process's first few sites fault in a page each. */
-static bool index_make_room_locked(uint32_t used)
+static bool entry_matches(const void *entry, const void *key)
 {
-    if (sites.index != NULL && (size_t)used * 2 < sites.index_size)
-        return true;
-    size_t old_size = sites.index_size, size = old_size != 0 ? old_size * 2 : MT_SMALL(64, 8);
-    index_entry_t *old = sites.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
-    if (fresh == NULL)
-        return false;
-    sites.index = fresh;
-    sites.index_size = size;
-    for (size_t i = 0; i < old_size; i++)
-        if (old[i].id != 0)
-            *index_slot_locked(&old[i].key) = old[i];
-    mt_mem_free(old);
-    return true;
+    return key_equal(&((const index_entry_t *)entry)->key, key);
 }
 
 static const char *copy_string(const char *s)
@@ -196,30 +175,13 @@ static const char *copy_string(const char *s)
     return c;
 }
 
-static mt_site_t *slot_of(uint32_t id)
-{
-    mt_site_t *chunk = atomic_load_explicit(chunk_slot(id), memory_order_acquire);
-    return chunk != NULL ? &chunk[id & (CHUNK_SITES - 1)] : NULL;
-}
-
 /* Makes a new site for key; caller holds sites.lock. Returns MT_SITE_NONE on failure. */
 static uint32_t site_create_locked(const site_key_t *k, uint32_t base, mt_code_owner_t library)
 {
-    uint32_t id = atomic_load_explicit(&sites.count, memory_order_relaxed);
-    if (id == 0)
-        id = 1; /* id 0 stays "unknown" */
-    if ((id >> CHUNK_BITS) >= MAX_CHUNKS)
+    uint32_t id = mt_intern_next_locked(&sites); /* id 0 stays "unknown" */
+    mt_site_t *s = mt_intern_new_record_locked(&sites, id);
+    if (s == NULL || !mt_intern_make_room_locked(&sites, id))
         return MT_SITE_NONE;
-    mt_site_t *chunk = *chunk_slot(id);
-    if (chunk == NULL) {
-        chunk = mt_mem_calloc(CHUNK_SITES, sizeof(mt_site_t));
-        if (chunk == NULL)
-            return MT_SITE_NONE;
-        atomic_store_explicit(chunk_slot(id), chunk, memory_order_release);
-    }
-    if (!index_make_room_locked(id))
-        return MT_SITE_NONE;
-    mt_site_t *s = &chunk[id & (CHUNK_SITES - 1)];
     s->file = copy_string(k->file);
     s->func = copy_string(k->func);
     s->owner = copy_string(k->owner);
@@ -242,10 +204,10 @@ static uint32_t site_create_locked(const site_key_t *k, uint32_t base, mt_code_o
     /* Only written here, under sites.lock; the count's store below publishes it with the id. */
     uint64_t made = atomic_load_explicit(&mt_site_kinds_made, memory_order_relaxed);
     atomic_store_explicit(&mt_site_kinds_made, made | UINT64_C(1) << s->kind, memory_order_relaxed);
-    index_entry_t *e = index_slot_locked(k);
+    index_entry_t *e = mt_intern_find_locked(&sites, index_hash(k), entry_matches, k);
     e->key = *k;
     e->id = id;
-    atomic_store_explicit(&sites.count, id + 1, memory_order_release);
+    mt_intern_publish_locked(&sites, id);
     return id;
 }
 
@@ -263,8 +225,9 @@ static MT_NOINLINE uint32_t site_lookup_slow(const site_key_t *k, uint32_t base)
     mt_code_owner_t library = MT_SMALL(
         k->file == NULL && k->pc != NULL ? mt_code_owner(k->pc) : MT_CODE_PROGRAM, MT_CODE_PROGRAM);
     mt_mutex_lock(&sites.lock);
-    if (sites.index != NULL)
-        id = index_slot_locked(k)->id;
+    index_entry_t *e = mt_intern_find_locked(&sites, index_hash(k), entry_matches, k);
+    if (e != NULL)
+        id = e->id;
     if (id == MT_SITE_NONE)
         id = site_create_locked(k, base, library);
     mt_mutex_unlock(&sites.lock);
@@ -379,14 +342,14 @@ static const mt_site_t unknown_site = {.kind = MT_KIND_NONE};
 const mt_site_t *mt_site_get(uint32_t id)
 {
     const mt_site_t *s = NULL;
-    if (id != MT_SITE_NONE && id < atomic_load_explicit(&sites.count, memory_order_acquire))
-        s = slot_of(id);
+    if (id != MT_SITE_NONE && id < mt_intern_count(&sites))
+        s = mt_intern_record_of(&sites, id, CHUNK_BITS, sizeof *s);
     return s != NULL ? s : &unknown_site;
 }
 
 uint32_t mt_site_count(void)
 {
-    uint32_t n = atomic_load_explicit(&sites.count, memory_order_acquire);
+    uint32_t n = mt_intern_count(&sites);
     return n == 0 ? 1 : n;
 }
 

@@ -15,13 +15,13 @@
 #include "base/memory.h"
 #include "base/options.h"
 #include "base/unwind.h"
+#include "records/intern.h"
 #include "records/site.h"
 #include "records/stack.h"
 
 /* 1024 stacks a chunk, 16 million stacks; on bare metal 64 a chunk, 16384 stacks (where
  * no unwinder works: base/unwind.c, none at all). */
 #define CHUNK_BITS MT_SMALL(10, 6)
-#define CHUNK_STACKS (1u << CHUNK_BITS)
 #define MAX_CHUNKS MT_SMALL(16384u, 256u)
 
 typedef struct stored {
@@ -31,29 +31,32 @@ typedef struct stored {
     void *pcs[]; /* n return addresses */
 } stored_t;
 
+/* An entry of the global index (records/intern.c): a probe compares the stored stack only
+ * where the hash is the same. */
 typedef struct index_entry {
+    uint32_t id; /* 0: empty (first: intern.h) */
     uint64_t hash;
-    uint32_t id; /* 0: empty */
 } index_entry_t;
 
-/* As the sites' (site.c): the head and the first chunk's pointer with the small state every
- * process touches, the other chunks' pointers after .bss (base/platform.h, MT_COLD). */
-static struct {
-    pthread_mutex_t lock;
-    _Atomic uint32_t count; /* ids in use, including id 0 */
-    index_entry_t *index;   /* index_size entries, a power of two */
-    size_t index_size;
-    stored_t *_Atomic *_Atomic first_chunk; /* chunks[0], here with the head: see chunk_slot() */
-} stacks = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static uint64_t entry_hash(const void *entry)
+{
+    return ((const index_entry_t *)entry)->hash;
+}
 
 /* The rest of the chunks, after .bss (MT_COLD): a short process never touches them. */
-static stored_t *_Atomic *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
+static void *_Atomic more_chunks[MAX_CHUNKS] MT_COLD;
 
-static stored_t *_Atomic *_Atomic *chunk_slot(uint32_t id)
-{
-    uint32_t c = id >> CHUNK_BITS;
-    return MT_LIKELY(c == 0) ? &stacks.first_chunk : &more_chunks[c];
-}
+/* As the sites' (site.c): the head and the first chunk's pointer with the small state every
+ * process touches. A chunk's records are the stored stacks' pointers (a stack's length is
+ * its own). */
+static mt_intern_t stacks = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                             .more_chunks = more_chunks,
+                             .chunk_bits = CHUNK_BITS,
+                             .max_chunks = MAX_CHUNKS,
+                             .record_size = sizeof(stored_t * _Atomic),
+                             .entry_size = sizeof(index_entry_t),
+                             .first_index = MT_SMALL(64, 16),
+                             .entry_hash = entry_hash};
 
 /* 1024 entries, 24 KiB a thread, its pages touched as stacks come (as the sites' cache,
  * site.c, sized for programs with a few hundred hot stacks); bare metal 16. An entry also
@@ -101,7 +104,7 @@ static MT_NOINLINE void cache_make(void)
 }
 
 /* The stack's hash from its frames' (base/unwind.h), mixed once more. The cache and the
- * index take their slots from its high half (CACHE_SLOT, INDEX_START). The walk's steps
+ * index take their slots from its high half (CACHE_SLOT; intern.c). The walk's steps
  * alone leave those bits poorly spread when return addresses differ by a regular stride
  * (calls from the cases of one switch, 28 bytes apart: 200 such stacks fell on 44 of the
  * cache's 1024 slots and missed it four times in five): the walk's hash is linear in each
@@ -115,7 +118,6 @@ static uint64_t hash_done(uint64_t h)
     h *= h >> 32;
     return h | 1; /* never 0: 0 marks an empty cache entry */
 }
-#define INDEX_START(hash, mask) ((size_t)((hash) >> 32) & (mask))
 
 static uint64_t hash_of(void *const *pcs, unsigned n)
 {
@@ -127,10 +129,8 @@ static uint64_t hash_of(void *const *pcs, unsigned n)
 
 static const stored_t *stored_of(uint32_t id)
 {
-    stored_t *_Atomic *chunk = atomic_load_explicit(chunk_slot(id), memory_order_acquire);
-    return chunk != NULL
-               ? atomic_load_explicit(&chunk[id & (CHUNK_STACKS - 1)], memory_order_acquire)
-               : NULL;
+    stored_t *_Atomic *slot = mt_intern_record_of(&stacks, id, CHUNK_BITS, sizeof *slot);
+    return slot != NULL ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
 }
 
 static bool same(const stored_t *s, uint64_t hash, void *const *pcs, unsigned n)
@@ -138,40 +138,24 @@ static bool same(const stored_t *s, uint64_t hash, void *const *pcs, unsigned n)
     return s != NULL && s->hash == hash && s->n == n && memcmp(s->pcs, pcs, n * sizeof *pcs) == 0;
 }
 
+typedef struct walk {
+    uint64_t hash;
+    void *const *pcs;
+    unsigned n;
+} walk_t;
+
+static bool entry_matches(const void *entry, const void *key)
+{
+    const index_entry_t *e = entry;
+    const walk_t *w = key;
+    return e->hash == w->hash && same(stored_of(e->id), w->hash, w->pcs, w->n);
+}
+
 /* The index entry of hash whose stack is pcs, or the empty one where it would go. */
 static index_entry_t *slot_locked(uint64_t hash, void *const *pcs, unsigned n)
 {
-    size_t mask = stacks.index_size - 1;
-    for (size_t i = INDEX_START(hash, mask);; i = (i + 1) & mask) {
-        index_entry_t *e = &stacks.index[i];
-        if (e->id == 0 || (e->hash == hash && same(stored_of(e->id), hash, pcs, n)))
-            return e;
-    }
-}
-
-/* Keeps the index at most half full, doubling it from 64 entries (as the sites' index:
- * each stack lands on a random entry, so a large first index is a page fault a stack in a
- * short process); false when the tracker's memory is exhausted. */
-static bool make_room_locked(uint32_t used)
-{
-    if (stacks.index != NULL && (size_t)used * 2 < stacks.index_size)
-        return true;
-    size_t old_size = stacks.index_size, size = old_size != 0 ? old_size * 2 : MT_SMALL(64, 16);
-    index_entry_t *old = stacks.index, *fresh = mt_mem_calloc(size, sizeof *fresh);
-    if (fresh == NULL)
-        return false;
-    stacks.index = fresh;
-    stacks.index_size = size;
-    for (size_t i = 0; i < old_size; i++) {
-        if (old[i].id == 0)
-            continue;
-        size_t mask = size - 1, j = INDEX_START(old[i].hash, mask);
-        while (fresh[j].id != 0)
-            j = (j + 1) & mask;
-        fresh[j] = old[i];
-    }
-    mt_mem_free(old);
-    return true;
+    walk_t w = {hash, pcs, n};
+    return mt_intern_find_locked(&stacks, hash, entry_matches, &w);
 }
 
 /* The stored stack pcs[0..n) (or its beginning, up to the first address outside the code),
@@ -180,10 +164,8 @@ static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, 
 {
     const stored_t *found = NULL;
     mt_mutex_lock(&stacks.lock);
-    uint32_t next = atomic_load_explicit(&stacks.count, memory_order_relaxed);
-    if (next == 0)
-        next = 1; /* id 0 stays "no stack" */
-    if (make_room_locked(next)) {
+    uint32_t next = mt_intern_next_locked(&stacks); /* id 0 stays "no stack" */
+    if (mt_intern_make_room_locked(&stacks, next)) {
         index_entry_t *e = slot_locked(hash, pcs, n);
         /* A stack new to the process: a walk through code without frame pointers may have
          * gone on through words that are not return addresses (base/code_map.c). The
@@ -198,23 +180,18 @@ static MT_NOINLINE const stored_t *intern_slow(uint64_t hash, void *const *pcs, 
             found = NULL; /* not one return address: no stack */
         } else if (e->id != 0) {
             found = stored_of(e->id);
-        } else if ((next >> CHUNK_BITS) < MAX_CHUNKS) {
-            stored_t *_Atomic *chunk = *chunk_slot(next);
-            if (chunk == NULL) {
-                chunk = mt_mem_calloc(CHUNK_STACKS, sizeof *chunk);
-                if (chunk != NULL)
-                    atomic_store_explicit(chunk_slot(next), chunk, memory_order_release);
-            }
-            stored_t *s = chunk != NULL ? mt_mem_alloc(sizeof *s + n * sizeof *pcs) : NULL;
+        } else {
+            stored_t *_Atomic *slot = mt_intern_new_record_locked(&stacks, next);
+            stored_t *s = slot != NULL ? mt_mem_alloc(sizeof *s + n * sizeof *pcs) : NULL;
             if (s != NULL) {
                 s->hash = hash;
                 s->n = n;
                 s->id = next;
                 memcpy(s->pcs, pcs, n * sizeof *pcs);
-                atomic_store_explicit(&chunk[next & (CHUNK_STACKS - 1)], s, memory_order_release);
+                atomic_store_explicit(slot, s, memory_order_release);
                 e->hash = hash;
                 e->id = next;
-                atomic_store_explicit(&stacks.count, next + 1, memory_order_release);
+                mt_intern_publish_locked(&stacks, next);
                 found = s;
             }
         }
@@ -405,7 +382,7 @@ uint32_t mt_site_learn(mt_stack_found_t found, const char *file, int line, const
 unsigned mt_stack_get(uint32_t id, void *const **pcs)
 {
     *pcs = NULL;
-    if (id == MT_STACK_NONE || id >= atomic_load_explicit(&stacks.count, memory_order_acquire))
+    if (id == MT_STACK_NONE || id >= mt_intern_count(&stacks))
         return 0;
     const stored_t *s = stored_of(id);
     if (s == NULL)
@@ -416,7 +393,7 @@ unsigned mt_stack_get(uint32_t id, void *const **pcs)
 
 uint32_t mt_stack_count(void)
 {
-    return atomic_load_explicit(&stacks.count, memory_order_acquire);
+    return mt_intern_count(&stacks);
 }
 
 void mt_stacks_lock_all(void)

@@ -11,6 +11,7 @@
  * alloc-stack, release-stack, found-stack, injected-stack.
  * The plot of live bytes over the run is render_html_timeline.c's.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "errors/format.h"
@@ -100,13 +101,10 @@ static const char script[] =
 
 static void card(mt_buf_t *b, const char *id, const char *label, uint64_t value, bool bytes)
 {
-    mt_buf_str(b, "<div class=\"card\" id=\"");
-    mt_buf_str(b, id);
-    mt_buf_str(b, "\" data-value=\"");
-    mt_buf_u64(b, value);
-    mt_buf_str(b, "\"><div class=\"label\">");
-    mt_buf_str(b, label);
-    mt_buf_str(b, "</div><div class=\"value\">");
+    mt_buf_fmt(b,
+               "<div class=\"card\" id=\"%s\" data-value=\"%" PRIu64
+               "\"><div class=\"label\">%s</div><div class=\"value\">",
+               id, value, label);
     if (bytes)
         mt_buf_size(b, value);
     else
@@ -165,9 +163,7 @@ static void html_frame(mt_buf_t *b, const mt_frame_t *f)
             mt_buf_hex(b, f->offset);
         }
         if (f->module != NULL) {
-            mt_buf_str(b, " (");
-            mt_buf_text(b, basename_of(f->module));
-            mt_buf_char(b, ')');
+            mt_buf_fmt(b, " (%-s)", basename_of(f->module));
         }
     }
     mt_buf_escape(b, MT_ESCAPE_NONE);
@@ -182,13 +178,8 @@ static void html_stack(mt_buf_t *b, const mt_place_t *p, const char *what, const
     const mt_stack_t *st = &p->stack;
     if (st->nframes == 0)
         return;
-    mt_buf_str(b, "<details class=\"stack ");
-    mt_buf_str(b, what);
-    mt_buf_str(b, "\" data-frames=\"");
-    mt_buf_u64(b, st->nframes);
-    mt_buf_str(b, "\"><summary>");
-    mt_buf_str(b, label);
-    mt_buf_str(b, " (");
+    mt_buf_fmt(b, "<details class=\"stack %s\" data-frames=\"%" PRIu64 "\"><summary>%s (", what,
+               (uint64_t)st->nframes, label);
     mt_buf_count(b, st->nframes, "frame", "frames");
     mt_buf_str(b, ")</summary><ol class=\"frames\">");
     for (size_t i = 0; i < st->nframes; i++) {
@@ -252,9 +243,7 @@ static void apart_note(mt_buf_t *b, const mt_apart_t *a, const char *id, const c
 {
     if (a->blocks == 0)
         return;
-    mt_buf_str(b, "<p class=\"note\" id=\"");
-    mt_buf_str(b, id);
-    mt_buf_str(b, "\">Not listed: ");
+    mt_buf_fmt(b, "<p class=\"note\" id=\"%s\">Not listed: ", id);
     mt_buf_size(b, a->bytes);
     mt_buf_str(b, " in ");
     mt_buf_count(b, a->blocks, "block", "blocks");
@@ -335,18 +324,18 @@ static void top_sites(mt_buf_t *b, const mt_report_t *r)
     for (size_t i = 0; i < n; i++) {
         const mt_leak_site_t *s = &r->sites[i];
         uint64_t permille = s->bytes >= max ? 1000 : s->bytes * 1000 / max;
-        mt_buf_str(b, "<div class=\"bar-row\" data-bytes=\"");
-        mt_buf_u64(b, s->bytes);
-        mt_buf_str(b, "\"><span class=\"bar-label\" title=\"");
+        mt_buf_fmt(b,
+                   "<div class=\"bar-row\" data-bytes=\"%" PRIu64
+                   "\"><span class=\"bar-label\" title=\"",
+                   s->bytes);
         bar_label(b, &s->where);
         mt_buf_str(b, "\">");
         bar_label(b, &s->where);
-        mt_buf_str(b, "</span><span class=\"bar-track\"><span class=\"bar\" style=\"display:block;"
-                      "width:");
-        mt_buf_u64(b, permille / 10);
-        mt_buf_char(b, '.');
-        mt_buf_u64(b, permille % 10);
-        mt_buf_str(b, "%\"></span></span><span class=\"bar-value\">");
+        mt_buf_fmt(b,
+                   "</span><span class=\"bar-track\"><span class=\"bar\" "
+                   "style=\"display:block;width:%" PRIu64 ".%" PRIu64
+                   "%%\"></span></span><span class=\"bar-value\">",
+                   permille / 10, permille % 10);
         mt_buf_size(b, s->bytes);
         mt_buf_str(b, "</span></div>\n");
     }
@@ -355,11 +344,7 @@ static void top_sites(mt_buf_t *b, const mt_report_t *r)
 
 static void num_cell(mt_buf_t *b, uint64_t v)
 {
-    mt_buf_str(b, "<td class=\"num\" data-value=\"");
-    mt_buf_u64(b, v);
-    mt_buf_str(b, "\">");
-    mt_buf_u64(b, v);
-    mt_buf_str(b, "</td>");
+    mt_buf_fmt(b, "<td class=\"num\" data-value=\"%" PRIu64 "\">%" PRIu64 "</td>", v, v);
 }
 
 static void leak_table(mt_buf_t *b, const mt_report_t *r)
@@ -401,9 +386,7 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
             mt_buf_u64(b, s->seqs[k]);
         }
         if (s->blocks > s->nseqs) {
-            mt_buf_str(b, s->nseqs > 0 ? " and " : "");
-            mt_buf_u64(b, s->blocks - s->nseqs);
-            mt_buf_str(b, " more");
+            mt_buf_fmt(b, "%s%" PRIu64 " more", s->nseqs > 0 ? " and " : "", s->blocks - s->nseqs);
         }
         /* Sorted by the first caller, not by the whole stack's text. */
         mt_buf_str(b, "</td><td data-value=\"");
@@ -413,9 +396,8 @@ static void leak_table(mt_buf_t *b, const mt_report_t *r)
         html_stack(b, &s->where, "leak-stack", "call stack");
         mt_buf_str(b, "</td>");
         if (r->classified) { /* sorted as listed: lost first */
-            mt_buf_str(b, "<td class=\"class\" data-value=\"");
-            mt_buf_u64(b, (uint64_t)s->leak_class);
-            mt_buf_str(b, "\">");
+            mt_buf_fmt(b, "<td class=\"class\" data-value=\"%" PRIu64 "\">",
+                       (uint64_t)s->leak_class);
             mt_buf_html(b, mt_leak_class_text[s->leak_class]);
             mt_buf_str(b, "</td><td class=\"held\">");
             mt_buf_escape(b, MT_ESCAPE_HTML);
@@ -489,21 +471,17 @@ static void injected_table(mt_buf_t *b, const mt_report_t *r)
     const mt_injected_t *in = &r->injected;
     if (!in->armed)
         return;
-    mt_buf_str(b, "<section id=\"injected\"><h2>Allocations failed on purpose</h2>\n"
-                  "<p class=\"note\">");
-    mt_buf_u64(b, in->failed);
-    mt_buf_str(b, " of ");
+    mt_buf_fmt(b,
+               "<section id=\"injected\"><h2>Allocations failed on purpose</h2>\n<p "
+               "class=\"note\">%" PRIu64 " of ",
+               in->failed);
     mt_buf_count(b, in->counted, "allocation", "allocations");
     mt_buf_str(b, " counted failed on purpose (options fail_*)");
     if (in->windows != 0) {
-        mt_buf_str(b, "; ");
-        mt_buf_u64(b, in->in_windows);
-        mt_buf_str(b, " counted inside memtrack_fail_begin() windows");
+        mt_buf_fmt(b, "; %" PRIu64 " counted inside memtrack_fail_begin() windows", in->in_windows);
     }
     if (in->seed != 0) {
-        mt_buf_str(b, "; <code>fail_seed=");
-        mt_buf_u64(b, in->seed);
-        mt_buf_str(b, "</code> runs it again");
+        mt_buf_fmt(b, "; <code>fail_seed=%" PRIu64 "</code> runs it again", in->seed);
     }
     mt_buf_str(b, ".</p>\n");
     if (in->nsites == 0) {
@@ -532,9 +510,7 @@ static void injected_table(mt_buf_t *b, const mt_report_t *r)
             mt_buf_u64(b, g->nths[k]);
         }
         if (g->failures > g->nnths) {
-            mt_buf_str(b, " and ");
-            mt_buf_u64(b, g->failures - g->nnths);
-            mt_buf_str(b, " more");
+            mt_buf_fmt(b, " and %" PRIu64 " more", g->failures - g->nnths);
         }
         mt_buf_str(b, "</td><td>");
         html_stack(b, &g->where, "injected-stack", "call stack");
@@ -564,15 +540,11 @@ void mt_render_html(const mt_report_t *r, mt_buf_t *b)
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                   "<title>memtrack: ");
     mt_buf_html(b, r->program);
-    mt_buf_str(b, "</title>\n");
-    mt_buf_str(b, style);
-    mt_buf_str(b, "</head>\n<body>\n<header><h1>memtrack report for <code>");
+    mt_buf_fmt(b, "</title>\n%s</head>\n<body>\n<header><h1>memtrack report for <code>", style);
     mt_buf_html(b, r->program);
-    mt_buf_str(b, "</code> <span class=\"status ");
-    mt_buf_str(b, found ? "bad\">" : "good\">");
-    mt_buf_str(b, found ? (r->errors != 0 ? "errors found" : "leaks found") : "clean");
-    mt_buf_str(b, "</span></h1>\n<p>pid ");
-    mt_buf_u64(b, r->pid);
+    mt_buf_fmt(b, "</code> <span class=\"status %s%s</span></h1>\n<p>pid %" PRIu64,
+               found ? "bad\">" : "good\">",
+               found ? (r->errors != 0 ? "errors found" : "leaks found") : "clean", r->pid);
     switch (r->when) {
     case MT_WHEN_EXIT: mt_buf_str(b, ", at exit"); break;
     case MT_WHEN_NOW: mt_buf_str(b, ", during the run"); break;
@@ -597,10 +569,7 @@ void mt_render_html(const mt_report_t *r, mt_buf_t *b)
     options_table(b, r);
     mt_buf_str(b, "<footer>memtrack ");
     mt_buf_html(b, r->version);
-    mt_buf_str(b, ", report format ");
-    mt_buf_u64(b, MT_REPORT_FORMAT_VERSION);
-    mt_buf_str(b, "</footer>\n");
-    mt_buf_str(b, script);
-    mt_buf_str(b, "</body>\n</html>\n");
+    mt_buf_fmt(b, ", report format %" PRIu64 "</footer>\n%s</body>\n</html>\n",
+               (uint64_t)MT_REPORT_FORMAT_VERSION, script);
     mt_buf_flush(b);
 }

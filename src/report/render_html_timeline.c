@@ -3,6 +3,8 @@
  *
  * Coordinates are computed with integers: the plot is 900 x 300 units.
  */
+#include <inttypes.h>
+
 #include "report/model.h"
 
 #define PLOT_W 900u
@@ -67,10 +69,7 @@ static uint64_t py(const plot_t *p, uint64_t bytes)
 
 static void point(mt_buf_t *b, const plot_t *p, uint64_t event, uint64_t bytes)
 {
-    mt_buf_u64(b, px(p, event));
-    mt_buf_char(b, ',');
-    mt_buf_u64(b, py(p, bytes));
-    mt_buf_char(b, ' ');
+    mt_buf_fmt(b, "%" PRIu64 ",%" PRIu64 " ", px(p, event), py(p, bytes));
 }
 
 /* The samples with the peak put in its place, as "x,y " pairs. */
@@ -95,19 +94,11 @@ static void axes(mt_buf_t *b, const plot_t *p)
     const uint64_t left = PLOT_LEFT, right = PLOT_W - PLOT_RIGHT;
     for (unsigned t = 0; t <= 4; t++) {
         uint64_t v = p->max_bytes / 4 * t, y = py(p, v);
-        mt_buf_str(b, "<line class=\"grid\" x1=\"");
-        mt_buf_u64(b, left);
-        mt_buf_str(b, "\" x2=\"");
-        mt_buf_u64(b, right);
-        mt_buf_str(b, "\" y1=\"");
-        mt_buf_u64(b, y);
-        mt_buf_str(b, "\" y2=\"");
-        mt_buf_u64(b, y);
-        mt_buf_str(b, "\"/><text x=\"");
-        mt_buf_u64(b, left - 8);
-        mt_buf_str(b, "\" y=\"");
-        mt_buf_u64(b, y + 4);
-        mt_buf_str(b, "\" text-anchor=\"end\">");
+        mt_buf_fmt(b,
+                   "<line class=\"grid\" x1=\"%" PRIu64 "\" x2=\"%" PRIu64 "\" y1=\"%" PRIu64
+                   "\" y2=\"%" PRIu64 "\"/><text x=\"%" PRIu64 "\" y=\"%" PRIu64
+                   "\" text-anchor=\"end\">",
+                   left, right, y, y, left - 8, y + 4);
         mt_buf_size(b, v);
         mt_buf_str(b, "</text>\n");
     }
@@ -118,27 +109,17 @@ static void axes(mt_buf_t *b, const plot_t *p)
             break; /* the next tick, event_step * t, would pass max_event */
         uint64_t e = p->event_step * t;
         uint64_t x = px(p, e);
-        mt_buf_str(b, "<text x=\"");
-        mt_buf_u64(b, x);
-        mt_buf_str(b, "\" y=\"");
-        mt_buf_u64(b, PLOT_H - PLOT_BOTTOM + 18);
-        mt_buf_str(b, "\" text-anchor=\"middle\">");
-        mt_buf_u64(b, e);
-        mt_buf_str(b, "</text>\n");
+        mt_buf_fmt(b,
+                   "<text x=\"%" PRIu64 "\" y=\"%" PRIu64 "\" text-anchor=\"middle\">%" PRIu64
+                   "</text>\n",
+                   x, (uint64_t)(PLOT_H - PLOT_BOTTOM + 18), e);
     }
-    mt_buf_str(b, "<line class=\"axis\" x1=\"");
-    mt_buf_u64(b, left);
-    mt_buf_str(b, "\" x2=\"");
-    mt_buf_u64(b, right);
-    mt_buf_str(b, "\" y1=\"");
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_str(b, "\" y2=\"");
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_str(b, "\"/>\n<text x=\"");
-    mt_buf_u64(b, (left + right) / 2);
-    mt_buf_str(b, "\" y=\"");
-    mt_buf_u64(b, PLOT_H - 4);
-    mt_buf_str(b, "\" text-anchor=\"middle\">allocations and frees so far</text>\n");
+    mt_buf_fmt(b,
+               "<line class=\"axis\" x1=\"%" PRIu64 "\" x2=\"%" PRIu64 "\" y1=\"%" PRIu64
+               "\" y2=\"%" PRIu64 "\"/>\n<text x=\"%" PRIu64 "\" y=\"%" PRIu64
+               "\" text-anchor=\"middle\">allocations and frees so far</text>\n",
+               left, right, (uint64_t)(PLOT_H - PLOT_BOTTOM), (uint64_t)(PLOT_H - PLOT_BOTTOM),
+               (left + right) / 2, (uint64_t)(PLOT_H - 4));
 }
 
 void mt_render_html_timeline(const mt_report_t *r, mt_buf_t *b)
@@ -164,53 +145,38 @@ void mt_render_html_timeline(const mt_report_t *r, mt_buf_t *b)
     p.max_bytes = binary_step((p.max_bytes + 3) / 4) * 4;
     p.event_step = decimal_step((p.max_event + 3) / 4);
 
-    mt_buf_str(b, "<svg id=\"timeline-plot\" viewBox=\"0 0 ");
-    mt_buf_u64(b, PLOT_W);
-    mt_buf_char(b, ' ');
-    mt_buf_u64(b, PLOT_H);
-    mt_buf_str(b, "\" role=\"img\" aria-label=\"live bytes over the run, peak ");
-    mt_buf_u64(b, r->peak.bytes);
-    mt_buf_str(b, " bytes\" data-samples=\"");
-    mt_buf_u64(b, r->nsamples);
-    mt_buf_str(b, "\" data-max-bytes=\"");
-    mt_buf_u64(b, p.max_bytes);
-    mt_buf_str(b, "\">\n");
+    mt_buf_fmt(b,
+               "<svg id=\"timeline-plot\" viewBox=\"0 0 %" PRIu64 " %" PRIu64
+               "\" role=\"img\" aria-label=\"live bytes over the run, peak %" PRIu64
+               " bytes\" data-samples=\"%" PRIu64 "\" data-max-bytes=\"%" PRIu64 "\">\n",
+               (uint64_t)PLOT_W, (uint64_t)PLOT_H, r->peak.bytes, (uint64_t)r->nsamples,
+               p.max_bytes);
     axes(b, &p);
     /* The area under the line, then the line. */
-    mt_buf_str(b, "<polygon class=\"area\" points=\"");
-    mt_buf_u64(b, px(&p, r->samples[0].event));
-    mt_buf_char(b, ',');
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_char(b, ' ');
+    mt_buf_fmt(b, "<polygon class=\"area\" points=\"%" PRIu64 ",%" PRIu64 " ",
+               px(&p, r->samples[0].event), (uint64_t)(PLOT_H - PLOT_BOTTOM));
     points(b, r, &p);
     uint64_t last = r->samples[r->nsamples - 1].event;
-    mt_buf_u64(b, px(&p, last > r->peak.event ? last : r->peak.event));
-    mt_buf_char(b, ',');
-    mt_buf_u64(b, PLOT_H - PLOT_BOTTOM);
-    mt_buf_str(b, "\"/>\n<polyline id=\"live-bytes\" class=\"line\" points=\"");
+    mt_buf_fmt(
+        b, "%" PRIu64 ",%" PRIu64 "\"/>\n<polyline id=\"live-bytes\" class=\"line\" points=\"",
+        px(&p, last > r->peak.event ? last : r->peak.event), (uint64_t)(PLOT_H - PLOT_BOTTOM));
     points(b, r, &p);
     mt_buf_str(b, "\"/>\n");
     if (r->peak.event != 0) {
         uint64_t x = px(&p, r->peak.event), y = py(&p, r->peak.bytes);
-        mt_buf_str(b, "<circle id=\"peak-marker\" r=\"6\" cx=\"");
-        mt_buf_u64(b, x);
-        mt_buf_str(b, "\" cy=\"");
-        mt_buf_u64(b, y);
-        mt_buf_str(b, "\" data-bytes=\"");
-        mt_buf_u64(b, r->peak.bytes);
-        mt_buf_str(b, "\" data-event=\"");
-        mt_buf_u64(b, r->peak.event);
-        mt_buf_str(b, "\"><title>peak: ");
+        mt_buf_fmt(b,
+                   "<circle id=\"peak-marker\" r=\"6\" cx=\"%" PRIu64 "\" cy=\"%" PRIu64
+                   "\" data-bytes=\"%" PRIu64 "\" data-event=\"%" PRIu64 "\"><title>peak: ",
+                   x, y, r->peak.bytes, r->peak.event);
         mt_buf_count(b, r->peak.bytes, "byte", "bytes");
         mt_buf_str(b, " in ");
         mt_buf_count(b, r->peak.blocks, "block", "blocks");
         mt_buf_str(b, "</title></circle>\n<text id=\"peak-label\" x=\"");
         /* Keep the label inside the plot: left of the marker in the right half. */
         bool right_half = x > PLOT_W / 2;
-        mt_buf_u64(b, right_half ? x - 10 : x + 10);
-        mt_buf_str(b, "\" y=\"");
-        mt_buf_u64(b, y < PLOT_TOP + 14 ? y + 18 : y - 8);
-        mt_buf_str(b, right_half ? "\" text-anchor=\"end\">peak " : "\">peak ");
+        mt_buf_fmt(b, "%" PRIu64 "\" y=\"%" PRIu64 "%s", right_half ? x - 10 : x + 10,
+                   y < PLOT_TOP + 14 ? y + 18 : y - 8,
+                   right_half ? "\" text-anchor=\"end\">peak " : "\">peak ");
         mt_buf_size(b, r->peak.bytes);
         if (r->peak.bytes >= 1024) {
             mt_buf_str(b, " (");

@@ -8,6 +8,7 @@
  * file readable and diffs small (a place's call stack adds one line a frame). Addresses
  * are strings ("0x7f..."): a 64-bit number does not survive a JavaScript reader.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "report/model.h"
@@ -47,9 +48,7 @@ static void address(mt_buf_t *b, uint64_t v)
         mt_buf_str(b, "null");
         return;
     }
-    mt_buf_char(b, '"');
-    mt_buf_hex(b, v);
-    mt_buf_char(b, '"');
+    mt_buf_fmt(b, "\"0x%" PRIx64 "\"", v);
 }
 
 /* Only a place or frame whose code was inlined says so: other reports read as before. */
@@ -216,9 +215,7 @@ static void holder(mt_buf_t *b, const mt_holder_t *h)
 
 static void leaks(mt_buf_t *b, const mt_report_t *r)
 {
-    mt_buf_str(b, "  \"leaks\": {\n    \"checked\": ");
-    mt_buf_str(b, r->leak_check ? "true" : "false");
-    mt_buf_str(b, ", ");
+    mt_buf_fmt(b, "  \"leaks\": {\n    \"checked\": %s, ", r->leak_check ? "true" : "false");
     u64_field(b, "bytes", r->leaked_bytes, false);
     u64_field(b, "blocks", r->leaked_blocks, false);
     u64_field(b, "listed_in_text", r->list_sites, true);
@@ -363,9 +360,8 @@ static void errors(mt_buf_t *b, const mt_report_t *r)
 
 static void unwritten(mt_buf_t *b, const mt_report_t *r)
 {
-    mt_buf_str(b, "  \"unwritten\": {\"checked\": ");
-    mt_buf_str(b, r->unwritten_check ? "true" : "false");
-    mt_buf_str(b, ", \"sites\": [");
+    mt_buf_fmt(b, "  \"unwritten\": {\"checked\": %s, \"sites\": [",
+               r->unwritten_check ? "true" : "false");
     for (size_t i = 0; i < r->nunwritten; i++) {
         const mt_unwritten_t *u = &r->unwritten[i];
         mt_buf_str(b, i == 0 ? "\n      {" : ",\n      {");

@@ -14,6 +14,7 @@
  * result.codeFlows): a leak those of its allocation, an error those of its allocation, its
  * release and what found it. Rules are listed once each, in the order results use them.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "errors/format.h"
@@ -147,25 +148,19 @@ static void location(mt_buf_t *b, const mt_place_t *p, const char *message_text,
 {
     mt_buf_char(b, '{');
     if (id >= 0) {
-        mt_buf_str(b, "\"id\": ");
-        mt_buf_u64(b, (uint64_t)id);
-        mt_buf_str(b, ", ");
+        mt_buf_fmt(b, "\"id\": %" PRIu64 ", ", (uint64_t)id);
     }
     if (p->file != NULL) {
         mt_buf_str(b, "\"physicalLocation\": {");
         artifact(b, p->file, p->dir, cwd);
         if (p->line > 0) {
-            mt_buf_str(b, ", \"region\": {\"startLine\": ");
-            mt_buf_u64(b, (uint64_t)p->line);
-            mt_buf_char(b, '}');
+            mt_buf_fmt(b, ", \"region\": {\"startLine\": %" PRIu64 "}", (uint64_t)p->line);
         }
         mt_buf_str(b, "}");
     } else if (p->module != NULL) {
         mt_buf_str(b, "\"physicalLocation\": {");
         artifact(b, p->module, NULL, cwd);
-        mt_buf_str(b, ", \"address\": {\"absoluteAddress\": ");
-        mt_buf_u64(b, p->pc);
-        mt_buf_str(b, "}}");
+        mt_buf_fmt(b, ", \"address\": {\"absoluteAddress\": %" PRIu64 "}}", p->pc);
     }
     if (p->func != NULL) {
         mt_buf_str(b, p->file != NULL || p->module != NULL ? ", " : "");
@@ -294,9 +289,7 @@ static void stacks(mt_buf_t *b, const stacked_t *list, size_t n, const char *cwd
             mt_buf_str(b, level == 0 ? "\n            {\"location\": "
                                      : ",\n            {\"location\": ");
             location(b, level < depth ? &q : p, NULL, -1, cwd);
-            mt_buf_str(b, ", \"nestingLevel\": ");
-            mt_buf_u64(b, level);
-            mt_buf_char(b, '}');
+            mt_buf_fmt(b, ", \"nestingLevel\": %" PRIu64 "}", (uint64_t)level);
         }
         mt_buf_str(b, "]}]}");
     }
@@ -315,13 +308,9 @@ static void result_head(mt_buf_t *b, bool *first, rules_t *rs, rule_family_t fam
     buf_rule_id(b, &r);
     mt_buf_str(b, "\", ");
     if (index < MAX_RULES) {
-        mt_buf_str(b, "\"ruleIndex\": ");
-        mt_buf_u64(b, index);
-        mt_buf_str(b, ", ");
+        mt_buf_fmt(b, "\"ruleIndex\": %" PRIu64 ", ", (uint64_t)index);
     }
-    mt_buf_str(b, "\"level\": \"");
-    mt_buf_str(b, level != NULL ? level : family_levels[family]);
-    mt_buf_str(b, "\", ");
+    mt_buf_fmt(b, "\"level\": \"%s\", ", level != NULL ? level : family_levels[family]);
 }
 
 /* A stable identity for code-scanning services: kind, file and function, not the line,
@@ -330,13 +319,11 @@ static void fingerprint(mt_buf_t *b, const char *what, const mt_place_t *p)
 {
     mt_buf_str(b, ", \"partialFingerprints\": {\"memtrackSite/v1\": ");
     mt_buf_json_begin(b);
-    mt_buf_str(b, what);
-    mt_buf_char(b, ':');
-    mt_buf_str(b, p->kind != NULL ? p->kind : "");
-    mt_buf_char(b, ':');
-    mt_buf_str(b, p->file != NULL ? p->file : p->module != NULL ? p->module : "");
-    mt_buf_char(b, ':');
-    mt_buf_str(b, p->func != NULL ? p->func : "");
+    mt_buf_fmt(b, "%s:%s:%s:%s", what, p->kind != NULL ? p->kind : "",
+               p->file != NULL     ? p->file
+               : p->module != NULL ? p->module
+                                   : "",
+               p->func != NULL ? p->func : "");
     mt_buf_json_end(b);
     mt_buf_char(b, '}');
 }
@@ -355,9 +342,7 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     mt_buf_str(m, " allocated by ");
     mt_buf_str(m, s->where.kind != NULL ? s->where.kind : "?");
     if (s->where.owner != NULL) {
-        mt_buf_str(m, " from \"");
-        mt_buf_str(m, s->where.owner);
-        mt_buf_char(m, '"');
+        mt_buf_fmt(m, " from \"%s\"", s->where.owner);
     }
     mt_buf_str(m, " at ");
     mt_buf_place(m, &s->where);
@@ -372,16 +357,13 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
             mt_buf_u64(m, s->seqs[i]);
         }
         if (s->blocks > s->nseqs) {
-            mt_buf_str(m, " and ");
-            mt_buf_u64(m, s->blocks - s->nseqs);
-            mt_buf_str(m, " more");
+            mt_buf_fmt(m, " and %" PRIu64 " more", s->blocks - s->nseqs);
         }
         mt_buf_char(m, ')');
     }
     if (s->leak_class != MT_LEAK_UNCLASSIFIED) { /* "; still reachable: held by g_x at x.c:3" */
-        mt_buf_str(m, "; ");
-        mt_buf_str(m, mt_leak_class_text[s->leak_class]);
-        mt_buf_str(m, s->held != NULL && s->held->kind != MT_HOLDER_NONE ? ": " : "");
+        mt_buf_fmt(m, "; %s%s", mt_leak_class_text[s->leak_class],
+                   s->held != NULL && s->held->kind != MT_HOLDER_NONE ? ": " : "");
         if (s->held != NULL)
             mt_buf_holder(m, s->held);
     }
@@ -393,10 +375,8 @@ static void leak_result(mt_buf_t *b, const mt_report_t *r, const mt_leak_site_t 
     stacked_t made = {&s->where, STACK_ALLOC, NULL};
     stacks(b, &made, 1, r->cwd);
     fingerprint(b, "leak", &s->where);
-    mt_buf_str(b, ", \"properties\": {\"bytes\": ");
-    mt_buf_u64(b, s->bytes);
-    mt_buf_str(b, ", \"blocks\": ");
-    mt_buf_u64(b, s->blocks);
+    mt_buf_fmt(b, ", \"properties\": {\"bytes\": %" PRIu64 ", \"blocks\": %" PRIu64, s->bytes,
+               s->blocks);
     if (s->leak_class != MT_LEAK_UNCLASSIFIED) {
         mt_buf_str(b, ", \"class\": ");
         mt_buf_json_str(b, mt_leak_class_json[s->leak_class]);
@@ -447,11 +427,8 @@ static void error_result(mt_buf_t *b, const mt_report_error_t *e, bool *first, r
     }
     stacks(b, places, n, cwd);
     fingerprint(b, e->kind, &e->alloc);
-    mt_buf_str(b, ", \"properties\": {\"sequence\": ");
-    mt_buf_u64(b, e->seq);
-    mt_buf_str(b, ", \"size\": ");
-    mt_buf_u64(b, e->size);
-    mt_buf_str(b, "}}");
+    mt_buf_fmt(b, ", \"properties\": {\"sequence\": %" PRIu64 ", \"size\": %" PRIu64 "}}", e->seq,
+               e->size);
 }
 
 /* Allocations made to fail on purpose at one place: a note, at the call that got NULL. */
@@ -462,9 +439,7 @@ static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *firs
     mt_buf_str(b, "\"message\": {\"text\": ");
     mt_buf_json_begin(b);
     mt_buf_count(b, g->failures, "allocation", "allocations");
-    mt_buf_str(b, " by ");
-    mt_buf_str(b, g->where.kind != NULL ? g->where.kind : "?");
-    mt_buf_str(b, " at ");
+    mt_buf_fmt(b, " by %s at ", g->where.kind != NULL ? g->where.kind : "?");
     mt_buf_place(b, &g->where);
     mt_buf_str(b, " failed on purpose (allocation");
     mt_buf_str(b, g->nnths > 1 ? "s" : "");
@@ -481,11 +456,8 @@ static void injected_result(mt_buf_t *b, const mt_injected_site_t *g, bool *firs
     stacked_t failed = {&g->where, STACK_FAILED, NULL};
     stacks(b, &failed, 1, cwd);
     fingerprint(b, "injected", &g->where);
-    mt_buf_str(b, ", \"properties\": {\"failures\": ");
-    mt_buf_u64(b, g->failures);
-    mt_buf_str(b, ", \"first\": ");
-    mt_buf_u64(b, g->nnths > 0 ? g->nths[0] : 0);
-    mt_buf_str(b, "}}");
+    mt_buf_fmt(b, ", \"properties\": {\"failures\": %" PRIu64 ", \"first\": %" PRIu64 "}}",
+               g->failures, g->nnths > 0 ? g->nths[0] : 0);
 }
 
 void mt_render_sarif_location(mt_buf_t *b, const mt_place_t *p, const char *message, int id,
@@ -517,18 +489,15 @@ static void rule_descriptions(mt_buf_t *b, const rules_t *rs)
             mt_buf_str(b, "Heap error: ");
             mt_buf_str(b, r->kind);
         } else if (r->family == RULE_INJECTED) {
-            mt_buf_str(b, "Allocation by ");
-            mt_buf_str(b, r->kind != NULL ? r->kind : "an unknown call");
-            mt_buf_str(b, " made to fail on purpose (options fail_*)");
+            mt_buf_fmt(b, "Allocation by %s made to fail on purpose (options fail_*)",
+                       r->kind != NULL ? r->kind : "an unknown call");
         } else {
-            mt_buf_str(b, "Memory allocated by ");
-            mt_buf_str(b, r->kind != NULL ? r->kind : "an unknown call");
-            mt_buf_str(b, " and never released");
+            mt_buf_fmt(b, "Memory allocated by %s and never released",
+                       r->kind != NULL ? r->kind : "an unknown call");
         }
         mt_buf_json_end(b);
-        mt_buf_str(b, "}, \"defaultConfiguration\": {\"level\": \"");
-        mt_buf_str(b, family_levels[r->family]);
-        mt_buf_str(b, "\"}}");
+        mt_buf_fmt(b, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}",
+                   family_levels[r->family]);
     }
 }
 
@@ -546,9 +515,9 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
     for (size_t i = 0; i < r->injected.nsites; i++)
         (void)rule_index(&rs, RULE_INJECTED, r->injected.sites[i].where.kind);
 
-    mt_buf_str(b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n");
-    mt_buf_str(b, "  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
-    mt_buf_str(b, "      \"tool\": {\"driver\": {\"name\": \"memtrack\", \"version\": ");
+    mt_buf_fmt(b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  "
+                  "\"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": {\"driver\": "
+                  "{\"name\": \"memtrack\", \"version\": ");
     mt_buf_json_str(b, r->version);
     mt_buf_str(b, ", \"rules\": [");
     rule_descriptions(b, &rs);
@@ -564,9 +533,7 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, "\"toolExecutionNotifications\": [{\"level\": \"warning\", "
                       "\"message\": {\"text\": ");
         mt_buf_json_begin(b);
-        mt_buf_str(b, "partial report: ");
-        mt_buf_str(b, r->partial);
-        mt_buf_str(b, " (");
+        mt_buf_fmt(b, "partial report: %s (", r->partial);
         mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
         mt_buf_str(b, " leaked in ");
         mt_buf_count(b, r->leaked_blocks, "block", "blocks");
@@ -576,9 +543,7 @@ void mt_render_sarif(const mt_report_t *r, mt_buf_t *b)
     }
     mt_buf_str(b, "\"properties\": {\"program\": ");
     mt_buf_json_str(b, r->program);
-    mt_buf_str(b, ", \"pid\": ");
-    mt_buf_u64(b, r->pid);
-    mt_buf_str(b, "}}],\n      \"results\": [");
+    mt_buf_fmt(b, ", \"pid\": %" PRIu64 "}}],\n      \"results\": [", r->pid);
     for (size_t i = 0; i < r->nsites; i++)
         leak_result(b, r, &r->sites[i], &first, &rs);
     for (size_t i = 0; i < r->nerror_list; i++)

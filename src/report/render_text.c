@@ -8,6 +8,7 @@
  * from its own tables, but a report read back may say anything, and a control character or
  * a line break in it must not reach the terminal as one.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "errors/format.h"
@@ -48,9 +49,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
     mt_buf_str(b, " by ");
     mt_buf_text(b, s->where.kind != NULL ? s->where.kind : "?");
     if (s->where.owner != NULL) {
-        mt_buf_str(b, " \"");
-        mt_buf_text(b, s->where.owner);
-        mt_buf_char(b, '"');
+        mt_buf_fmt(b, " \"%-s\"", s->where.owner);
     }
     mt_buf_str(b, ": ");
     for (unsigned i = 0; i < s->nseqs; i++) {
@@ -60,9 +59,7 @@ static void print_leak_site(mt_buf_t *b, const mt_leak_site_t *s, unsigned width
         mt_buf_u64(b, s->seqs[i]);
     }
     if (s->blocks > s->nseqs) {
-        mt_buf_str(b, s->nseqs > 0 ? " and " : "");
-        mt_buf_u64(b, s->blocks - s->nseqs);
-        mt_buf_str(b, " more");
+        mt_buf_fmt(b, "%s%" PRIu64 " more", s->nseqs > 0 ? " and " : "", s->blocks - s->nseqs);
     }
     mt_buf_char(b, '\n');
     mt_buf_stack_lines(b, &s->where, indent);
@@ -99,9 +96,7 @@ static void print_class_header(const mt_report_t *r, mt_buf_t *b, mt_leak_class_
     mt_buf_count(b, bytes, "byte", "bytes");
     mt_buf_str(b, " in ");
     mt_buf_count(b, blocks, "block", "blocks");
-    mt_buf_str(b, " (");
-    mt_buf_str(b, mt_leak_class_why[c]);
-    mt_buf_str(b, ")\n");
+    mt_buf_fmt(b, " (%s)\n", mt_leak_class_why[c]);
 }
 
 static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
@@ -109,10 +104,8 @@ static void print_error_counts(const mt_report_t *r, mt_buf_t *b)
     mt_buf_line(b);
     mt_buf_str(b, "errors: ");
     for (size_t k = 0; k < r->nerror_kinds; k++) {
-        mt_buf_str(b, k == 0 ? "" : ", ");
-        mt_buf_text(b, r->error_kinds[k].name);
-        mt_buf_char(b, ' ');
-        mt_buf_u64(b, r->error_kinds[k].count);
+        mt_buf_fmt(b, "%s%-s %" PRIu64, k == 0 ? "" : ", ", r->error_kinds[k].name,
+                   r->error_kinds[k].count);
     }
     mt_buf_char(b, '\n');
 }
@@ -141,17 +134,13 @@ static void print_not_printed(const mt_report_t *r, mt_buf_t *b)
     for (size_t i = 0; i < r->nnot_printed; i++) {
         const mt_not_printed_t *n = &r->not_printed[i];
         mt_buf_line(b);
-        mt_buf_str(b, "  ");
-        mt_buf_u64(b, n->count);
-        mt_buf_str(b, " more ");
-        mt_buf_text(b, n->kind);
-        mt_buf_str(b, n->count == 1 ? " error" : " errors");
-        mt_buf_str(b, " found by ");
+        mt_buf_fmt(b, "  %" PRIu64 " more %-s%s found by ", n->count, n->kind,
+                   n->count == 1 ? " error" : " errors");
         mt_buf_found_by(b, &n->found, 0);
-        mt_buf_str(b, n->count == 1 ? " was not printed (max_messages="
-                                    : " were not printed (max_messages=");
-        mt_buf_u64(b, r->max_messages);
-        mt_buf_str(b, ")\n");
+        mt_buf_fmt(b, "%s%" PRIu64 ")\n",
+                   n->count == 1 ? " was not printed (max_messages="
+                                 : " were not printed (max_messages=",
+                   r->max_messages);
     }
 }
 
@@ -165,10 +154,7 @@ static void print_percent(mt_buf_t *b, uint64_t part, uint64_t whole)
                       : part <= UINT64_MAX / 1000 ? part * 1000 / whole
                                                   : (uint64_t)((long double)part * 1000 / whole);
 #endif
-    mt_buf_u64(b, tenths / 10);
-    mt_buf_char(b, '.');
-    mt_buf_u64(b, tenths % 10);
-    mt_buf_char(b, '%');
+    mt_buf_fmt(b, "%" PRIu64 ".%" PRIu64 "%%", tenths / 10, tenths % 10);
 }
 
 /* Option unwritten: the share of freed bytes never written, by allocation site. */
@@ -183,17 +169,13 @@ static void print_unwritten(const mt_report_t *r, mt_buf_t *b)
         mt_buf_line(b);
         mt_buf_str(b, "  ");
         print_percent(b, u->unwritten, u->bytes);
-        mt_buf_str(b, " (");
-        mt_buf_u64(b, u->unwritten);
-        mt_buf_str(b, " of ");
+        mt_buf_fmt(b, " (%" PRIu64 " of ", u->unwritten);
         mt_buf_count(b, u->bytes, "byte", "bytes");
         mt_buf_str(b, " in ");
         mt_buf_count(b, u->blocks, "block", "blocks");
         mt_buf_str(b, ") at ");
         mt_buf_place(b, &u->where);
-        mt_buf_str(b, " by ");
-        mt_buf_text(b, u->where.kind != NULL ? u->where.kind : "?");
-        mt_buf_char(b, '\n');
+        mt_buf_fmt(b, " by %-s\n", u->where.kind != NULL ? u->where.kind : "?");
     }
 }
 
@@ -209,13 +191,9 @@ static void print_injected(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, "no allocation");
     else
         mt_buf_count(b, in->failed, "allocation", "allocations");
-    mt_buf_str(b, " failed on purpose, of ");
-    mt_buf_u64(b, in->counted);
-    mt_buf_str(b, " counted");
+    mt_buf_fmt(b, " failed on purpose, of %" PRIu64 " counted", in->counted);
     if (in->windows != 0) {
-        mt_buf_str(b, " (");
-        mt_buf_u64(b, in->in_windows);
-        mt_buf_str(b, " inside memtrack_fail_begin() windows)");
+        mt_buf_fmt(b, " (%" PRIu64 " inside memtrack_fail_begin() windows)", in->in_windows);
     }
     if (in->seed != 0) {
         mt_buf_str(b, "; fail_seed=");
@@ -234,9 +212,7 @@ static void print_injected(const mt_report_t *r, mt_buf_t *b)
         mt_buf_str(b, " by ");
         mt_buf_text(b, g->where.kind != NULL ? g->where.kind : "?");
         if (g->where.owner != NULL) {
-            mt_buf_str(b, " \"");
-            mt_buf_text(b, g->where.owner);
-            mt_buf_char(b, '"');
+            mt_buf_fmt(b, " \"%-s\"", g->where.owner);
         }
         mt_buf_str(b, g->nnths == 1 ? ": allocation " : ": allocations ");
         for (unsigned k = 0; k < g->nnths; k++) {
@@ -244,9 +220,7 @@ static void print_injected(const mt_report_t *r, mt_buf_t *b)
             mt_buf_u64(b, g->nths[k]);
         }
         if (g->failures > g->nnths) {
-            mt_buf_str(b, " and ");
-            mt_buf_u64(b, g->failures - g->nnths);
-            mt_buf_str(b, " more");
+            mt_buf_fmt(b, " and %" PRIu64 " more", g->failures - g->nnths);
         }
         mt_buf_str(b, " (");
         mt_buf_count(b, g->bytes, "byte", "bytes");
@@ -282,14 +256,11 @@ static void print_wrappers(const mt_report_t *r, mt_buf_t *b)
     for (size_t i = 0; i < r->nwrappers; i++) {
         const mt_wrapper_t *w = &r->wrappers[i];
         mt_buf_line(b);
-        mt_buf_str(b, i == 0 ? "  shown at their callers: " : "    and ");
-        mt_buf_text(b, w->fn.func != NULL ? w->fn.func : "?");
-        mt_buf_str(b, "() (");
+        mt_buf_fmt(b, "%s%-s() (", i == 0 ? "  shown at their callers: " : "    and ",
+                   w->fn.func != NULL ? w->fn.func : "?");
         if (w->fn.file != NULL) {
-            mt_buf_text(b, w->fn.file);
-            mt_buf_char(b, ':');
-            mt_buf_u64(b, (uint64_t)(w->fn.line < 0 ? 0 : w->fn.line));
-            mt_buf_str(b, ", ");
+            mt_buf_fmt(b, "%-s:%" PRIu64 ", ", w->fn.file,
+                       (uint64_t)(w->fn.line < 0 ? 0 : w->fn.line));
         }
         mt_buf_str(b, w->detected ? "an allocation wrapper: small, allocates only there, returns "
                                     "the block; wrappers=0 keeps it)\n"
@@ -366,9 +337,7 @@ static void print_counted_apart(const mt_report_t *r, mt_buf_t *b)
         mt_buf_line(b);
         mt_buf_str(b, "    ");
         mt_buf_count(b, h->hits.blocks, "block", "blocks");
-        mt_buf_str(b, " by rule ");
-        mt_buf_text(b, h->rule);
-        mt_buf_char(b, '\n');
+        mt_buf_fmt(b, " by rule %-s\n", h->rule);
     }
     print_apart(b, &r->system, " made inside system libraries (option system_leaks)");
     print_apart(b, &r->held_apart,
@@ -429,9 +398,7 @@ void mt_buf_stats_line(mt_buf_t *b, const memtrack_stats_t *st, uint64_t blocks_
     mt_buf_count(b, st->total_bytes, "byte", "bytes");
     mt_buf_str(b, "), ");
     mt_buf_count(b, st->frees, "free", "frees");
-    mt_buf_str(b, ", ");
-    mt_buf_u64(b, st->failed);
-    mt_buf_str(b, " failed");
+    mt_buf_fmt(b, ", %" PRIu64 " failed", (uint64_t)st->failed);
     print_system_counts(b, system);
     mt_buf_char(b, '\n');
 }
@@ -454,11 +421,7 @@ static void render_lost(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_count(b, r->leaked_blocks, "block", "blocks");
     mt_buf_str(b, " from ");
     mt_buf_count(b, r->nsites, "site", "sites");
-    mt_buf_str(b, " now in ");
-    mt_buf_text(b, r->program);
-    mt_buf_str(b, " (pid ");
-    mt_buf_u64(b, r->pid);
-    mt_buf_str(b, ")\n");
+    mt_buf_fmt(b, " now in %-s (pid %" PRIu64 ")\n", r->program, r->pid);
     print_unread(r, b);
     print_sites(r, b, true);
     print_counted_apart(r, b);
@@ -470,9 +433,7 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
         if (flags & MT_TEXT_SILENT_WHEN_CLEAN)
             return;
         mt_buf_line(b);
-        mt_buf_str(b, "no blocks made since checkpoint #");
-        mt_buf_u64(b, r->since);
-        mt_buf_str(b, " are live\n");
+        mt_buf_fmt(b, "no blocks made since checkpoint #%" PRIu64 " are live\n", r->since);
         print_counted_apart(r, b);
         return;
     }
@@ -480,9 +441,7 @@ static void render_since(const mt_report_t *r, mt_buf_t *b, unsigned flags)
     mt_buf_count(b, r->leaked_bytes, "byte", "bytes");
     mt_buf_str(b, " in ");
     mt_buf_count(b, r->leaked_blocks, "block", "blocks");
-    mt_buf_str(b, " made since checkpoint #");
-    mt_buf_u64(b, r->since);
-    mt_buf_str(b, " still live in ");
+    mt_buf_fmt(b, " made since checkpoint #%" PRIu64 " still live in ", r->since);
     mt_buf_program(b, r->program, r->pid);
     mt_buf_char(b, '\n');
     print_unread(r, b);
@@ -507,11 +466,10 @@ void mt_buf_shortage_lines(mt_buf_t *b, const mt_shortage_t *s)
         mt_buf_str(b, " not tracked: their leaks and errors are not in this report\n");
     }
     mt_buf_line(b);
-    mt_buf_str(b, "  MEMTRACK_STATIC_MEMORY(");
-    mt_buf_u64(b, s->size);
-    mt_buf_str(b, ") is too small: give it about MEMTRACK_STATIC_MEMORY(");
-    mt_buf_u64(b, s->wanted);
-    mt_buf_str(b, ")\n");
+    mt_buf_fmt(b,
+               "  MEMTRACK_STATIC_MEMORY(%" PRIu64
+               ") is too small: give it about MEMTRACK_STATIC_MEMORY(%" PRIu64 ")\n",
+               s->size, s->wanted);
 }
 
 void mt_render_text(const mt_report_t *r, mt_buf_t *b, unsigned flags)

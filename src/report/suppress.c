@@ -61,9 +61,7 @@ static void warn_line(const char *path, size_t line, const char *what, const cha
         mt_buf_char(&b, ':');
         mt_buf_u64(&b, line);
     }
-    mt_buf_str(&b, ": ");
-    mt_buf_str(&b, what);
-    mt_buf_str(&b, detail);
+    mt_buf_fmt(&b, ": %s%s", what, detail);
     mt_warning_end(&b);
 }
 

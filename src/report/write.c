@@ -6,6 +6,7 @@
  * blocks are printed without a model.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,13 +38,9 @@ static void warn_file(const char *what, const char *path, int err)
 {
     mt_buf_t b;
     mt_warning_begin(&b);
-    mt_buf_str(&b, "cannot write the ");
-    mt_buf_str(&b, what);
-    mt_buf_str(&b, " report to '");
-    mt_buf_str(&b, path);
-    mt_buf_str(&b, "': ");
-    mt_buf_str(&b, err == ELOOP ? "it is a symbolic link, which memtrack does not follow"
-                                : strerror(err));
+    mt_buf_fmt(&b, "cannot write the %s report to '%s': %s", what, path,
+               err == ELOOP ? "it is a symbolic link, which memtrack does not follow"
+                            : strerror(err));
     mt_warning_end(&b);
 }
 
@@ -81,9 +78,7 @@ static int write_whole_file(const char *path, const mt_report_t *r,
     char tmp[MT_OPTION_STRING_MAX + 64];
     mt_buf_t name;
     mt_buf_init(&name, -1);
-    mt_buf_str(&name, path);
-    mt_buf_str(&name, ".tmp.");
-    mt_buf_u64(&name, (uint64_t)getpid());
+    mt_buf_fmt(&name, "%s.tmp.%" PRIu64, path, (uint64_t)getpid());
     if (name.len >= sizeof tmp)
         return ENAMETOOLONG;
     memcpy(tmp, name.data, name.len);
@@ -355,9 +350,7 @@ static bool print_without_memory(bool at_exit)
         }
     if (first.n != 0) {
         mt_buf_line(&b);
-        mt_buf_str(&b, "leaked blocks, one a line, the first ");
-        mt_buf_u64(&b, first.n);
-        mt_buf_str(&b, ":\n");
+        mt_buf_fmt(&b, "leaked blocks, one a line, the first %" PRIu64 ":\n", (uint64_t)first.n);
     }
     for (size_t i = 0; i < first.n; i++) {
         mt_buf_line(&b);
@@ -365,11 +358,8 @@ static bool print_without_memory(bool at_exit)
         mt_buf_count(&b, first.block[i].size, "byte", "bytes");
         mt_buf_str(&b, " at ");
         mt_buf_site(&b, first.block[i].site);
-        mt_buf_str(&b, " by ");
-        mt_buf_str(&b, mt_kind_names[mt_site_get(first.block[i].site)->kind]);
-        mt_buf_str(&b, ": #");
-        mt_buf_u64(&b, first.block[i].seq);
-        mt_buf_char(&b, '\n');
+        mt_buf_fmt(&b, " by %s: #%" PRIu64 "\n",
+                   mt_kind_names[mt_site_get(first.block[i].site)->kind], first.block[i].seq);
     }
     mt_buf_flush(&b);
     mt_out_unlock();
