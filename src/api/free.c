@@ -143,61 +143,17 @@ static inline __attribute__((always_inline)) mt_shard_t *shard_kept(mt_shard_t *
     return s;
 }
 
-static mt_found_t release_system(void *ptr, uint32_t id, void *pc, void *frame, mt_kind_t kind,
-                                 size_t delete_size);
-
-/* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
- * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
- * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
- * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
- * MT_FOUND_NONE nothing was done. system_way: the out-of-line copy (release_system) that
- * also releases a system library's block, which the common one hands it, so that the common
- * one finds it by the test of the flags it makes anyway and counts only program blocks. */
+/* A live block's release once it is found (b, in bucket) with its shard's lock held, its
+ * meta loaded: noted as freed at where's site, then held in the quarantine or given back, the
+ * lock released before the checks. system: a system library's block, counted apart. */
 static inline __attribute__((always_inline)) mt_found_t
-release_as(void *ptr, mt_free_site_t *where, size_t delete_size, bool system_way)
+release_live_locked(mt_shard_t *s, mt_block_t *b, UT_hash_bucket *bucket, void *ptr,
+                    mt_free_site_t *where, size_t delete_size, size_t budget, bool system)
 {
-    mt_shard_t *s = shard_kept(mt_shard_of((uintptr_t)ptr));
     mt_block_t copy;
-    size_t budget = mt_opt.quarantine;
-    uint32_t site;
     mt_error_t late[MT_EVICT_REPORTS]; /* blocks the quarantine shed, written after free */
     size_t nlate;
-
-    /* The guards are checked next, and the C library reads the chunk's header: start
-     * loading them while the table is searched (a prefetch never faults). */
-    __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
-    mt_lock(&s->lock);
-    /* live or freed: one lookup */
-    UT_hash_bucket *bucket;
-    mt_block_t *b = mt_table_lookup_bucket_locked(s, (uintptr_t)ptr, &bucket);
-    if (MT_UNLIKELY(b == NULL)) {
-        mt_unlock(&s->lock);
-        return MT_FOUND_NONE;
-    }
-    __builtin_prefetch((const char *)ptr + b->size);
-    uint64_t meta = mt_meta_load(b); /* a freed block's may change under us (pending) */
-    uint64_t unusual =
-        MT_META_FLAG_OWNED | MT_META_FLAG_FREED | (system_way ? 0 : MT_META_FLAG_SYSTEM);
-    if (MT_UNLIKELY(meta & unusual)) {
-        if (!system_way && !(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
-            mt_unlock(&s->lock); /* a system library's block: looked up again out of line */
-            return release_system(ptr, where->id, where->pc, where->frame, where->kind,
-                                  delete_size);
-        }
-        site = site_of(where);
-        if (meta & MT_META_FLAG_FREED) {
-            copy_freed(b, meta, &copy);
-            mt_unlock(&s->lock);
-            mt_error_double_free(&copy, site);
-            return MT_FOUND_FREED;
-        }
-        copy = *b; /* it stays in the table: its owner releases it */
-        mt_unlock(&s->lock);
-        mt_owned_misuse(&copy, site);
-        return MT_FOUND_OWNED;
-    }
-    bool system = system_way && (meta & MT_META_FLAG_SYSTEM) != 0;
-    site = site_of(where);
+    uint32_t site = site_of(where);
     b->free_site = site;
     copy_live(b, &copy);
     if (MT_UNLIKELY(mt_page_guarded((uintptr_t)ptr))) {
@@ -221,18 +177,64 @@ release_as(void *ptr, mt_free_site_t *where, size_t delete_size, bool system_way
     return MT_FOUND_LIVE;
 }
 
+/* The release of a system library's block, found by the common release with the lock held:
+ * out of line, so that the common one counts only program blocks and keeps its constants,
+ * and without a second lookup (an interpreter from the system's libraries frees nothing
+ * else). where's fields one by one: a pointer to it would keep the common free's where in
+ * memory. */
+static MT_NOINLINE mt_found_t release_system_locked(mt_shard_t *s, mt_block_t *b,
+                                                    UT_hash_bucket *bucket, void *ptr, uint32_t id,
+                                                    void *pc, void *frame, mt_kind_t kind,
+                                                    size_t delete_size)
+{
+    mt_free_site_t where = {id, pc, frame, kind};
+    return release_live_locked(s, b, bucket, ptr, &where, delete_size, mt_opt.quarantine, true);
+}
+
+/* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
+ * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
+ * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
+ * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
+ * MT_FOUND_NONE nothing was done. A system library's block is found by the test of the
+ * flags made anyway and released out of line (release_system_locked). */
 static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
                                                                 size_t delete_size)
 {
-    return release_as(ptr, where, delete_size, false);
-}
+    mt_shard_t *s = shard_kept(mt_shard_of((uintptr_t)ptr));
+    mt_block_t copy;
+    size_t budget = mt_opt.quarantine;
+    uint32_t site;
 
-/* (where's fields one by one: a pointer to it would keep the common free's where in memory) */
-static MT_NOINLINE mt_found_t release_system(void *ptr, uint32_t id, void *pc, void *frame,
-                                             mt_kind_t kind, size_t delete_size)
-{
-    mt_free_site_t where = {id, pc, frame, kind};
-    return release_as(ptr, &where, delete_size, true);
+    /* The guards are checked next, and the C library reads the chunk's header: start
+     * loading them while the table is searched (a prefetch never faults). */
+    __builtin_prefetch((const char *)ptr - MT_MIN_ALIGN);
+    mt_lock(&s->lock);
+    /* live or freed: one lookup */
+    UT_hash_bucket *bucket;
+    mt_block_t *b = mt_table_lookup_bucket_locked(s, (uintptr_t)ptr, &bucket);
+    if (MT_UNLIKELY(b == NULL)) {
+        mt_unlock(&s->lock);
+        return MT_FOUND_NONE;
+    }
+    __builtin_prefetch((const char *)ptr + b->size);
+    uint64_t meta = mt_meta_load(b); /* a freed block's may change under us (pending) */
+    if (MT_UNLIKELY(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED | MT_META_FLAG_SYSTEM))) {
+        if (!(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED)))
+            return release_system_locked(s, b, bucket, ptr, where->id, where->pc, where->frame,
+                                         where->kind, delete_size);
+        site = site_of(where);
+        if (meta & MT_META_FLAG_FREED) {
+            copy_freed(b, meta, &copy);
+            mt_unlock(&s->lock);
+            mt_error_double_free(&copy, site);
+            return MT_FOUND_FREED;
+        }
+        copy = *b; /* it stays in the table: its owner releases it */
+        mt_unlock(&s->lock);
+        mt_owned_misuse(&copy, site);
+        return MT_FOUND_OWNED;
+    }
+    return release_live_locked(s, b, bucket, ptr, where, delete_size, budget, false);
 }
 
 mt_found_t mt_release(void *ptr, mt_free_site_t *where, size_t delete_size)
