@@ -85,6 +85,31 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     return true;
 }
 
+uint64_t mt_owned_log(size_t size, size_t align, uint32_t site)
+{
+    if (site == MT_SITE_NONE)
+        return 0;
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    uint64_t meta = MT_META_MAKE(mt_next_seq(), mt_thread(), (unsigned)__builtin_ctzll(align)) |
+                    MT_META_FLAG_OWNED;
+    mt_stats_alloc(size);
+    return meta;
+}
+
+bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site)
+{
+    if (mt_table_track((uintptr_t)user, size, meta, site))
+        return true;
+    mt_stats_free(size);
+    return false;
+}
+
+void mt_owned_unlog(size_t size)
+{
+    mt_stats_free(size);
+}
+
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
@@ -157,6 +182,19 @@ void mt_owner_add(mt_owner_t *o)
     mt_mutex_unlock(&owners.lock);
 }
 
+bool mt_owner_lock(mt_lock_t *l)
+{
+    if (MT_UNLIKELY(mt_reentered()))
+        return mt_trylock(l);
+    mt_lock(l);
+    return true;
+}
+
+void mt_owner_unlock(mt_lock_t *l)
+{
+    mt_unlock(l);
+}
+
 void mt_owner_remove(mt_owner_t *o)
 {
     mt_mutex_lock(&owners.lock);
@@ -187,12 +225,19 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
         if (o->contains(o, (uintptr_t)ptr)) {
             name = o->name;
             kind = o->kind;
+            if (o->publish != NULL) /* a live block it only logged: named as any owned one */
+                o->publish(o);
             break;
         }
     }
     mt_mutex_unlock(&owners.lock);
     if (kind == MT_KIND_NONE)
         return false;
+    mt_block_t b;
+    if (mt_block_peek(ptr, &b) && (b.meta & MT_META_FLAG_OWNED)) {
+        mt_owned_misuse(&b, found_site);
+        return true;
+    }
     mt_error_t e = {.kind = MT_ERROR_OWNED_FREE,
                     .addr = (uintptr_t)ptr,
                     .alloc_site = mt_site_id(NULL, 0, NULL, kind, name),
@@ -201,14 +246,34 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
     return true;
 }
 
+void mt_owners_publish(void)
+{
+    if (atomic_load_explicit(&owners.count, memory_order_relaxed) == 0)
+        return;
+    /* Inside the tracker (a signal handler) this thread may hold the lock: only try it. */
+    if (mt_reentered()) {
+        if (mt_mutex_trylock(&owners.lock) != 0)
+            return;
+    } else {
+        mt_mutex_lock(&owners.lock);
+    }
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next)
+        if (o->publish != NULL)
+            o->publish(o);
+    mt_mutex_unlock(&owners.lock);
+}
+
 int mt_owners_check(uint32_t found_site)
 {
     int problems = 0;
     /* At exit another thread may still hold the lock (or died holding it): skip then. */
     if (mt_mutex_trylock(&owners.lock) != 0)
         return 0;
-    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next)
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next) {
+        if (o->publish != NULL)
+            o->publish(o);
         problems += o->check(o, found_site);
+    }
     mt_mutex_unlock(&owners.lock);
     return problems;
 }
