@@ -322,9 +322,8 @@ static void release_logged(const arena_tracking_t *t, const arena_entry_t *e, ui
         mt_owned_unlog(e->size);
         return;
     }
-    mt_block_t b;
     if (mt_owned_publish(e->user, e->size, e->meta, e->site))
-        (void)mt_owned_remove(e->user, site, &b); /* checks and reports the guards */
+        (void)mt_owned_remove(e->user, site, NULL); /* checks and reports the guards */
 }
 
 /* Releases the newest allocations down to `keep` left (checking their guards), then
@@ -342,11 +341,10 @@ static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, boo
     if (t->published > keep)
         t->published = keep;
     mt_owner_unlock(&t->lock);
-    mt_block_t b;
     while (n > keep) {
         const arena_entry_t *e = &t->entries[--n];
         if (n < published)
-            (void)mt_owned_remove(e->user, site, &b);
+            (void)mt_owned_remove(e->user, site, NULL);
         else
             release_logged(t, e, site);
     }

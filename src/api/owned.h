@@ -31,8 +31,8 @@ bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t sit
 /* A logged block released before it had a record: uncounts it. */
 void mt_owned_unlog(size_t size);
 /* Stops tracking the pool's or arena's block at user: checks its guards (damage is
- * reported as found at found_site) and takes its record out; *out gets a copy. False if
- * there is none. */
+ * reported as found at found_site) and takes its record out; *out (unless NULL) gets a
+ * copy. False if there is none. */
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out);
 /* Checks the guards of the owned block at user now (damage reported once); returns 1 if
  * they are damaged. */

@@ -215,9 +215,8 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
         mt_error_report(&e);
         return;
     }
-    mt_block_t b;
     (void)check_spare(p, object, note->size, site);
-    (void)mt_owned_remove(object, site, &b); /* checks the guards */
+    (void)mt_owned_remove(object, site, NULL); /* checks the guards */
     clear_live(s, i);
     p->live--;
     note->free_site = site;

@@ -131,10 +131,13 @@ static bool remove_owned(const void *user, uint32_t found_site, mt_block_t *out,
      * as memtrack_check() does (shard -> errors -> out is the lock order). */
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
+    size_t size = 0;
     if (b != NULL && (b->meta & MT_META_FLAG_OWNED)) {
         if (!guarded || !guards_plainly_intact(b))
             (void)mt_check_block_locked(b, found_site);
-        *out = *b;
+        size = b->size;
+        if (out != NULL) /* (a record's copy is a cache line: only when asked for) */
+            *out = *b;
         mt_table_remove_locked(s, b);
         mt_record_recycle_locked(s, b);
     } else {
@@ -142,7 +145,7 @@ static bool remove_owned(const void *user, uint32_t found_site, mt_block_t *out,
     }
     mt_unlock(&s->lock);
     if (b != NULL)
-        mt_stats_free(out->size);
+        mt_stats_free(size);
     return b != NULL;
 }
 
@@ -355,7 +358,7 @@ static void register_free(const void *ptr, uint32_t found_site)
         mt_error_report(&e);
         return;
     }
-    (void)remove_owned(ptr, found_site, &b, false);
+    (void)remove_owned(ptr, found_site, NULL, false);
 }
 
 /* Blocks registered by one owner that start in [lo, hi), noted a batch at a time: the
@@ -399,9 +402,8 @@ static size_t register_free_range(const void *start, size_t size, const char *ow
         c.n = 0;
         c.more = false;
         mt_table_foreach(note_in_range, &c);
-        mt_block_t b;
         for (size_t i = 0; i < c.n; i++)
-            released += remove_owned((const void *)c.found[i], found_site, &b, false);
+            released += remove_owned((const void *)c.found[i], found_site, NULL, false);
     } while (c.more && c.n > 0);
     return released;
 }
