@@ -88,7 +88,9 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
 
 uint64_t mt_owned_log(size_t size, size_t align, uint32_t site)
 {
-    if (site == MT_SITE_NONE)
+    /* (inside the tracker, a signal handler's: untracked, as mt_owned_insert's, so that
+     * the thread's counters are never written by two hands at once) */
+    if (MT_UNLIKELY(mt_reentered()) || site == MT_SITE_NONE)
         return 0;
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
