@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "api/api.h"
+#include "api/owned.h"
 #include "checks/page_guard.h"
 #include "records/stats.h"
 #include "checks/quarantine.h"
@@ -69,6 +70,8 @@ static MT_NOINLINE void check_live(check_ctx_t *c)
 int mt_check_all(uint32_t site)
 {
     check_ctx_t c = {site, 0};
+    if (!mt_in_crash)
+        mt_owners_publish(); /* arena allocations only logged so far (api/arena.c) */
     mt_busy++;
     if (mt_in_crash || !mt_table_empty())
         check_live(&c);

@@ -20,8 +20,19 @@
  * sequence number. Returns false, tracking nothing, when the table is out of memory or
  * the caller runs inside the tracker (a signal handler). */
 bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq);
-/* Stops tracking the owned block at user: checks its guards (damage is reported as found
- * at found_site) and takes its record out; *out gets a copy. False if there is none. */
+/* The record-to-be of an owned block whose owner logs it and gives it a record only when
+ * someone asks the table (mt_owners_publish; api/arena.c): counts it in the statistics
+ * now and returns its meta (sequence number, thread, alignment; MT_META_FLAG_OWNED), or 0
+ * when it is not to be tracked (site MT_SITE_NONE, or a call inside the tracker). */
+uint64_t mt_owned_log(size_t size, size_t align, uint32_t site);
+/* Gives a logged block its record (meta from mt_owned_log, counted already). False, and
+ * the block is no longer counted, when the table is out of memory. */
+bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site);
+/* A logged block released before it had a record: uncounts it. */
+void mt_owned_unlog(size_t size);
+/* Stops tracking the pool's or arena's block at user: checks its guards (damage is
+ * reported as found at found_site) and takes its record out; *out (unless NULL) gets a
+ * copy. False if there is none. */
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out);
 /* Checks the guards of the owned block at user now (damage reported once); returns 1 if
  * they are damaged. */
@@ -76,16 +87,28 @@ typedef struct mt_owner {
     int (*check)(struct mt_owner *self, uint32_t found_site);
     /* True when addr lies in the allocator's memory (live or not). With owners.lock. */
     bool (*contains)(struct mt_owner *self, uintptr_t addr);
+    /* Gives the blocks it only logged so far their records (mt_owned_publish), before
+     * anything reads the table for them; NULL when every block has one. With owners.lock. */
+    void (*publish)(struct mt_owner *self);
     const char *name; /* interned */
     mt_kind_t kind;   /* MT_KIND_POOL or MT_KIND_ARENA */
     bool listed;      /* added and not removed yet */
 } mt_owner_t;
 void mt_owner_add(mt_owner_t *o);
+/* Takes a lock of an owner's own (an arena's log, against a publisher in another thread);
+ * inside the tracker (a signal handler that interrupted this thread holding it) it is
+ * only tried, and false means not taken. Functions, so that an untracked pool or arena
+ * reads no variable of the tracker's (test/e2e/pool_nocalls.sh). */
+bool mt_owner_lock(mt_lock_t *l);
+void mt_owner_unlock(mt_lock_t *l);
 void mt_owner_remove(mt_owner_t *o);
 /* free() or realloc() by tracked code of a pointer the tracker does not know: when it
  * lies in a tracked pool's or arena's memory (a stale pointer), reports it and returns
  * true, and the caller leaves it alone. */
 bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site);
+/* Every owner's blocks in the table (their publish hooks): before a report, a check of
+ * every block or a leak scan reads it. Not in the crash handler (it takes owners.lock). */
+void mt_owners_publish(void);
 /* Runs every registered check; returns the problems found. */
 int mt_owners_check(uint32_t found_site);
 void mt_owners_lock_all(void);

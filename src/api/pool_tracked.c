@@ -50,10 +50,10 @@ static void report_released(memtrack_pool_t *p, unsigned char *slot, uint32_t fo
     memset(slot, MT_FREE_FILL_BYTE, p->stride);
 }
 
+/* (mt_pattern_intact: no locating of what changed, which report_released does) */
 static bool released_intact(const memtrack_pool_t *p, const unsigned char *slot)
 {
-    size_t first;
-    return mt_pattern_check(slot, p->stride, MT_FREE_FILL_BYTE, &first) == 0;
+    return mt_pattern_intact(slot, p->stride, MT_FREE_FILL_BYTE);
 }
 
 /* Checks that a released slot still holds the pattern; returns 1 (reported) if not. */
@@ -215,9 +215,8 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
         mt_error_report(&e);
         return;
     }
-    mt_block_t b;
     (void)check_spare(p, object, note->size, site);
-    (void)mt_owned_remove(object, site, &b); /* checks the guards */
+    (void)mt_owned_remove(object, site, NULL); /* checks the guards */
     clear_live(s, i);
     p->live--;
     note->free_site = site;

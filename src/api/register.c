@@ -18,6 +18,7 @@
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/memory.h"
+#include "checks/page_guard.h"
 #include "records/stats.h"
 
 static struct {
@@ -85,7 +86,45 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     return true;
 }
 
-bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
+uint64_t mt_owned_log(size_t size, size_t align, uint32_t site)
+{
+    /* (inside the tracker, a signal handler's: untracked, as mt_owned_insert's, so that
+     * the thread's counters are never written by two hands at once) */
+    if (MT_UNLIKELY(mt_reentered()) || site == MT_SITE_NONE)
+        return 0;
+    if (align < MT_MIN_ALIGN)
+        align = MT_MIN_ALIGN;
+    uint64_t meta = MT_META_MAKE(mt_next_seq(), mt_thread(), (unsigned)__builtin_ctzll(align)) |
+                    MT_META_FLAG_OWNED;
+    mt_stats_alloc(size);
+    return meta;
+}
+
+bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site)
+{
+    if (mt_table_track((uintptr_t)user, size, meta, site))
+        return true;
+    mt_stats_free(size);
+    return false;
+}
+
+void mt_owned_unlog(size_t size)
+{
+    mt_stats_free(size);
+}
+
+/* The common case of a pool object's or an arena allocation's release: guards of bytes
+ * (not a page-guarded block's) all the pattern. The full check (mt_check_block), which
+ * owned blocks always took, locates what changed; this answer costs a tenth of it
+ * (tools/bench/README.md, "Pools and arenas"). */
+static bool guards_plainly_intact(const mt_block_t *b)
+{
+    return !mt_page_guarded(mt_block_addr(b)) && mt_guards_intact(b, mt_block_front_of(b));
+}
+
+/* mt_owned_remove, for a block with guard bytes (a pool's, an arena's) or without (a
+ * registrar's: the full check knows it by its site and reads none of its neighbours). */
+static bool remove_owned(const void *user, uint32_t found_site, mt_block_t *out, bool guarded)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
     if (MT_UNLIKELY(mt_reentered()))
@@ -94,9 +133,13 @@ bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
      * as memtrack_check() does (shard -> errors -> out is the lock order). */
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
+    size_t size = 0;
     if (b != NULL && (b->meta & MT_META_FLAG_OWNED)) {
-        (void)mt_check_block_locked(b, found_site);
-        *out = *b;
+        if (!guarded || !guards_plainly_intact(b))
+            (void)mt_check_block_locked(b, found_site);
+        size = b->size;
+        if (out != NULL) /* (a record's copy is a cache line: only when asked for) */
+            *out = *b;
         mt_table_remove_locked(s, b);
         mt_record_recycle_locked(s, b);
     } else {
@@ -104,8 +147,13 @@ bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
     }
     mt_unlock(&s->lock);
     if (b != NULL)
-        mt_stats_free(out->size);
+        mt_stats_free(size);
     return b != NULL;
+}
+
+bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
+{
+    return remove_owned(user, found_site, out, true);
 }
 
 int mt_owned_check(const void *user, uint32_t found_site)
@@ -157,6 +205,19 @@ void mt_owner_add(mt_owner_t *o)
     mt_mutex_unlock(&owners.lock);
 }
 
+bool mt_owner_lock(mt_lock_t *l)
+{
+    if (MT_UNLIKELY(mt_reentered()))
+        return mt_trylock(l);
+    mt_lock(l);
+    return true;
+}
+
+void mt_owner_unlock(mt_lock_t *l)
+{
+    mt_unlock(l);
+}
+
 void mt_owner_remove(mt_owner_t *o)
 {
     mt_mutex_lock(&owners.lock);
@@ -187,12 +248,19 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
         if (o->contains(o, (uintptr_t)ptr)) {
             name = o->name;
             kind = o->kind;
+            if (o->publish != NULL) /* a live block it only logged: named as any owned one */
+                o->publish(o);
             break;
         }
     }
     mt_mutex_unlock(&owners.lock);
     if (kind == MT_KIND_NONE)
         return false;
+    mt_block_t b;
+    if (mt_block_peek(ptr, &b) && (b.meta & MT_META_FLAG_OWNED)) {
+        mt_owned_misuse(&b, found_site);
+        return true;
+    }
     mt_error_t e = {.kind = MT_ERROR_OWNED_FREE,
                     .addr = (uintptr_t)ptr,
                     .alloc_site = mt_site_id(NULL, 0, NULL, kind, name),
@@ -201,14 +269,34 @@ bool mt_owned_memory_misuse(const void *ptr, uint32_t found_site)
     return true;
 }
 
+void mt_owners_publish(void)
+{
+    if (atomic_load_explicit(&owners.count, memory_order_relaxed) == 0)
+        return;
+    /* Inside the tracker (a signal handler) this thread may hold the lock: only try it. */
+    if (mt_reentered()) {
+        if (mt_mutex_trylock(&owners.lock) != 0)
+            return;
+    } else {
+        mt_mutex_lock(&owners.lock);
+    }
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next)
+        if (o->publish != NULL)
+            o->publish(o);
+    mt_mutex_unlock(&owners.lock);
+}
+
 int mt_owners_check(uint32_t found_site)
 {
     int problems = 0;
     /* At exit another thread may still hold the lock (or died holding it): skip then. */
     if (mt_mutex_trylock(&owners.lock) != 0)
         return 0;
-    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next)
+    for (mt_owner_t *o = owners.owners; o != NULL; o = o->next) {
+        if (o->publish != NULL)
+            o->publish(o);
         problems += o->check(o, found_site);
+    }
     mt_mutex_unlock(&owners.lock);
     return problems;
 }
@@ -272,7 +360,7 @@ static void register_free(const void *ptr, uint32_t found_site)
         mt_error_report(&e);
         return;
     }
-    (void)mt_owned_remove(ptr, found_site, &b);
+    (void)remove_owned(ptr, found_site, NULL, false);
 }
 
 /* Blocks registered by one owner that start in [lo, hi), noted a batch at a time: the
@@ -316,9 +404,8 @@ static size_t register_free_range(const void *start, size_t size, const char *ow
         c.n = 0;
         c.more = false;
         mt_table_foreach(note_in_range, &c);
-        mt_block_t b;
         for (size_t i = 0; i < c.n; i++)
-            released += mt_owned_remove((const void *)c.found[i], found_site, &b);
+            released += remove_owned((const void *)c.found[i], found_site, NULL, false);
     } while (c.more && c.n > 0);
     return released;
 }

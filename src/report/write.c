@@ -170,6 +170,7 @@ MT_EXPORT void memtrack_report(void)
     mt_report_t r;
     int saved = errno; /* the program's errno is as it was */
     mt_init();
+    mt_owners_publish(); /* arena allocations only logged so far (api/arena.c) */
     mt_busy++;
     mt_report_lock();
     if (mt_report_build(&r, MT_WHEN_NOW, 1)) {
@@ -217,6 +218,7 @@ static size_t report_live(mt_when_t when, uint64_t since)
     size_t blocks = 0;
     int saved = errno;
     mt_init();
+    mt_owners_publish();
     mt_busy++;
     mt_report_lock();
     if (mt_report_build(&r, when, since)) {

@@ -16,6 +16,18 @@
 
 #include "memtrack.h"
 
+/* Under callgrind (tools/bench/instructions.sh) only the loop is counted, as in churn.c:
+ * the pool's or arena's creation, its teardown and the exit count for nothing. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define TOGGLE_COLLECT() CALLGRIND_TOGGLE_COLLECT
+#endif
+#endif
+#ifndef TOGGLE_COLLECT
+#define TOGGLE_COLLECT() ((void)0)
+#endif
+
 #define LIVE 1000
 
 static void pool_steps(size_t ops)
@@ -24,10 +36,12 @@ static void pool_steps(size_t ops)
     memtrack_pool_t *pool = memtrack_pool_create("bench", 24, 2 * LIVE);
     for (size_t k = 0; k < LIVE; k++)
         live[k] = memtrack_pool_alloc(pool);
+    TOGGLE_COLLECT();
     for (size_t k = 0; k < ops; k++) {
         memtrack_pool_free(pool, live[k % LIVE]);
         live[k % LIVE] = memtrack_pool_alloc(pool);
     }
+    TOGGLE_COLLECT();
     memtrack_pool_clear(pool);
     memtrack_pool_destroy(pool);
 }
@@ -37,6 +51,7 @@ static void arena_steps(size_t ops)
     memtrack_arena_t *arena = memtrack_arena_create("bench", 1 << 20);
     size_t used = 0;
     unsigned seed = 1;
+    TOGGLE_COLLECT();
     for (size_t k = 0; k < ops; k++) {
         seed = seed * 1103515245u + 12345u;
         size_t size = 16 + (seed >> 16) % 241;
@@ -52,6 +67,7 @@ static void arena_steps(size_t ops)
         p[0] = 1;
         used += size + 32 + 16;
     }
+    TOGGLE_COLLECT();
     memtrack_arena_destroy(arena);
 }
 
