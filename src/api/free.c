@@ -152,7 +152,9 @@ static mt_found_t release_system(void *ptr, uint32_t id, void *pc, void *frame, 
  * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
  * MT_FOUND_NONE nothing was done. system_way: the out-of-line copy (release_system) that
  * also releases a system library's block, which the common one hands it, so that the common
- * one finds it by the test of the flags it makes anyway and counts only program blocks. */
+ * one finds it by the test of the flags it makes anyway and counts only program blocks; and
+ * a chunk whose first registered piece has its address (twins, records/table.h), which the
+ * common one finds as an owned block when the piece's record comes first. */
 static inline __attribute__((always_inline)) mt_found_t
 release_as(void *ptr, mt_free_site_t *where, size_t delete_size, bool system_way)
 {
@@ -174,13 +176,18 @@ release_as(void *ptr, mt_free_site_t *where, size_t delete_size, bool system_way
         mt_unlock(&s->lock);
         return MT_FOUND_NONE;
     }
+    if (system_way && (b->meta & MT_META_FLAG_OWNED) && mt_table_twin_locked(b) != NULL)
+        b = mt_table_twin_locked(b); /* the chunk a registered block starts: the one freed */
     __builtin_prefetch((const char *)ptr + b->size);
     uint64_t meta = mt_meta_load(b); /* a freed block's may change under us (pending) */
     uint64_t unusual =
         MT_META_FLAG_OWNED | MT_META_FLAG_FREED | (system_way ? 0 : MT_META_FLAG_SYSTEM);
     if (MT_UNLIKELY(meta & unusual)) {
-        if (!system_way && !(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED))) {
-            mt_unlock(&s->lock); /* a system library's block: looked up again out of line */
+        if (!system_way && (!(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED)) ||
+                            ((meta & MT_META_FLAG_OWNED) && mt_table_twin_locked(b) != NULL))) {
+            /* a system library's block, or a chunk whose registered first piece (its twin)
+             * came first in the chain: looked up again out of line */
+            mt_unlock(&s->lock);
             return release_system(ptr, where->id, where->pc, where->frame, where->kind,
                                   delete_size);
         }

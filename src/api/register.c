@@ -93,8 +93,8 @@ bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
     /* The guard check reads only the block and may print: it runs under the shard's lock
      * as memtrack_check() does (shard -> errors -> out is the lock order). */
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
-    if (b != NULL && (b->meta & MT_META_FLAG_OWNED)) {
+    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)user);
+    if (b != NULL) {
         (void)mt_check_block_locked(b, found_site);
         *out = *b;
         mt_table_remove_locked(s, b);
@@ -115,8 +115,8 @@ int mt_owned_check(const void *user, uint32_t found_site)
     if (MT_UNLIKELY(mt_reentered()))
         return 0;
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
-    if (b != NULL && (b->meta & MT_META_FLAG_OWNED))
+    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)user);
+    if (b != NULL)
         damaged = mt_check_block_locked(b, found_site);
     mt_unlock(&s->lock);
     return damaged;
@@ -129,6 +129,20 @@ bool mt_block_peek(const void *addr, mt_block_t *out)
         return false;
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)addr);
+    if (b != NULL)
+        *out = *b;
+    mt_unlock(&s->lock);
+    return b != NULL;
+}
+
+/* mt_block_peek for the owned block at addr (of twins, the registered one). */
+static bool peek_owned(const void *addr, mt_block_t *out)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)addr);
+    if (MT_UNLIKELY(mt_reentered()))
+        return false;
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)addr);
     if (b != NULL)
         *out = *b;
     mt_unlock(&s->lock);
@@ -225,6 +239,12 @@ void mt_owners_unlock_all(void)
 
 /* ---- the program's own allocators: memtrack_register_alloc / _free ------------------- */
 
+/* A block a registered one may start at: the program's own malloc'd (or new'd), live. */
+static bool carved_from(const mt_block_t *b)
+{
+    return !(b->meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED));
+}
+
 static void register_alloc(const void *ptr, size_t size, const char *owner, uint32_t site,
                            uint32_t found_site)
 {
@@ -232,8 +252,11 @@ static void register_alloc(const void *ptr, size_t size, const char *owner, uint
     uint64_t seq;
     if (ptr == NULL)
         return;
-    /* The table is keyed on the address: a block already there keeps it. */
-    if (mt_block_peek(ptr, &old)) {
+    /* The table is keyed on the address: a block already there keeps it, but for the
+     * chunk a registrar carves, whose first piece starts where it does: the two records
+     * are twins (records/table.h), the piece's owned, so free() finds the chunk and
+     * memtrack_register_free() the piece. */
+    if (peek_owned(ptr, &old) || (mt_block_peek(ptr, &old) && !carved_from(&old))) {
         mt_error_t e = {
             .kind = MT_ERROR_REGISTER_CONFLICT, .found_site = found_site, .extent = size};
         mt_error_from_block(&e, &old);
@@ -256,7 +279,7 @@ static void register_free(const void *ptr, uint32_t found_site)
         return;
     mt_error_t e = {
         .kind = MT_ERROR_UNREGISTER_UNKNOWN, .addr = (uintptr_t)ptr, .found_site = found_site};
-    if (!mt_block_peek(ptr, &b)) {
+    if (!peek_owned(ptr, &b) && !mt_block_peek(ptr, &b)) {
         mt_error_report(&e);
         return;
     }
