@@ -38,6 +38,7 @@ typedef struct arena_entry {
     size_t size;       /* what was asked for */
     uint64_t seq;      /* its sequence number and site, to name it once released */
     uint32_t site;
+    bool paged; /* against a guard page (api/owned_paged.c), not in its chunk */
 } arena_entry_t;
 
 typedef struct arena_chunk {
@@ -111,7 +112,8 @@ static const arena_entry_t *released_at(const arena_tracking_t *t, size_t k,
 {
     for (size_t i = t->nentries; i < t->logged; i++) {
         const arena_entry_t *e = &t->entries[i];
-        if (e->chunk == k && at >= e->user - t->guard && at < t->chunks[k].base + e->to)
+        if (e->chunk == k && !e->paged && at >= e->user - t->guard &&
+            at < t->chunks[k].base + e->to)
             return e;
     }
     return NULL;
@@ -202,6 +204,29 @@ static bool add_chunk(memtrack_arena_t *a, size_t need)
     return true;
 }
 
+/* Logs e, the allocation the page guards took (api/owned_paged.c, tracked there), as if it
+ * were in the current chunk, where it takes no room: the arena's offsets count it as
+ * untracked. */
+static MT_NOINLINE void *paged_entry(memtrack_arena_t *a, unsigned char *user, size_t start,
+                                     size_t size, uint32_t site, uint64_t seq)
+{
+    arena_tracking_t *t = a->t;
+    arena_entry_t *e = &t->entries[t->nentries++];
+    e->user = user;
+    e->start = start;
+    e->end = start + (size != 0 ? size : 1);
+    e->chunk = t->chunk;
+    e->to = t->chunks[t->chunk].top;
+    e->paged = true;
+    a->offset = e->end;
+    if (t->nentries > t->logged)
+        t->logged = t->nentries;
+    e->size = size;
+    e->site = site;
+    e->seq = seq;
+    return user;
+}
+
 static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
                            int line, const char *func, void *pc, mt_stack_found_t found)
 {
@@ -225,6 +250,12 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
         }
         t->entries = entries;
         t->entries_size = n;
+    }
+    if (MT_UNLIKELY(mt_owned_paged_due())) { /* no room taken in a chunk then */
+        uint64_t seq = 0;
+        unsigned char *paged = mt_owned_paged_alloc(size, align, site, &seq);
+        if (paged != NULL)
+            return paged_entry(a, paged, start, size, site, seq);
     }
     size_t front = mt_front_size(t->guard, align);
     size_t need = align + front + size + t->guard; /* enough whatever the padding */
@@ -255,6 +286,7 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     e->end = start + (size != 0 ? size : 1);
     e->chunk = k;
     e->to = to;
+    e->paged = false;
     a->offset = e->end;
     if (t->nentries > t->logged)
         t->logged = t->nentries;
@@ -271,8 +303,13 @@ static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, boo
 {
     arena_tracking_t *t = a->t;
     mt_block_t b;
-    while (t->nentries > keep)
-        (void)mt_owned_remove(t->entries[--t->nentries].user, site, &b);
+    while (t->nentries > keep) {
+        const arena_entry_t *e = &t->entries[--t->nentries];
+        if (MT_UNLIKELY(e->paged))
+            (void)mt_owned_remove_paged(e->user, site, &b);
+        else
+            (void)mt_owned_remove(e->user, site, &b);
+    }
     t->chunk = keep > 0 ? t->entries[keep - 1].chunk : 0;
     for (size_t k = t->chunk; k < t->nchunks; k++) {
         arena_chunk_t *c = &t->chunks[k];

@@ -18,6 +18,7 @@
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/memory.h"
+#include "checks/page_guard.h"
 #include "records/stats.h"
 
 static struct {
@@ -85,7 +86,9 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     return true;
 }
 
-bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
+/* mt_owned_remove's body; paged: the block is page-guarded (its owner knows). */
+static inline __attribute__((always_inline)) bool
+owned_remove(const void *user, uint32_t found_site, mt_block_t *out, bool paged)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
     if (MT_UNLIKELY(mt_reentered()))
@@ -96,16 +99,30 @@ bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
     mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)user);
     if (b != NULL) {
         (void)mt_check_block_locked(b, found_site);
+        if (paged) { /* its record stays in its slot, released (page_guard.h) */
+            b->free_site = found_site;
+            mt_page_guard_retire_locked(b);
+        }
         *out = *b;
         mt_table_remove_locked(s, b);
         mt_record_recycle_locked(s, b);
-    } else {
-        b = NULL;
     }
     mt_unlock(&s->lock);
+    if (paged && b != NULL)
+        mt_page_guard_free(out);
     if (b != NULL)
         mt_stats_free(out->size);
     return b != NULL;
+}
+
+bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
+{
+    return owned_remove(user, found_site, out, false);
+}
+
+bool mt_owned_remove_paged(const void *user, uint32_t found_site, mt_block_t *out)
+{
+    return owned_remove(user, found_site, out, true);
 }
 
 int mt_owned_check(const void *user, uint32_t found_site)

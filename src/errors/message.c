@@ -192,11 +192,13 @@ static void print_delete_size(mt_buf_t *b, const mt_report_error_t *e)
  * that faulted at a page-guarded block, where it fell and the instruction that made it. */
 static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
 {
-    mt_buf_str(b, e->kind);
-    mt_buf_str(b, " (");
-    mt_buf_str(b, e->access);
-    mt_buf_str(b, ") of ");
-    mt_buf_block_name(b, e);
+    if (!mt_buf_owned_fault_head(b, e)) {
+        mt_buf_str(b, e->kind);
+        mt_buf_str(b, " (");
+        mt_buf_str(b, e->access);
+        mt_buf_str(b, ") of ");
+        mt_buf_block_name(b, e);
+    }
     mt_buf_str(b, " at offset ");
     mt_buf_i64(b, e->offset);
     mt_buf_str(b, ", by ");
@@ -213,7 +215,7 @@ static void print_fault(mt_buf_t *b, const mt_report_error_t *e)
     }
     mt_buf_char(b, '\n');
     mt_buf_block_line(b, e);
-    if (e->freed.kind != NULL)
+    if (e->freed.kind != NULL && !mt_buf_owned_released_line(b, e))
         print_freed_line(b, e);
     mt_buf_line(b);
     mt_buf_str(b, mt_opt.page_guard_stop

@@ -18,6 +18,13 @@ void mt_buf_kind_owner(mt_buf_t *b, const mt_place_t *p);
 void mt_buf_block_line(mt_buf_t *b, const mt_report_error_t *e);
 /* "  found by free at x.c:9 in g()", and its stack. */
 void mt_buf_found_line(mt_buf_t *b, const mt_report_error_t *e);
+/* The start of a page guard's fault on a pool's, an arena's or a registrar's block its
+ * owner released: "read after release of object #4 (20 bytes) of pool \"bullets\"";
+ * false, nothing printed, for any other fault (message_owned.c). */
+bool mt_buf_owned_fault_head(mt_buf_t *b, const mt_report_error_t *e);
+/* "  released by pool free at x.c:9 in g()", and its stack, for a block its owner
+ * released; false, nothing printed, for another (message_owned.c). */
+bool mt_buf_owned_released_line(mt_buf_t *b, const mt_report_error_t *e);
 /* The message of an error of a pool, an arena or a registered block (message_owned.c). */
 void mt_buf_owned_error(mt_buf_t *b, const mt_report_error_t *e);
 

@@ -54,6 +54,19 @@ static void print_owned_name(mt_buf_t *b, const mt_report_error_t *e)
     mt_buf_char(b, ')');
 }
 
+bool mt_buf_owned_fault_head(mt_buf_t *b, const mt_report_error_t *e)
+{
+    if (e->kind_id != MT_ERROR_USE_AFTER_FREE || e->access == NULL ||
+        !mt_kind_owned(mt_place_kind(&e->alloc)))
+        return false;
+    mt_buf_str(b, e->access);
+    mt_buf_str(b, " after release of ");
+    print_owned_name(b, e);
+    mt_buf_str(b, " of ");
+    print_owner_of(b, &e->alloc);
+    return true;
+}
+
 static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t *p)
 {
     mt_buf_line(b);
@@ -66,6 +79,14 @@ static void print_released_line(mt_buf_t *b, const char *what, const mt_place_t 
     }
     mt_buf_char(b, '\n');
     mt_buf_stack_lines(b, p, STACK_INDENT);
+}
+
+bool mt_buf_owned_released_line(mt_buf_t *b, const mt_report_error_t *e)
+{
+    if (!mt_kind_owned(mt_place_kind(&e->alloc)))
+        return false;
+    print_released_line(b, "  released", &e->freed);
+    return true;
 }
 
 /* ", the first at offset 8" / ", the first 4 bytes before its start" */
