@@ -427,9 +427,10 @@ void memtrack_arena_destroy_at(memtrack_arena_t *arena, const char *file, int li
 /* -------------------------------------------------------------------------------------
  * The program's own allocators (like Valgrind's MALLOCLIKE_BLOCK and FREELIKE_BLOCK):
  * register each block handed out and released, under an owner name, and it is tracked
- * like a malloc'd block (no guard bytes: the layout is yours). A block must not start at
- * the address of a live tracked block (a malloc'd chunk you carve: register from the
- * second piece on, or keep a header first). Without MEMORY_CONTROL_ON these do nothing.
+ * like a malloc'd block (no guard bytes: the layout is yours). A block may start at the
+ * address of the malloc'd chunk it is carved from (free() takes the chunk, the register
+ * calls the block), not at another tracked block's. Without MEMORY_CONTROL_ON these do
+ * nothing.
  * ------------------------------------------------------------------------------------- */
 #if defined(MEMORY_CONTROL_ON) || defined(MEMTRACK_INTERNAL)
 void memtrack_register_alloc(const void *ptr, size_t size, const char *owner);

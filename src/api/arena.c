@@ -45,8 +45,10 @@ typedef struct arena_entry {
     size_t chunk, to;  /* its chunk, and the offset there just past its back guard */
     size_t size;       /* what was asked for */
     uint64_t meta;     /* its record's meta (mt_owned_log): sequence number, thread,
-                          alignment; 0 when untracked */
+                          alignment; 0 when untracked or paged */
     uint32_t site;
+    bool paged; /* against a guard page (api/owned_paged.c), not in its chunk: its record
+                   went in the table when it was made */
 } arena_entry_t;
 
 typedef struct arena_chunk {
@@ -122,7 +124,8 @@ static const arena_entry_t *released_at(const arena_tracking_t *t, size_t k,
 {
     for (size_t i = t->nentries; i < t->logged; i++) {
         const arena_entry_t *e = &t->entries[i];
-        if (e->chunk == k && at >= e->user - t->guard && at < t->chunks[k].base + e->to)
+        if (e->chunk == k && !e->paged && at >= e->user - t->guard &&
+            at < t->chunks[k].base + e->to)
             return e;
     }
     return NULL;
@@ -252,6 +255,29 @@ static bool grow_log(arena_tracking_t *t)
     return entries != NULL;
 }
 
+/* Logs the allocation the page guards took (api/owned_paged.c, tracked there) as if it were
+ * in the current chunk, where it takes no room: the arena's offsets count it as untracked. */
+static MT_NOINLINE void *paged_entry(memtrack_arena_t *a, unsigned char *user, size_t start,
+                                     size_t size, uint32_t site)
+{
+    arena_tracking_t *t = a->t;
+    arena_entry_t *e = &t->entries[t->nentries];
+    e->user = user;
+    e->start = start;
+    e->end = start + (size != 0 ? size : 1);
+    e->chunk = t->chunk;
+    e->to = t->chunks[t->chunk].top;
+    e->size = size;
+    e->site = site;
+    e->meta = 0;
+    e->paged = true;
+    a->offset = e->end;
+    __atomic_store_n(&t->nentries, t->nentries + 1, __ATOMIC_RELEASE);
+    if (t->nentries > t->logged)
+        t->logged = t->nentries;
+    return user;
+}
+
 static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
                            int line, const char *func, void *pc, mt_stack_found_t found)
 {
@@ -269,6 +295,12 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     if (t->nentries == t->entries_size && !grow_log(t)) {
         mt_stats_failed();
         return NULL;
+    }
+    if (MT_UNLIKELY(mt_owned_paged_due())) { /* no room taken in a chunk then */
+        uint64_t seq = 0;
+        unsigned char *paged = mt_owned_paged_alloc(size, align, site, &seq);
+        if (paged != NULL)
+            return paged_entry(a, paged, start, size, site);
     }
     size_t front = mt_front_size(t->guard, align);
     size_t need = align + front + size + t->guard; /* enough whatever the padding */
@@ -302,6 +334,7 @@ static void *tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const
     e->size = size;
     e->site = site;
     e->meta = mt_owned_log(size, align, site);
+    e->paged = false;
     a->offset = e->end;
     /* The entry is whole before a publisher may see it: the count is its release. */
     __atomic_store_n(&t->nentries, t->nentries + 1, __ATOMIC_RELEASE);
@@ -343,7 +376,9 @@ static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, boo
     mt_owner_unlock(&t->lock);
     while (n > keep) {
         const arena_entry_t *e = &t->entries[--n];
-        if (n < published)
+        if (MT_UNLIKELY(e->paged))
+            (void)mt_owned_remove_paged(e->user, site, NULL);
+        else if (n < published)
             (void)mt_owned_remove(e->user, site, NULL);
         else
             release_logged(t, e, site);

@@ -191,12 +191,34 @@ static MT_NOINLINE mt_found_t release_system_locked(mt_shard_t *s, mt_block_t *b
     return release_live_locked(s, b, bucket, ptr, &where, delete_size, mt_opt.quarantine, true);
 }
 
+/* A malloc'd chunk whose registered first piece has its address (twins, records/table.h),
+ * met after the piece in its chain (uthash's doublings turn a chain over): the chunk is the
+ * one freed, live or already freed. Out of line: a malloc and free pay nothing for it. */
+static MT_NOINLINE mt_found_t release_twin_locked(mt_shard_t *s, mt_block_t *chunk,
+                                                  UT_hash_bucket *bucket, void *ptr, uint32_t id,
+                                                  void *pc, void *frame, mt_kind_t kind,
+                                                  size_t delete_size)
+{
+    mt_free_site_t where = {id, pc, frame, kind};
+    uint64_t meta = mt_meta_load(chunk);
+    if (meta & MT_META_FLAG_FREED) {
+        mt_block_t copy;
+        copy_freed(chunk, meta, &copy);
+        mt_unlock(&s->lock);
+        mt_error_double_free(&copy, site_of(&where));
+        return MT_FOUND_FREED;
+    }
+    return release_live_locked(s, chunk, bucket, ptr, &where, delete_size, mt_opt.quarantine,
+                               (meta & MT_META_FLAG_SYSTEM) != 0);
+}
+
 /* Releases ptr if it is a tracked block, all under one lock round trip: a live block moves
  * to the quarantine (or, when it does not fit, back to the C library) and the quarantine
  * sheds its oldest blocks; a block already freed is a double free. delete_size, when not
  * 0, is what a sized delete says the block holds (checked). Returns what ptr was; with
  * MT_FOUND_NONE nothing was done. A system library's block is found by the test of the
- * flags made anyway and released out of line (release_system_locked). */
+ * flags made anyway and released out of line (release_system_locked), and so is a chunk
+ * whose registered first piece came first in the chain (release_twin_locked). */
 static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_free_site_t *where,
                                                                 size_t delete_size)
 {
@@ -222,6 +244,10 @@ static inline __attribute__((always_inline)) mt_found_t release(void *ptr, mt_fr
         if (!(meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED)))
             return release_system_locked(s, b, bucket, ptr, where->id, where->pc, where->frame,
                                          where->kind, delete_size);
+        mt_block_t *twin;
+        if ((meta & MT_META_FLAG_OWNED) && (twin = mt_table_twin_locked(b)) != NULL)
+            return release_twin_locked(s, twin, bucket, ptr, where->id, where->pc, where->frame,
+                                       where->kind, delete_size);
         site = site_of(where);
         if (meta & MT_META_FLAG_FREED) {
             copy_freed(b, meta, &copy);

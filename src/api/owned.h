@@ -34,10 +34,26 @@ void mt_owned_unlog(size_t size);
  * reported as found at found_site) and takes its record out; *out (unless NULL) gets a
  * copy. False if there is none. */
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out);
+/* The same for a block mt_owned_paged_alloc made: its pages become inaccessible, its
+ * record (released at found_site) kept for a fault there. */
+bool mt_owned_remove_paged(const void *user, uint32_t found_site, mt_block_t *out);
+/* Whether an owned allocation is to ask the page guards (mt_owned_paged_alloc): this
+ * thread's countdown as api/alloc.c takes it, decremented while it runs, so that pools
+ * and arenas are sampled with malloc's blocks. A function, not inline: pool.c and arena.c
+ * reach the tracker through functions alone (test/e2e/pool_nocalls.sh). */
+bool mt_owned_paged_due(void);
+/* Whether addr lies among page-guarded blocks (checks/page_guard.h's mt_page_guarded, as
+ * a function for the same reason). */
+bool mt_owned_paged_at(const void *addr);
+/* When due: an owned block of size bytes against a guard page (api/owned_paged.c), if the
+ * page guards' options choose the allocation at site; tracked as mt_owned_insert tracks
+ * (*seq set). NULL when not chosen or not possible: the owner then places it in its own
+ * memory. Its owner releases it with mt_owned_remove_paged. */
+void *mt_owned_paged_alloc(size_t size, size_t align, uint32_t site, uint64_t *seq);
 /* Checks the guards of the owned block at user now (damage reported once); returns 1 if
  * they are damaged. */
 int mt_owned_check(const void *user, uint32_t found_site);
-/* Copies the record of any live tracked block starting at addr. */
+/* Copies the record of any live tracked block starting at addr (of twins, the chunk). */
 bool mt_block_peek(const void *addr, mt_block_t *out);
 /* free(), realloc() or delete of an owned block (b, a copy of its record): reported, and
  * the block stays as it was. */

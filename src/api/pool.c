@@ -401,7 +401,7 @@ typedef struct foreach_ctx {
 static void visit(memtrack_pool_t *p, unsigned char *slot, void *ctx)
 {
     foreach_ctx_t *c = ctx;
-    c->fn(slot + (p->t != NULL ? p->t->front : 0), c->ctx);
+    c->fn(mt_pool_object_of(p, slot), c->ctx);
 }
 
 MT_EXPORT void memtrack_pool_foreach(memtrack_pool_t *pool, void (*fn)(void *object, void *ctx),
@@ -505,6 +505,8 @@ MT_EXPORT int memtrack_pool_owns(const memtrack_pool_t *pool, const void *ptr)
         return 0;
     size_t front = pool->t != NULL ? pool->t->front : 0;
     const slab_t *s = slab_of(pool, (uintptr_t)ptr);
+    if (s == NULL && pool->t != NULL)
+        return mt_pool_paged_slot(pool, ptr) != NULL;
     if (s == NULL || (uintptr_t)ptr - (uintptr_t)s->base < front)
         return 0;
     size_t i = slot_at(pool, s, (uintptr_t)ptr - (uintptr_t)s->base - front);

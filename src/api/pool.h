@@ -8,6 +8,8 @@
 #include "api/owned.h"
 #include "records/stats.h"
 
+#include <string.h>
+
 #define DEFAULT_NAME "(unnamed)"
 
 typedef struct slot_note {
@@ -15,6 +17,8 @@ typedef struct slot_note {
     uint32_t alloc_site; /* where it was allocated */
     uint32_t free_site;  /* where it was released (released slots) */
     uint32_t period;     /* the pool's marks before it was made (memtrack_pool_mark) */
+    uint32_t paged;      /* the object is against a guard page (owned_paged.c), elsewhere: the
+                            slot, reserved for it, keeps its address in its first bytes */
     size_t size;         /* the size asked for (memtrack_pool_alloc_size), or the pool's */
 } slot_note_t;
 
@@ -34,7 +38,12 @@ typedef struct pool_tracking {
     void **ring;        /* released slots, oldest at ring[head] */
     size_t head, count, ring_size;
     uint32_t period; /* marks so far: objects made since the last have this period */
-    bool wholesale;  /* destroyed with its objects in it by design: no error then */
+    /* live page-guarded objects -> their reserved slots (pool_tracked.c), open addressing:
+     * a key 0 is free, 1 a removed entry */
+    uintptr_t *paged_objects;
+    unsigned char **paged_slots;
+    size_t paged_size, paged_used;
+    bool wholesale; /* destroyed with its objects in it by design: no error then */
 } pool_tracking_t;
 
 struct memtrack_pool {
@@ -110,6 +119,20 @@ static inline void mark_live(memtrack_pool_t *p, const unsigned char *slot, slab
     p->live++;
 }
 
+/* The object a live slot holds: the slot's own bytes past the front guard, or (tracked) the
+ * page-guarded object the slot is reserved for. */
+static inline unsigned char *mt_pool_object_of(const memtrack_pool_t *p, unsigned char *slot)
+{
+    if (p->t == NULL)
+        return slot;
+    const slab_t *s = slab_of(p, (uintptr_t)slot);
+    if (MT_LIKELY(!s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))].paged))
+        return slot + p->t->front;
+    unsigned char *object;
+    memcpy(&object, slot, sizeof object);
+    return object;
+}
+
 /* pool.c */
 /* A never-used slot, from the next untouched slab or a new one; NULL when full. */
 unsigned char *mt_pool_fresh_slot_slow(memtrack_pool_t *p);
@@ -134,6 +157,8 @@ void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site);
 void mt_pool_tracked_destroy(memtrack_pool_t *p, uint32_t site);
 /* Checks every live object's guards and every released slot (memtrack_pool_check). */
 int mt_pool_tracked_check(memtrack_pool_t *p, uint32_t site);
+/* The slot reserved for the live page-guarded object at object (owned_paged.c), or NULL. */
+unsigned char *mt_pool_paged_slot(const memtrack_pool_t *p, const void *object);
 /* The owner's hooks for the exit-time check (register.c). */
 int mt_pool_owner_check(mt_owner_t *o, uint32_t found_site);
 bool mt_pool_owner_contains(mt_owner_t *o, uintptr_t addr);

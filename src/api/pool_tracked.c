@@ -17,6 +17,7 @@
 
 #include "api/fail.h"
 #include "api/pool.h"
+#include "checks/page_guard.h" /* (its functions alone: test/e2e/pool_nocalls.sh) */
 
 /* A site of the entry point's place and stack; the allocation's and the release's own come
  * from the stack's cache entry (api/owned.h), the others (errors) are looked up. */
@@ -105,6 +106,103 @@ static inline int check_spare(memtrack_pool_t *p, unsigned char *object, size_t 
     return MT_LIKELY(size == p->object_size) ? 0 : check_spare_slow(p, object, size, found_site);
 }
 
+/* ---- page-guarded objects ---------------------------------------------------------------- */
+
+/* A page-guarded object (api/owned_paged.c) lies outside the pool; the slot it was to take
+ * stays reserved for it, so the pool fills up as it would untracked, and the pool finds
+ * the slot again by the object's address here: a table of open addressing, sized to twice
+ * the live ones at least. */
+#define PAGED_FREE ((uintptr_t)0)
+#define PAGED_GONE ((uintptr_t)1)
+
+static size_t paged_home(const pool_tracking_t *t, uintptr_t object)
+{
+    return (size_t)((object >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (t->paged_size - 1);
+}
+
+/* The entry of object, or (not there) SIZE_MAX. */
+static size_t paged_find(const pool_tracking_t *t, uintptr_t object)
+{
+    if (t->paged_size == 0)
+        return SIZE_MAX;
+    for (size_t k = paged_home(t, object), n = 0; n < t->paged_size;
+         k = (k + 1) & (t->paged_size - 1), n++) {
+        if (t->paged_objects[k] == object)
+            return k;
+        if (t->paged_objects[k] == PAGED_FREE)
+            break;
+    }
+    return SIZE_MAX;
+}
+
+static void paged_put(pool_tracking_t *t, uintptr_t object, unsigned char *slot)
+{
+    size_t k = paged_home(t, object);
+    while (t->paged_objects[k] > PAGED_GONE)
+        k = (k + 1) & (t->paged_size - 1);
+    t->paged_used += t->paged_objects[k] == PAGED_FREE;
+    t->paged_objects[k] = object;
+    t->paged_slots[k] = slot;
+}
+
+/* Room for one more entry (removed ones dropped as the table is made again); false when
+ * there is no memory. */
+static bool paged_room(pool_tracking_t *t)
+{
+    if (2 * (t->paged_used + 1) <= t->paged_size)
+        return true;
+    size_t size = t->paged_size != 0 ? t->paged_size * 2 : 64;
+    uintptr_t *objects = mt_libc_calloc(size, sizeof *objects);
+    unsigned char **slots = mt_libc_calloc(size, sizeof *slots);
+    if (objects == NULL || slots == NULL) {
+        mt_libc_free(objects);
+        mt_libc_free(slots);
+        return false;
+    }
+    uintptr_t *old_objects = t->paged_objects;
+    unsigned char **old_slots = t->paged_slots;
+    size_t old_size = t->paged_size;
+    t->paged_objects = objects;
+    t->paged_slots = slots;
+    t->paged_size = size;
+    t->paged_used = 0;
+    for (size_t k = 0; k < old_size; k++)
+        if (old_objects[k] > PAGED_GONE)
+            paged_put(t, old_objects[k], old_slots[k]);
+    mt_libc_free(old_objects);
+    mt_libc_free(old_slots);
+    return true;
+}
+
+unsigned char *mt_pool_paged_slot(const memtrack_pool_t *p, const void *object)
+{
+    size_t k = paged_find(p->t, (uintptr_t)object);
+    return k != SIZE_MAX ? p->t->paged_slots[k] : NULL;
+}
+
+/* The object for slot, against a guard page when the options choose it (asked when
+ * mt_owned_paged_due): the slot then keeps its address. NULL when it goes in the slot. */
+static MT_NOINLINE unsigned char *paged_object(memtrack_pool_t *p, unsigned char *slot, size_t size,
+                                               uint32_t site, uint64_t *seq)
+{
+    if (!paged_room(p->t))
+        return NULL;
+    unsigned char *object = mt_owned_paged_alloc(size, p->align, site, seq);
+    if (object != NULL) {
+        paged_put(p->t, (uintptr_t)object, slot);
+        memcpy(slot, &object, sizeof object);
+    }
+    return object;
+}
+
+/* The slot of the page-guarded object at object, its entry taken out. */
+static void paged_forget(pool_tracking_t *t, const void *object)
+{
+    size_t k = paged_find(t, (uintptr_t)object);
+    if (k != SIZE_MAX)
+        t->paged_objects[k] = PAGED_GONE;
+}
+
 int mt_pool_owner_check(mt_owner_t *o, uint32_t found_site)
 {
     pool_tracking_t *t = (pool_tracking_t *)o; /* owner is its first member */
@@ -146,9 +244,6 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, i
     }
     if (reused && MT_UNLIKELY(!released_intact(p, slot)))
         report_released(p, slot, SITE_OF(POOL_ALLOC));
-    unsigned char *object = slot + t->front;
-    mt_guard_fill(object, size, t->front, t->back + (p->object_size - size));
-    memset(object, MT_ALLOC_FILL_BYTE, size);
     slab_t *s;
     size_t i;
     mark_live(p, slot, &s, &i);
@@ -158,7 +253,16 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, i
     note->free_site = MT_SITE_NONE;
     note->period = t->period;
     note->size = size;
-    (void)mt_owned_insert(object, size, p->align, site, &note->seq);
+    unsigned char *object = NULL;
+    if (MT_UNLIKELY(mt_owned_paged_due()))
+        object = paged_object(p, slot, size, site, &note->seq);
+    note->paged = object != NULL;
+    if (MT_LIKELY(object == NULL)) {
+        object = slot + t->front;
+        mt_guard_fill(object, size, t->front, t->back + (p->object_size - size));
+        memset(object, MT_ALLOC_FILL_BYTE, size);
+        (void)mt_owned_insert(object, size, p->align, site, &note->seq);
+    }
     return object;
 }
 
@@ -190,6 +294,50 @@ static void bad_release(memtrack_pool_t *p, const void *object, slab_t *s, uint3
     mt_error_report(&e);
 }
 
+/* A slot whose object was released: noted, filled, queued. */
+static inline void release_slot(memtrack_pool_t *p, slab_t *s, size_t i, unsigned char *slot,
+                                uint32_t site)
+{
+    pool_tracking_t *t = p->t;
+    clear_live(s, i);
+    p->live--;
+    s->notes[i].free_site = site;
+    s->notes[i].paged = 0;
+    memset(slot, MT_FREE_FILL_BYTE, p->stride);
+    t->ring[(t->head + t->count) % t->ring_size] = slot;
+    t->count++;
+}
+
+/* The release of a pointer in the page guards' region: a live page-guarded object of the
+ * pool (its pages made inaccessible), one released already, or someone else's. */
+static void paged_free(memtrack_pool_t *p, void *object, uint32_t site)
+{
+    unsigned char *slot = mt_pool_paged_slot(p, object);
+    mt_block_t b;
+    if (slot == NULL) {
+        const char *made_by = NULL;
+        if (mt_page_guard_freed_record(object, &b))
+            made_by = mt_site_get(b.site)->owner; /* (a site's own copy of the name) */
+        if (made_by != NULL && strcmp(made_by, p->t->name) == 0) {
+            mt_error_t e = {.kind = MT_ERROR_POOL_DOUBLE_RELEASE,
+                            .addr = (uintptr_t)object,
+                            .size = b.size,
+                            .seq = MT_META_SEQ(b.meta),
+                            .alloc_site = b.site,
+                            .free_site = b.free_site,
+                            .found_site = site};
+            mt_error_report(&e);
+        } else {
+            bad_release(p, object, NULL, site);
+        }
+        return;
+    }
+    slab_t *s = slab_of(p, (uintptr_t)slot);
+    paged_forget(p->t, object);
+    (void)mt_owned_remove_paged(object, site, &b); /* checks the guards, closes the pages */
+    release_slot(p, s, slot_at(p, s, (uintptr_t)(slot - s->base)), slot, site);
+}
+
 void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, int line,
                           const char *func, void *pc, mt_stack_found_t found)
 {
@@ -199,6 +347,10 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
     size_t i = SIZE_MAX;
     if (s != NULL && (uintptr_t)object - (uintptr_t)s->base >= t->front)
         i = slot_at(p, s, (uintptr_t)object - (uintptr_t)s->base - t->front);
+    if (s == NULL && MT_UNLIKELY(mt_owned_paged_at(object))) {
+        paged_free(p, object, site);
+        return;
+    }
     if (i == SIZE_MAX) {
         bad_release(p, object, s, site);
         return;
@@ -217,13 +369,7 @@ void mt_pool_tracked_free(memtrack_pool_t *p, void *object, const char *file, in
     }
     (void)check_spare(p, object, note->size, site);
     (void)mt_owned_remove(object, site, NULL); /* checks the guards */
-    clear_live(s, i);
-    p->live--;
-    note->free_site = site;
-    unsigned char *slot = slot_of_object(p, object);
-    memset(slot, MT_FREE_FILL_BYTE, p->stride);
-    t->ring[(t->head + t->count) % t->ring_size] = slot;
-    t->count++;
+    release_slot(p, s, i, slot_of_object(p, object), site);
 }
 
 /* ---- clear, destroy and check ---------------------------------------------------------- */
@@ -234,15 +380,16 @@ static void release_tracked_slot(memtrack_pool_t *p, unsigned char *slot, void *
     uint32_t site = *(const uint32_t *)ctx;
     slab_t *s = slab_of(p, (uintptr_t)slot);
     size_t i = slot_at(p, s, (uintptr_t)(slot - s->base));
+    unsigned char *object = mt_pool_object_of(p, slot);
     mt_block_t b;
-    (void)check_spare(p, slot + p->t->front, s->notes[i].size, site);
-    (void)mt_owned_remove(slot + p->t->front, site, &b);
-    clear_live(s, i);
-    p->live--;
-    s->notes[i].free_site = site;
-    memset(slot, MT_FREE_FILL_BYTE, p->stride);
-    p->t->ring[(p->t->head + p->t->count) % p->t->ring_size] = slot;
-    p->t->count++;
+    if (MT_UNLIKELY(s->notes[i].paged)) {
+        paged_forget(p->t, object);
+        (void)mt_owned_remove_paged(object, site, &b);
+    } else {
+        (void)check_spare(p, object, s->notes[i].size, site);
+        (void)mt_owned_remove(object, site, &b);
+    }
+    release_slot(p, s, i, slot, site);
 }
 
 void mt_pool_tracked_clear(memtrack_pool_t *p, uint32_t site)
@@ -338,6 +485,8 @@ void mt_pool_tracked_destroy(memtrack_pool_t *p, uint32_t site)
         mt_libc_free(c.objects);
     }
     mt_libc_free(p->t->ring);
+    mt_libc_free(p->t->paged_objects);
+    mt_libc_free(p->t->paged_slots);
     mt_libc_free(p->t);
 }
 
@@ -363,9 +512,11 @@ static void check_live(memtrack_pool_t *p, unsigned char *slot, void *ctx)
 {
     check_ctx_t *c = ctx;
     slab_t *s = slab_of(p, (uintptr_t)slot);
-    size_t size = s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))].size;
-    c->problems += check_spare(p, slot + p->t->front, size, c->site);
-    c->problems += mt_owned_check(slot + p->t->front, c->site);
+    const slot_note_t *note = &s->notes[slot_at(p, s, (uintptr_t)(slot - s->base))];
+    unsigned char *object = mt_pool_object_of(p, slot);
+    if (!note->paged) /* (a page-guarded one: its spare bytes are a page away) */
+        c->problems += check_spare(p, object, note->size, c->site);
+    c->problems += mt_owned_check(object, c->site);
 }
 
 int mt_pool_tracked_check(memtrack_pool_t *p, uint32_t site)

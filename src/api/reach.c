@@ -178,13 +178,27 @@ static MT_NO_TSAN bool counted_start(scan_t *s, uint32_t j)
     return first != 0 && first <= b->size - sizeof first;
 }
 
+static void visit_block(scan_t *s, uintptr_t at, uintptr_t value, uint32_t from, uint32_t j);
+
 /* Word `value`, kept at address `at` in block `from` (MT_REACH_NO_BLOCK: in a root). */
 static void visit(scan_t *s, uintptr_t at, uintptr_t value, uint32_t from)
 {
     if (value < s->low || value >= s->high)
         return;
     uint32_t j = find_block(s, value);
-    if (j == MT_REACH_NO_BLOCK || j == from)
+    if (j == MT_REACH_NO_BLOCK)
+        return;
+    visit_block(s, at, value, from, j);
+    /* A pointer to a chunk's start, where a registered block starts too (twins: the chunk
+     * is the one before it in the order), holds both: one word cannot say which it means. */
+    if (j > 0 && s->r->blocks[j - 1].start == value && s->r->blocks[j].start == value)
+        visit_block(s, at, value, from, j - 1);
+}
+
+/* visit's step for block j, which holds value. */
+static void visit_block(scan_t *s, uintptr_t at, uintptr_t value, uint32_t from, uint32_t j)
+{
+    if (j == from)
         return;
     mt_reach_block_t *to = &s->r->blocks[j];
     uintptr_t into = value - to->start;
@@ -367,10 +381,14 @@ static void take_block(mt_block_t *b, void *ctx)
                            MT_REACH_NO_BLOCK, 0,       MT_REACH_UNREACHED, b};
 }
 
+/* By address; of twins (a registered block at the start of its chunk), the chunk first, so
+ * that the innermost block that holds an address is the last that starts at or before it. */
 static int by_start(const void *a, const void *b)
 {
-    uintptr_t x = ((const mt_reach_block_t *)a)->start, y = ((const mt_reach_block_t *)b)->start;
-    return (x > y) - (x < y);
+    const mt_reach_block_t *p = a, *q = b;
+    if (p->start != q->start)
+        return (p->start > q->start) - (p->start < q->start);
+    return (p->size < q->size) - (p->size > q->size);
 }
 
 /* ---- the scan ------------------------------------------------------------------------- */

@@ -123,29 +123,38 @@ static bool guards_plainly_intact(const mt_block_t *b)
 }
 
 /* mt_owned_remove, for a block with guard bytes (a pool's, an arena's) or without (a
- * registrar's: the full check knows it by its site and reads none of its neighbours). */
-static bool remove_owned(const void *user, uint32_t found_site, mt_block_t *out, bool guarded)
+ * registrar's: the full check knows it by its site and reads none of its neighbours).
+ * paged: the block is page-guarded (its owner knows, api/owned_paged.c). */
+static inline __attribute__((always_inline)) bool
+remove_owned(const void *user, uint32_t found_site, mt_block_t *out, bool guarded, bool paged)
 {
+    mt_block_t copy;
     mt_shard_t *s = mt_shard_of((uintptr_t)user);
     if (MT_UNLIKELY(mt_reentered()))
         return false;
     /* The guard check reads only the block and may print: it runs under the shard's lock
      * as memtrack_check() does (shard -> errors -> out is the lock order). */
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
+    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)user);
     size_t size = 0;
-    if (b != NULL && (b->meta & MT_META_FLAG_OWNED)) {
+    if (b != NULL) {
         if (!guarded || !guards_plainly_intact(b))
             (void)mt_check_block_locked(b, found_site);
+        if (paged) { /* its record stays in its slot, released (page_guard.h) */
+            b->free_site = found_site;
+            mt_page_guard_retire_locked(b);
+            if (out == NULL)
+                out = &copy; /* (the pages are let go from the copy) */
+        }
         size = b->size;
         if (out != NULL) /* (a record's copy is a cache line: only when asked for) */
             *out = *b;
         mt_table_remove_locked(s, b);
         mt_record_recycle_locked(s, b);
-    } else {
-        b = NULL;
     }
     mt_unlock(&s->lock);
+    if (paged && b != NULL)
+        mt_page_guard_free(out);
     if (b != NULL)
         mt_stats_free(size);
     return b != NULL;
@@ -153,7 +162,12 @@ static bool remove_owned(const void *user, uint32_t found_site, mt_block_t *out,
 
 bool mt_owned_remove(const void *user, uint32_t found_site, mt_block_t *out)
 {
-    return remove_owned(user, found_site, out, true);
+    return remove_owned(user, found_site, out, true, false);
+}
+
+bool mt_owned_remove_paged(const void *user, uint32_t found_site, mt_block_t *out)
+{
+    return remove_owned(user, found_site, out, true, true);
 }
 
 int mt_owned_check(const void *user, uint32_t found_site)
@@ -163,8 +177,8 @@ int mt_owned_check(const void *user, uint32_t found_site)
     if (MT_UNLIKELY(mt_reentered()))
         return 0;
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)user);
-    if (b != NULL && (b->meta & MT_META_FLAG_OWNED))
+    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)user);
+    if (b != NULL)
         damaged = mt_check_block_locked(b, found_site);
     mt_unlock(&s->lock);
     return damaged;
@@ -177,6 +191,20 @@ bool mt_block_peek(const void *addr, mt_block_t *out)
         return false;
     mt_lock(&s->lock);
     mt_block_t *b = mt_table_find_locked(s, (uintptr_t)addr);
+    if (b != NULL)
+        *out = *b;
+    mt_unlock(&s->lock);
+    return b != NULL;
+}
+
+/* mt_block_peek for the owned block at addr (of twins, the registered one). */
+static bool peek_owned(const void *addr, mt_block_t *out)
+{
+    mt_shard_t *s = mt_shard_of((uintptr_t)addr);
+    if (MT_UNLIKELY(mt_reentered()))
+        return false;
+    mt_lock(&s->lock);
+    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)addr);
     if (b != NULL)
         *out = *b;
     mt_unlock(&s->lock);
@@ -313,6 +341,12 @@ void mt_owners_unlock_all(void)
 
 /* ---- the program's own allocators: memtrack_register_alloc / _free ------------------- */
 
+/* A block a registered one may start at: the program's own malloc'd (or new'd), live. */
+static bool carved_from(const mt_block_t *b)
+{
+    return !(b->meta & (MT_META_FLAG_OWNED | MT_META_FLAG_FREED));
+}
+
 static void register_alloc(const void *ptr, size_t size, const char *owner, uint32_t site,
                            uint32_t found_site)
 {
@@ -320,8 +354,11 @@ static void register_alloc(const void *ptr, size_t size, const char *owner, uint
     uint64_t seq;
     if (ptr == NULL)
         return;
-    /* The table is keyed on the address: a block already there keeps it. */
-    if (mt_block_peek(ptr, &old)) {
+    /* The table is keyed on the address: a block already there keeps it, but for the
+     * chunk a registrar carves, whose first piece starts where it does: the two records
+     * are twins (records/table.h), the piece's owned, so free() finds the chunk and
+     * memtrack_register_free() the piece. */
+    if (peek_owned(ptr, &old) || (mt_block_peek(ptr, &old) && !carved_from(&old))) {
         mt_error_t e = {
             .kind = MT_ERROR_REGISTER_CONFLICT, .found_site = found_site, .extent = size};
         mt_error_from_block(&e, &old);
@@ -344,7 +381,7 @@ static void register_free(const void *ptr, uint32_t found_site)
         return;
     mt_error_t e = {
         .kind = MT_ERROR_UNREGISTER_UNKNOWN, .addr = (uintptr_t)ptr, .found_site = found_site};
-    if (!mt_block_peek(ptr, &b)) {
+    if (!peek_owned(ptr, &b) && !mt_block_peek(ptr, &b)) {
         mt_error_report(&e);
         return;
     }
@@ -360,7 +397,7 @@ static void register_free(const void *ptr, uint32_t found_site)
         mt_error_report(&e);
         return;
     }
-    (void)remove_owned(ptr, found_site, NULL, false);
+    (void)remove_owned(ptr, found_site, NULL, false, false);
 }
 
 /* Blocks registered by one owner that start in [lo, hi), noted a batch at a time: the
@@ -405,7 +442,7 @@ static size_t register_free_range(const void *start, size_t size, const char *ow
         c.more = false;
         mt_table_foreach(note_in_range, &c);
         for (size_t i = 0; i < c.n; i++)
-            released += remove_owned((const void *)c.found[i], found_site, NULL, false);
+            released += remove_owned((const void *)c.found[i], found_site, NULL, false, false);
     } while (c.more && c.n > 0);
     return released;
 }

@@ -440,6 +440,22 @@ void mt_page_guard_free(const mt_block_t *b)
     mt_unlock(&pg.lock);
 }
 
+bool mt_page_guard_freed_record(const void *ptr, mt_block_t *out)
+{
+    pg_class_t *k;
+    uint32_t slot;
+    bool in_guard;
+    if (!slot_at((uintptr_t)ptr, &k, &slot, &in_guard) || in_guard)
+        return false;
+    mt_lock(&pg.lock);
+    const pg_slot_t *s = &k->slots[slot];
+    bool freed = s->state == SLOT_FREED && mt_block_addr(&s->record) == (uintptr_t)ptr;
+    if (freed)
+        *out = s->record;
+    mt_unlock(&pg.lock);
+    return freed;
+}
+
 bool mt_page_guard_freed_again(const void *ptr, uint32_t site)
 {
     pg_class_t *k;

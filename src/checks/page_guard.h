@@ -65,6 +65,9 @@ void mt_page_guard_free(const mt_block_t *b);
 /* A pointer released that is no live block: when it starts a freed page-guarded block
  * (a double free) or points inside one (an invalid free), reports it and returns true. */
 bool mt_page_guard_freed_again(const void *ptr, uint32_t site);
+/* The record of the freed page-guarded block that starts at ptr, if its slot still holds it
+ * (a pool's second release of a page-guarded object tells it as the pool's own error). */
+bool mt_page_guard_freed_record(const void *ptr, mt_block_t *out);
 /* The guard check of a page-guarded block: the bytes between it and its page's edge on
  * the side without the inaccessible page (the other side faults instead). */
 bool mt_page_guard_damaged(const mt_block_t *b, mt_guard_damage_t *under, mt_guard_damage_t *over);

@@ -249,8 +249,10 @@ static unsigned no_words(mt_buf_t *b, const mt_report_error_t *e, unsigned lines
  * instruction that made it; any kind's, in place of the kind's own headline. */
 static unsigned fault(mt_buf_t *b, const mt_report_error_t *e, unsigned lines)
 {
-    mt_buf_fmt(b, "%s (%s) of ", e->kind, e->access);
-    mt_buf_block_name(b, e);
+    if (!mt_buf_owned_fault_head(b, e)) {
+        mt_buf_fmt(b, "%s (%s) of ", e->kind, e->access);
+        mt_buf_block_name(b, e);
+    }
     mt_buf_fmt(b, " at offset %" PRId64 ", by ", e->offset);
     if (e->found.file != NULL) {
         if (e->found.func != NULL && e->found.func[0] != '\0')
@@ -261,7 +263,11 @@ static unsigned fault(mt_buf_t *b, const mt_report_error_t *e, unsigned lines)
         mt_buf_place(b, &e->found); /* no line information: the address and symbol */
     }
     mt_buf_char(b, '\n');
-    return e->freed.kind != NULL ? lines | MT_LINE_FREED : lines;
+    if (e->freed.kind == NULL)
+        return lines;
+    /* a pool's, an arena's or a registrar's block: released by its owner */
+    return lines |
+           (mt_kind_owned((mt_kind_t)mt_place_kind(&e->alloc)) ? MT_LINE_RELEASED : MT_LINE_FREED);
 }
 
 /* After damage to a block's guard bytes: the option that makes the next run catch the

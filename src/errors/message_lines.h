@@ -35,6 +35,10 @@ enum {
  * returns the lines to print under it, which the error at hand may change. */
 typedef unsigned mt_headline_fn(mt_buf_t *b, const mt_report_error_t *e, unsigned lines);
 /* The headlines of pools', arenas' and registered blocks' errors (message_owned.c). */
+/* The start of a page guard's fault on a pool's, an arena's or a registrar's block its
+ * owner released: "read after release of object #4 (20 bytes) of pool \"bullets\"";
+ * false, nothing printed, for any other fault (message_owned.c). */
+bool mt_buf_owned_fault_head(mt_buf_t *b, const mt_report_error_t *e);
 mt_headline_fn mt_headline_pool_double_release, mt_headline_pool_interior_release,
     mt_headline_pool_foreign_release, mt_headline_write_after_release, mt_headline_pool_live,
     mt_headline_arena_bad_mark, mt_headline_owned_free, mt_headline_register_conflict,

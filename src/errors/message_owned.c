@@ -54,6 +54,18 @@ static void print_owned_name(mt_buf_t *b, const mt_report_error_t *e)
     mt_buf_char(b, ')');
 }
 
+bool mt_buf_owned_fault_head(mt_buf_t *b, const mt_report_error_t *e)
+{
+    if (e->kind_id != MT_ERROR_USE_AFTER_FREE || e->access == NULL ||
+        !mt_kind_owned((mt_kind_t)mt_place_kind(&e->alloc)))
+        return false;
+    mt_buf_fmt(b, "%s after release of ", e->access);
+    print_owned_name(b, e);
+    mt_buf_str(b, " of ");
+    print_owner_of(b, &e->alloc);
+    return true;
+}
+
 void mt_buf_released_line(mt_buf_t *b, const mt_report_error_t *e)
 {
     const mt_place_t *p = &e->freed;

@@ -178,8 +178,9 @@ static MT_NOINLINE bool expand_after_add(mt_shard_t *s, mt_block_t *b)
 static bool insert_locked(mt_shard_t *s, mt_block_t *b)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
-    /* one record per address: a block cannot start where a live or quarantined one does */
-    MT_ASSERT(mt_table_lookup_locked(s, mt_block_addr(b)) == NULL);
+    /* one record per address and side: a block cannot start where a live or quarantined
+     * one does, but a registered block may where its chunk does (twins) */
+    MT_ASSERT(!mt_table_twin_clash_locked(s, b));
     if (MT_UNLIKELY(s->table == NULL) && !make_table_locked(s))
         return false;
     UT_hash_table *tbl = s->table;
@@ -245,10 +246,10 @@ bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
     return mt_table_track_inline(user, size, meta, site);
 }
 
-/* The record keyed addr, or NULL: HASH_FIND_IN_BKT in the bucket of HASH_TO_BKT, as the
- * inline lookup walks it (table_fast.h: each link checked, so a wild write into a record
+/* The first record keyed addr, or NULL: HASH_FIND_IN_BKT in the bucket of HASH_TO_BKT, as
+ * the inline lookup walks it (table_fast.h: each link checked, so a wild write into a record
  * ends the walk instead of faulting). */
-static mt_block_t *find_locked(const mt_shard_t *s, uintptr_t addr)
+static mt_block_t *find_first_locked(const mt_shard_t *s, uintptr_t addr)
 {
     MT_ASSERT(mt_lock_held(&s->lock));
     const UT_hash_table *tbl = s->table;
@@ -260,15 +261,59 @@ static mt_block_t *find_locked(const mt_shard_t *s, uintptr_t addr)
     return (mt_block_t *)(void *)mt_uthash_find_in_bucket(&tbl->buckets[bkt], (const void *)addr);
 }
 
+mt_block_t *mt_table_twin_locked(const mt_block_t *b)
+{
+    /* (the rest of b's chain, walked as a bucket is) */
+    const UT_hash_bucket rest = {.hh_head = b->hh.hh_next};
+    if (MT_UNLIKELY(mt_table_link_wild(rest.hh_head))) {
+        mt_table_wild_link(rest.hh_head);
+        return NULL;
+    }
+    return (mt_block_t *)(void *)mt_uthash_find_in_bucket(&rest, b->hh.key);
+}
+
+/* The record keyed addr (live only: none in quarantine), the program's block before a
+ * registered one started in it (its twin), or NULL. A chain holds at most two records of
+ * one address, so the walk past the first is short. */
+static mt_block_t *find_locked(const mt_shard_t *s, uintptr_t addr, bool live_only)
+{
+    mt_block_t *owned = NULL;
+    for (mt_block_t *b = find_first_locked(s, addr); b != NULL; b = mt_table_twin_locked(b)) {
+        if (live_only && (mt_meta_load(b) & MT_META_FLAG_FREED))
+            continue;
+        if (!(b->meta & MT_META_FLAG_OWNED))
+            return b;
+        if (owned == NULL)
+            owned = b;
+    }
+    return owned;
+}
+
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr)
 {
-    return find_locked(s, addr);
+    return find_locked(s, addr, false);
 }
 
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr)
 {
-    mt_block_t *b = find_locked(s, addr);
-    return b != NULL && !(mt_meta_load(b) & MT_META_FLAG_FREED) ? b : NULL;
+    return find_locked(s, addr, true);
+}
+
+bool mt_table_twin_clash_locked(mt_shard_t *s, const mt_block_t *b)
+{
+    uintptr_t addr = mt_block_addr(b);
+    if (b->meta & MT_META_FLAG_OWNED)
+        return mt_table_find_owned_locked(s, addr) != NULL;
+    mt_block_t *there = find_locked(s, addr, false);
+    return there != NULL && !(there->meta & MT_META_FLAG_OWNED);
+}
+
+mt_block_t *mt_table_find_owned_locked(mt_shard_t *s, uintptr_t addr)
+{
+    mt_block_t *b = find_first_locked(s, addr);
+    while (b != NULL && !(b->meta & MT_META_FLAG_OWNED))
+        b = mt_table_twin_locked(b);
+    return b;
 }
 
 void mt_table_remove_locked(mt_shard_t *s, mt_block_t *b)

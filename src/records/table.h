@@ -143,11 +143,21 @@ static inline __attribute__((always_inline)) void mt_record_recycle_locked(mt_sh
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b);
 /* Records a new live block (takes its shard's lock); false when there is no room. */
 bool mt_table_track(uintptr_t user, size_t size, uint64_t meta, uint32_t site);
-/* The live block that starts at addr, or NULL. */
+/* The live block that starts at addr, or NULL. Twins (a registered block at the start of
+ * the chunk it was carved from: two records keyed alike, one owned) give the chunk's. */
 mt_block_t *mt_table_find_locked(mt_shard_t *s, uintptr_t addr);
 /* The block that starts at addr, live or in quarantine (MT_META_FLAG_FREED), or NULL: one
- * lookup for a free, which a second free finds the same way. */
+ * lookup for a free, which a second free finds the same way. Of twins, the chunk's. */
 mt_block_t *mt_table_lookup_locked(mt_shard_t *s, uintptr_t addr);
+/* The owned block (pool object, arena allocation, registered block) that starts at addr,
+ * or NULL: of twins, the registered one. */
+mt_block_t *mt_table_find_owned_locked(mt_shard_t *s, uintptr_t addr);
+/* The record after b in its chain that has b's address (b's twin, when b came first), or
+ * NULL. The inline lookup gives whichever twin its chain holds first. */
+mt_block_t *mt_table_twin_locked(const mt_block_t *b);
+/* True when b, not yet in the table, would clash: a record of its side (owned or not)
+ * already has its address. For the invariant's assertion. */
+bool mt_table_twin_clash_locked(mt_shard_t *s, const mt_block_t *b);
 
 /* The record keyed addr in a shard's table, or NULL: uthash's HASH_FIND_IN_BKT in the bucket
  * of addr's hash, which it leaves in *bucket (table_fast.h). */
@@ -252,8 +262,8 @@ mt_table_track_inline(uintptr_t user, size_t size, uint64_t meta, uint32_t site)
         return mt_table_track_slow(s, true, user, size, meta, site);
     s->free_records = (mt_block_t *)(void *)b->hh.hh_next;
     mt_block_start(b, user, size, meta, site);
-    /* one record per address (as insert_deferred_locked) */
-    MT_ASSERT(mt_table_lookup_locked(s, user) == NULL);
+    /* one record per address and side (as insert_locked) */
+    MT_ASSERT(!mt_table_twin_clash_locked(s, b));
     /* the handle's hash (keylen, which uthash's lookup compares, is set once for good when
      * the record leaves its slab) */
     HASH_VALUE(b->hh.key, sizeof user, b->hh.hashv);

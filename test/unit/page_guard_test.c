@@ -93,3 +93,82 @@ Test(page_guard, guard_0_checks_no_bytes_but_the_page_still_guards)
     cr_expect_eq(memtrack_check(), 0);
     memtrack_free_at(p, __FILE__, __LINE__, __func__);
 }
+
+/* ---- pool objects and arena allocations (api/owned_paged.c) ---------------------------- */
+
+#define AT "unit/page_guard.c", __LINE__, "owned"
+
+static void count_and_check(void *object, void *ctx)
+{
+    void **seen = ctx;
+    for (int i = 0; i < 8; i++)
+        if (seen[i] == object) {
+            seen[i] = NULL; /* visited once, at the address the program got */
+            return;
+        }
+    cr_expect_fail("foreach visited %p, which the pool never handed out", object);
+}
+
+Test(page_guard, sampled_pool_objects_keep_their_slots_reserved)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_rate=1:page_guard_slots=3"), 0);
+    memtrack_pool_t *p = memtrack_pool_create_at("bullets", 24, 5, AT);
+    memtrack_pool_set_growth(p, 0, 0);
+    void *o[8] = {0}, *seen[8];
+    size_t guarded = 0;
+    for (int i = 0; i < 5; i++) {
+        o[i] = memtrack_pool_alloc_at(p, AT);
+        cr_assert_not_null(o[i]);
+        guarded += mt_page_guarded((uintptr_t)o[i]);
+        cr_expect(memtrack_pool_owns(p, o[i]));
+        memset(o[i], 'x', 24);
+    }
+    cr_expect_eq(guarded, 3, "sampled while the sampled slots last");
+    cr_expect_null(memtrack_pool_alloc_at(p, AT), "full: the guarded ones kept their slots");
+    memcpy(seen, o, sizeof seen);
+    memtrack_pool_foreach(p, count_and_check, seen);
+    for (int i = 0; i < 5; i++)
+        cr_expect_null(seen[i], "object %d visited", i);
+    cr_expect_eq(memtrack_check(), 0);
+    cr_expect_eq(memtrack_pool_check(p), 0);
+    memtrack_pool_free_at(p, o[0], AT);
+    memtrack_pool_free_at(p, o[3], AT);
+    cr_expect_not(memtrack_pool_owns(p, o[0]));
+    void *again = memtrack_pool_alloc_at(p, AT);
+    cr_expect(mt_page_guarded((uintptr_t)again), "a sampled slot was given back");
+    memtrack_stats_t st;
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 4);
+    cr_expect_eq(st.errors, 0);
+    memtrack_pool_clear_at(p, AT); /* releases the guarded ones too */
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 0);
+    cr_expect_eq(st.errors, 0);
+    memtrack_pool_destroy_at(p, AT);
+}
+
+Test(page_guard, sampled_arena_allocations_count_as_the_arena_counts)
+{
+    cr_assert_eq(memtrack_set_options("page_guard_rate=1:page_guard_slots=2"), 0);
+    memtrack_arena_t *a = memtrack_arena_create_at("level", 4096, AT);
+    char *x = memtrack_arena_alloc_at(a, 100, AT), *y = memtrack_arena_alloc_at(a, 100, AT);
+    char *z = memtrack_arena_alloc_at(a, 100, AT);
+    cr_expect(mt_page_guarded((uintptr_t)x) && mt_page_guarded((uintptr_t)y));
+    cr_expect_not(mt_page_guarded((uintptr_t)z));
+    cr_expect_eq(memtrack_arena_used(a), 2 * 112 + 100, "offsets as untracked");
+    size_t mark = memtrack_arena_mark(a);
+    memset(x, 'x', 100);
+    memset(z, 'z', 100);
+    cr_expect_eq(memtrack_check(), 0);
+    memtrack_arena_rewind_at(a, mark, AT);
+    memtrack_arena_reset_at(a, AT);
+    memtrack_stats_t st;
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 0);
+    char *again = memtrack_arena_alloc_at(a, 100, AT);
+    cr_expect(mt_page_guarded((uintptr_t)again), "the reset gave the sampled slots back");
+    memtrack_arena_destroy_at(a, AT);
+    memtrack_stats(&st);
+    cr_expect_eq(st.current_blocks, 0);
+    cr_expect_eq(st.errors, 0);
+}

@@ -536,11 +536,14 @@ Test(pool_tracked, register_misuses_change_nothing)
     cr_expect(mt_block_peek(heap, &b), "left registered");
 
     size_t conflict = errors_of(MT_ERROR_REGISTER_CONFLICT);
-    memtrack_register_alloc(block, 8, "a");
-    memtrack_register_alloc(heap, 8, "a"); /* registered already */
+    memtrack_register_alloc(block, 8, "a"); /* a chunk's first piece: allowed (twins) */
+    memtrack_register_alloc(block, 8, "a"); /* registered already */
+    memtrack_register_alloc(heap, 8, "a");
     cr_expect_eq(errors_of(MT_ERROR_REGISTER_CONFLICT), conflict + 2);
     cr_expect(mt_block_peek(block, &b));
     cr_expect_eq(site(b.site)->kind, MT_KIND_MALLOC, "the malloc'd block keeps its record");
+    memtrack_register_free(block, "a");
+    cr_expect_eq(errors_of(MT_ERROR_UNREGISTER_UNKNOWN), unknown + 2);
 
     size_t owned = errors_of(MT_ERROR_OWNED_FREE);
     free(heap); /* a registered block is not malloc's */
@@ -552,6 +555,60 @@ Test(pool_tracked, register_misuses_change_nothing)
     memtrack_register_alloc(NULL, 4, "a");
     cr_expect_eq(errors_of(MT_ERROR_UNREGISTER_UNKNOWN), unknown + 3, "NULL is ignored");
     free(block);
+}
+
+/* A registered block at its chunk's start and the chunk are two records of one address;
+ * the table's lookup meets whichever its chain holds first, an order its doublings reverse.
+ * Either way free() takes the chunk and memtrack_register_free() the block. */
+/* Whether the table's lookup meets the registered block at p before its chunk. */
+static bool registered_first(const void *p)
+{
+    mt_shard_t *sh = mt_shard_of((uintptr_t)p);
+    UT_hash_bucket *bucket;
+    mt_lock(&sh->lock);
+    mt_block_t *first = mt_table_lookup_bucket_locked(sh, (uintptr_t)p, &bucket);
+    cr_assert(first != NULL && mt_table_twin_locked(first) != NULL, "twins");
+    bool owned = (first->meta & MT_META_FLAG_OWNED) != 0;
+    mt_unlock(&sh->lock);
+    return owned;
+}
+
+Test(pool_tracked, registered_at_chunk_start_either_order)
+{
+    enum { PAIRS = 64, FILL = 200000 };
+    unsigned char *chunk[PAIRS];
+    static void *fill[FILL];
+    int filled = 0;
+    size_t owned = errors_of(MT_ERROR_OWNED_FREE), doubles = errors_of(MT_ERROR_DOUBLE_FREE);
+    size_t unknown = errors_of(MT_ERROR_UNREGISTER_UNKNOWN);
+    memtrack_stats_t before = stats();
+    for (int i = 0; i < PAIRS; i++) {
+        if (i == PAIRS / 2) /* the first half's chains turn over as their table doubles */
+            while (registered_first(chunk[0]) && filled < FILL)
+                fill[filled++] = malloc(64); /* (as the chunks: one region under ASan too) */
+        chunk[i] = malloc(64);
+        memtrack_register_alloc(chunk[i], 16, "carver");
+    }
+    cr_assert(!registered_first(chunk[0]) && registered_first(chunk[PAIRS - 1]),
+              "both orders met");
+    for (int i = 0; i < PAIRS; i++) {
+        mt_block_t b;
+        if (i % 2 == 0)
+            memtrack_register_free(chunk[i], "carver");
+        free(chunk[i]); /* the chunk, whichever comes first */
+        cr_expect_eq(mt_block_peek(chunk[i], &b), i % 2 == 1, "the block stays registered");
+        free(chunk[i]); /* a double free of the chunk, whichever comes first */
+        if (i % 2 == 1) {
+            cr_expect_eq(site(b.site)->kind, MT_KIND_REGISTERED);
+            memtrack_register_free(chunk[i], "carver");
+        }
+    }
+    for (int i = 0; i < filled; i++)
+        free(fill[i]);
+    cr_expect_eq(errors_of(MT_ERROR_OWNED_FREE), owned);
+    cr_expect_eq(errors_of(MT_ERROR_UNREGISTER_UNKNOWN), unknown);
+    cr_expect_eq(errors_of(MT_ERROR_DOUBLE_FREE), doubles + PAIRS);
+    cr_expect_eq(stats().current_bytes, before.current_bytes);
 }
 
 /* ---- alignment and threads --------------------------------------------------------- */
