@@ -71,7 +71,7 @@ int mt_check_all(uint32_t site)
 {
     check_ctx_t c = {site, 0};
     if (!mt_in_crash)
-        mt_owners_publish(); /* arena allocations only logged so far (api/arena.c) */
+        mt_owners_publish(); /* arena allocations only logged so far (api/arena_tracked.c) */
     mt_busy++;
     if (mt_in_crash || !mt_table_empty())
         check_live(&c);

@@ -21,7 +21,7 @@
  * the caller runs inside the tracker (a signal handler). */
 bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq);
 /* The record-to-be of an owned block whose owner logs it and gives it a record only when
- * someone asks the table (mt_owners_publish; api/arena.c): counts it in the statistics
+ * someone asks the table (mt_owners_publish; api/arena_tracked.c): counts it in the statistics
  * now and returns its meta (sequence number, thread, alignment; MT_META_FLAG_OWNED), or 0
  * when it is not to be tracked (site MT_SITE_NONE, or a call inside the tracker). */
 uint64_t mt_owned_log(size_t size, size_t align, uint32_t site);

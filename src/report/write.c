@@ -170,7 +170,7 @@ MT_EXPORT void memtrack_report(void)
     mt_report_t r;
     int saved = errno; /* the program's errno is as it was */
     mt_init();
-    mt_owners_publish(); /* arena allocations only logged so far (api/arena.c) */
+    mt_owners_publish(); /* arena allocations only logged so far (api/arena_tracked.c) */
     mt_busy++;
     mt_report_lock();
     if (mt_report_build(&r, MT_WHEN_NOW, 1)) {

@@ -8,7 +8,8 @@
 set -eu
 out="$OUT/pool_nocalls"
 mkdir -p "$out"
-objs="$TOP/build/obj/api/pool.o $TOP/build/obj/api/pool_tracked.o $TOP/build/obj/api/arena.o"
+objs="$TOP/build/obj/api/pool.o $TOP/build/obj/api/pool_tracked.o $TOP/build/obj/api/arena.o
+    $TOP/build/obj/api/arena_tracked.o"
 
 # What the allocators need from the rest of libmemtrack: functions only, or the stubs
 # would not catch every use.

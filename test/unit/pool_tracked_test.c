@@ -359,7 +359,7 @@ Test(pool_tracked, without_guards_released_slots_are_still_checked)
 /* ---- arenas ---------------------------------------------------------------------- */
 
 /* An arena allocation is logged, counted and sited, and has its record in the table only once
- * something reads the table (api/arena.c); reset and rewind release it either way. */
+ * something reads the table (api/arena_tracked.c); reset and rewind release it either way. */
 Test(pool_tracked, arena_allocations_are_logged_records_once_published_released_by_reset)
 {
     memtrack_stats_t before = stats();

@@ -1,0 +1,85 @@
+/* arena.h - the arenas' shared parts: their types, where an allocation falls, and the tracked
+ * side's entry points (arena.c: the untracked arena and the API; arena_tracked.c: the
+ * tracked side).
+ */
+#ifndef MT_ARENA_H
+#define MT_ARENA_H
+
+#include "api/api.h"
+#include "api/owned.h"
+
+#define BASE_ALIGN 4096u /* alignments up to a page cost the same tracked or not */
+#define DEFAULT_ALIGN MT_MIN_ALIGN
+
+typedef struct arena_entry {
+    unsigned char *user;
+    size_t start, end; /* the allocation's offsets as the untracked arena counts them */
+    size_t chunk, to;  /* its chunk, and the offset there just past its back guard */
+    size_t size;       /* what was asked for */
+    uint64_t meta;     /* its record's meta (mt_owned_log): sequence number, thread,
+                          alignment; 0 when untracked or paged */
+    uint32_t site;
+    bool paged; /* against a guard page (api/owned_paged.c), not in its chunk: its record
+                   went in the table when it was made */
+} arena_entry_t;
+
+typedef struct arena_chunk {
+    unsigned char *base;
+    size_t size;
+    size_t top;   /* [0, top) holds live allocations */
+    size_t dirty; /* [0, dirty) was handed out once: [top, dirty) holds 0xDD */
+} arena_chunk_t;
+
+typedef struct arena_tracking {
+    mt_owner_t owner; /* in register.c's list, for the exit-time check */
+    mt_lock_t lock;   /* the log, against a publisher in another thread */
+    memtrack_arena_t *arena;
+    const char *name; /* interned */
+    size_t guard;
+    arena_chunk_t *chunks;  /* in order; never moved or freed before destroy */
+    size_t nchunks, chunk;  /* chunks, and the one allocations come from; later ones are empty */
+    arena_entry_t *entries; /* live allocations, oldest first */
+    size_t nentries, entries_size;
+    size_t published; /* entries [0, published) have their records in the table */
+    /* [nentries, logged): released allocations not written over yet, the newest first, so
+     * that a write after release names the allocation it went to */
+    size_t logged;
+    uint32_t released_by; /* the last reset or rewind, for messages */
+} arena_tracking_t;
+
+struct memtrack_arena {
+    unsigned char *base; /* untracked: the block */
+    size_t offset;       /* bytes in use, counted the same tracked or not */
+    size_t capacity;
+    arena_tracking_t *t; /* NULL: untracked */
+};
+
+/* The offset an allocation of `size` aligned to `align` starts at, or SIZE_MAX when it
+ * does not fit. Offsets align as the untracked arena's addresses do: its block is page
+ * aligned (a tracked arena counts as if its base were aligned to anything, which differs
+ * only for alignments above a page). */
+static inline size_t mt_arena_place(const memtrack_arena_t *a, size_t size, size_t align)
+{
+    uintptr_t base = (uintptr_t)a->base, mask = align - 1;
+    if (a->offset > SIZE_MAX - mask - base % align)
+        return SIZE_MAX;
+    size_t start = (size_t)(((base + a->offset + mask) & ~mask) - base);
+    if (start > a->capacity || size > a->capacity - start)
+        return SIZE_MAX;
+    return start;
+}
+
+/* Makes a the tracked arena called name: its first chunk, its log, its place in the
+ * owners' list. False (a->t NULL) when out of memory. */
+bool mt_arena_tracked_init(memtrack_arena_t *a, const char *name);
+/* Checks and releases everything a tracked arena holds, then its memory (not a itself). */
+void mt_arena_tracked_destroy(memtrack_arena_t *a, uint32_t site);
+/* An allocation of a tracked arena, sited by file/line/func or pc and the stack found. */
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
+                             int line, const char *func, void *pc, mt_stack_found_t found);
+/* Releases every allocation made since mark (a mark cutting one is reported). */
+void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site);
+/* Releases every allocation: their guards checked, their bytes filled with 0xDD. */
+void mt_arena_tracked_reset(memtrack_arena_t *a, uint32_t site);
+
+#endif
