@@ -173,27 +173,40 @@ static bool grow_log(arena_tracking_t *t)
     return entries != NULL;
 }
 
-/* Logs the allocation the page guards took (api/owned_paged.c, tracked there) as if it were
- * in the current chunk, where it takes no room: the arena's offsets count it as untracked. */
-static MT_NOINLINE void *paged_entry(memtrack_arena_t *a, unsigned char *user, size_t start,
-                                     size_t size, uint32_t site)
+/* Appends the allocation at user (offsets [start, start + size) as the untracked arena
+ * counts them; bytes up to `to` of chunk k) to the log and moves the arena's offset past it.
+ * meta: its record's (mt_owned_log), 0 when it has none to publish. */
+static inline __attribute__((always_inline)) void *
+log_entry(memtrack_arena_t *a, unsigned char *user, size_t start, size_t size, size_t k, size_t to,
+          uint32_t site, uint64_t meta, bool paged)
 {
     arena_tracking_t *t = a->t;
     arena_entry_t *e = &t->entries[t->nentries];
     e->user = user;
     e->start = start;
     e->end = start + (size != 0 ? size : 1);
-    e->chunk = t->chunk;
-    e->to = t->chunks[t->chunk].top;
+    e->chunk = k;
+    e->to = to;
     e->size = size;
     e->site = site;
-    e->meta = 0;
-    e->paged = true;
+    e->meta = meta;
+    e->paged = paged;
     a->offset = e->end;
+    /* The entry is whole before a publisher may see it: the count is its release. */
     __atomic_store_n(&t->nentries, t->nentries + 1, __ATOMIC_RELEASE);
     if (t->nentries > t->logged)
         t->logged = t->nentries;
     return user;
+}
+
+/* Logs the allocation the page guards took (api/owned_paged.c, tracked there: no meta to
+ * publish) as if it were in the current chunk, where it takes no room: the arena's offsets
+ * count it as untracked. */
+static MT_NOINLINE void *paged_entry(memtrack_arena_t *a, unsigned char *user, size_t start,
+                                     size_t size, uint32_t site)
+{
+    const arena_tracking_t *t = a->t;
+    return log_entry(a, user, start, size, t->chunk, t->chunks[t->chunk].top, site, 0, true);
 }
 
 void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
@@ -243,22 +256,7 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, con
     c->top = to;
     t->chunk = k;
 
-    arena_entry_t *e = &t->entries[t->nentries];
-    e->user = user;
-    e->start = start;
-    e->end = start + (size != 0 ? size : 1);
-    e->chunk = k;
-    e->to = to;
-    e->size = size;
-    e->site = site;
-    e->meta = mt_owned_log(size, align, site);
-    e->paged = false;
-    a->offset = e->end;
-    /* The entry is whole before a publisher may see it: the count is its release. */
-    __atomic_store_n(&t->nentries, t->nentries + 1, __ATOMIC_RELEASE);
-    if (t->nentries > t->logged)
-        t->logged = t->nentries;
-    return user;
+    return log_entry(a, user, start, size, k, to, site, mt_owned_log(size, align, site), false);
 }
 
 /* Releases a logged allocation that has no record yet: its guards are checked here, and
