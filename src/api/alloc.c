@@ -131,10 +131,7 @@ static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, 
     uint64_t seq = system ? 0 : mt_next_seq();
     uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
     if (!mt_table_track((uintptr_t)user, size, system ? meta | MT_META_FLAG_SYSTEM : meta, site)) {
-        mt_block_t b = {.size = size};
-        mt_block_set_addr(&b, (uintptr_t)user);
-        mt_page_guard_retire_locked(&b); /* (no lock is needed: nobody knows it) */
-        mt_page_guard_free(&b);
+        mt_page_guard_discard(user, size);
         return NULL;
     }
     if (system) {

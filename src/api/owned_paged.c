@@ -42,10 +42,7 @@ void *mt_owned_paged_alloc(size_t size, size_t align, uint32_t site, uint64_t *s
         return NULL;
     memset(user, MT_ALLOC_FILL_BYTE, size);
     if (!mt_owned_insert(user, size, align, site, seq)) {
-        mt_block_t b = {.size = size};
-        mt_block_set_addr(&b, (uintptr_t)user);
-        mt_page_guard_retire_locked(&b); /* (no lock is needed: nobody knows it) */
-        mt_page_guard_free(&b);
+        mt_page_guard_discard(user, size);
         return NULL;
     }
     return user;

@@ -62,6 +62,15 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site);
  * then, the lock released, its pages become inaccessible until its slot is reused. */
 void mt_page_guard_retire_locked(const mt_block_t *b);
 void mt_page_guard_free(const mt_block_t *b);
+/* Gives back a page-guarded block of size bytes at user that never had a record (the
+ * table could not take it): nobody knows it, so no lock is needed. */
+static inline void mt_page_guard_discard(void *user, size_t size)
+{
+    mt_block_t b = {.size = size};
+    mt_block_set_addr(&b, (uintptr_t)user);
+    mt_page_guard_retire_locked(&b);
+    mt_page_guard_free(&b);
+}
 /* A pointer released that is no live block: when it starts a freed page-guarded block
  * (a double free) or points inside one (an invalid free), reports it and returns true. */
 bool mt_page_guard_freed_again(const void *ptr, uint32_t site);
