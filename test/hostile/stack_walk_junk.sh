@@ -14,14 +14,7 @@ cat >prog.c <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 
-void *call_malloc_with_frame(size_t n, void *frame);
-__asm__(".text\n.globl call_malloc_with_frame\n"
-        "call_malloc_with_frame:\n"
-        "  push %rbp\n"
-        "  mov %rsi, %rbp\n"
-        "  call malloc@PLT\n"
-        "  pop %rbp\n"
-        "  ret\n");
+#include "call_with_frame.h"
 
 void decoy_one(void) { puts("one"); }
 void decoy_two(void) { puts("two"); }
@@ -44,7 +37,7 @@ int main(void)
     return 0;
 }
 C
-"$M" cc -g -O0 prog.c -o prog
+"$M" cc -g -O0 -I"$TOP/test/hostile" prog.c -o prog
 status=0
 ./prog >out.txt 2>err.txt || status=$?
 [ $status = 0 ] || { echo "status $status"; cat err.txt; exit 1; }

@@ -17,16 +17,7 @@ cat >prog.c <<'C'
 #include <stdlib.h>
 #include <sys/mman.h>
 
-void *call_malloc_with_frame(size_t n, void *frame);
-/* malloc(n) called with the frame register holding `frame`, as code built without frame
- * pointers may leave it. */
-__asm__(".text\n.globl call_malloc_with_frame\n"
-        "call_malloc_with_frame:\n"
-        "  push %rbp\n"
-        "  mov %rsi, %rbp\n"
-        "  call malloc@PLT\n"
-        "  pop %rbp\n"
-        "  ret\n");
+#include "call_with_frame.h"
 
 static void *kept[2];
 
@@ -61,7 +52,7 @@ int main(void)
     return 0;
 }
 C
-"$M" cc -g -O0 -pthread prog.c -o prog
+"$M" cc -g -O0 -pthread -I"$TOP/test/hostile" prog.c -o prog
 status=0
 ./prog >out.txt 2>err.txt || status=$?
 [ $status = 0 ] || { echo "status $status, expected 0"; cat err.txt; exit 1; }
