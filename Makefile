@@ -396,7 +396,7 @@ bench-pools: $(B)/bench/pools $(B)/libmemtrack.a
 
 # A tracked pool's release+allocate and an arena's allocation in a loop, for
 # tools/bench/instructions.sh (build/bench/owned-pair [--arena]).
-$(B)/bench/owned-pair: tools/bench/owned_pair.c $(B)/libmemtrack.a
+$(B)/bench/owned-pair: tools/bench/owned_pair.c tools/bench/collect.h $(B)/libmemtrack.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread -Iinclude $< -o $@ $(B)/libmemtrack.a $(LIB_LDLIBS)
 

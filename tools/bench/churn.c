@@ -32,19 +32,7 @@
 
 #include "list.h"
 
-/* Under callgrind (tools/bench/instructions.sh), only the churn's loop is counted: its
- * collection is toggled on and off around it, so the setup's million allocations, the
- * teardown and the exit (the C library consolidating its heap, the report) count for
- * nothing. A no-op elsewhere; the loop itself is not touched. */
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define TOGGLE_COLLECT() CALLGRIND_TOGGLE_COLLECT
-#endif
-#endif
-#ifndef TOGGLE_COLLECT
-#define TOGGLE_COLLECT() ((void)0)
-#endif
+#include "collect.h"
 
 typedef struct rng {
     uint64_t s;

@@ -16,17 +16,7 @@
 
 #include "memtrack.h"
 
-/* Under callgrind (tools/bench/instructions.sh) only the loop is counted, as in churn.c:
- * the pool's or arena's creation, its teardown and the exit count for nothing. */
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define TOGGLE_COLLECT() CALLGRIND_TOGGLE_COLLECT
-#endif
-#endif
-#ifndef TOGGLE_COLLECT
-#define TOGGLE_COLLECT() ((void)0)
-#endif
+#include "collect.h"
 
 #define LIVE 1000
 
