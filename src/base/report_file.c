@@ -15,7 +15,7 @@
  *     process (its locks went with the descriptors exec closed) and finds its own earlier
  *     messages, or the emptying its first image did, newer than its start. The start is the
  *     kernel's (/proc/self/stat), counted in clock ticks, so a file last written within a
- *     tick (10 ms) before a process began is taken as this run's: appended to, never lost.
+ *     few ticks before a process began is taken as this run's: appended to, never lost.
  * What cannot be told apart: two programs a shell runs one after the other that no tracked
  * process of the run started are two runs (the second empties the file); put %p in the
  * path to keep both, or remove the file before a run to start afresh in any case.
@@ -82,14 +82,26 @@ static bool process_start(struct timespec *out)
 }
 
 /* True unless the file surely last changed before this process began (not knowing when it
- * began: it may have changed since). */
+ * began: it may have changed since). Both times are coarse: the start is counted in clock
+ * ticks, and a file's time is the kernel's coarse clock, which may lag the real time by a
+ * timer interrupt (up to 10 ms). An exec'd image whose first image wrote in its first
+ * milliseconds can find the file's time before its computed start; a margin of two ticks
+ * and the coarse clock's step keeps its messages. (Two runs that close together append.) */
 static bool changed_since_start(const struct stat *st)
 {
-    struct timespec start;
+    struct timespec start, step;
     if (!process_start(&start))
         return true;
-    return st->st_mtim.tv_sec > start.tv_sec ||
-           (st->st_mtim.tv_sec == start.tv_sec && st->st_mtim.tv_nsec >= start.tv_nsec);
+    long long margin_ns = 2 * (1000000000LL / sysconf(_SC_CLK_TCK));
+#ifdef CLOCK_REALTIME_COARSE
+    if (clock_getres(CLOCK_REALTIME_COARSE, &step) == 0)
+        margin_ns += (long long)step.tv_sec * 1000000000LL + step.tv_nsec;
+#else
+    (void)step;
+#endif
+    long long start_ns = (long long)start.tv_sec * 1000000000LL + start.tv_nsec;
+    long long changed_ns = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+    return changed_ns >= start_ns - margin_ns;
 }
 
 /* Empties the file when this is a new run's first process, then holds the shared lock that
