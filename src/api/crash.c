@@ -40,6 +40,7 @@
 #endif
 
 #include "api/api.h"
+#include "api/crash_hint.h"
 #include "base/lock.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -209,11 +210,14 @@ static uint32_t crash_place(void *context)
 #endif
 
 /* "CRASH: SIGSEGV at address 0x10 in prog (pid 7); ...": what, and the address when the
- * crash was an access to memory (has_address); then where, when it is known. */
+ * crash was an access to memory (has_address); then where, when it is known, and what the
+ * signal's context (NULL: none) tells of memtrack's patterns (crash_hint.c). */
 static void print_header(int fd, const char *what, bool has_address, uintptr_t address,
-                         const mt_place_t *where)
+                         const mt_place_t *where, const void *context)
 {
-    mt_buf_t b;
+    mt_buf_t b, hint;
+    mt_buf_init(&hint, fd);
+    bool hinted = mt_crash_hint(&hint, context, has_address, address);
     mt_buf_init(&b, fd);
     mt_buf_line(&b);
     mt_buf_str(&b, "CRASH: ");
@@ -224,15 +228,21 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     }
     mt_buf_str(&b, " in ");
     mt_buf_program(&b, mt_program_name(), mt_process_id());
-    if (where == NULL) {
+    if (where == NULL && !hinted) {
         mt_buf_str(&b, "; the heap as the crash left it:\n");
         mt_buf_flush(&b);
         return;
     }
-    mt_buf_str(&b, ", at ");
-    mt_buf_place(&b, where);
-    mt_buf_char(&b, '\n');
-    mt_buf_stack_lines(&b, where, "      ");
+    if (where != NULL) {
+        mt_buf_str(&b, ", at ");
+        mt_buf_place(&b, where);
+        mt_buf_char(&b, '\n');
+        mt_buf_stack_lines(&b, where, "      ");
+    } else {
+        mt_buf_char(&b, '\n');
+    }
+    mt_buf_flush(&b);
+    mt_buf_flush(&hint);
     mt_buf_line(&b);
     mt_buf_str(&b, "the heap as the crash left it:\n");
     mt_buf_flush(&b);
@@ -305,7 +315,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address, where);
+        print_header(fd, what, has_address, address, where, context);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }
@@ -320,6 +330,19 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
 }
 
 #ifndef _WIN32
+/* Whether a fault's si_addr is the address accessed: x86-64's general protection fault
+ * (an address outside the canonical half, such as memtrack's 0xdd... pattern followed as
+ * a pointer) comes from the kernel with si_addr 0, which is no address at all. */
+static bool address_known(const siginfo_t *info)
+{
+#ifdef SI_KERNEL
+    return info->si_code != SI_KERNEL;
+#else
+    (void)info;
+    return true;
+#endif
+}
+
 static void crash_handler(int sig, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
@@ -347,12 +370,13 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
             errno = saved_errno;
             return;
         }
-        mt_crash_report_now(crash_signal_names[i], true, (uintptr_t)info->si_addr);
+        mt_crash_report_now(crash_signal_names[i], address_known(info), (uintptr_t)info->si_addr);
         errno = saved_errno;
         return; /* the default action now ends the program: a fault again, or its raise */
     }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
-        crash_report(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0, context);
+        crash_report(crash_signal_names[i], fault && address_known(info),
+                     fault ? (uintptr_t)info->si_addr : 0, context);
     hand_on(i, info);
     errno = saved_errno;
 }

@@ -1,0 +1,133 @@
+/* crash_hint.c - what the crash report can tell of the access that crashed from memtrack's
+ * own patterns: a pointer read from freed, released or never-written memory, or from a
+ * guard, is a word of the pattern's bytes (0xdddddddddddddddd), often with a field's offset
+ * added, and on x86-64 following it faults at no address at all (a general protection
+ * fault: si_addr is 0). So the signal's context is read, the fault address where the
+ * kernel gave one and then every general register, and the first that holds such a word is
+ * named in one line of the crash report.
+ *
+ * Which register the faulting instruction used is not told (that would take decoding the
+ * instruction, architecture by architecture): a register holding one of these words by
+ * chance, with the pattern in all but its lowest bits, is unlikely enough. Runs in the
+ * crash handler: reads the context and formats into a fixed buffer, nothing else.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#if !defined(_WIN32) && !defined(MT_BARE_METAL)
+#include <ucontext.h>
+#endif
+
+#include "api/crash_hint.h"
+#include "checks/guard.h"
+
+/* A field's offset from the pointer the program followed, either way (a member of a
+ * struct, or container_of's step back to the struct holding one). */
+#define HINT_OFFSET_MAX 4096
+
+typedef struct {
+    unsigned char byte;
+    const char *read_from; /* "the crash follows a pointer read from ..." */
+    const char *fill;      /* "...: memtrack's ..." */
+} pattern_t;
+
+static const pattern_t patterns[] = {
+    {MT_FREE_FILL_BYTE, "freed or released memory", "fill of freed and released bytes"},
+    {MT_ALLOC_FILL_BYTE, "memory never written since it was allocated", "fill of new blocks"},
+    {MT_GUARD_BYTE, "a guard, past a block's end or before its start",
+     "guard pattern around every block"},
+};
+
+/* The general registers of the interrupted code, from the signal's context: a small table
+ * per architecture, in the order they are looked at. Where none is known, none. */
+typedef struct {
+    const char *name;
+    uintptr_t value;
+} reg_t;
+
+#if !defined(_WIN32) && !defined(MT_BARE_METAL) && defined(__x86_64__) && defined(REG_RAX)
+static const struct {
+    const char *name;
+    int index;
+} gregs[] = {{"rax", REG_RAX}, {"rbx", REG_RBX}, {"rcx", REG_RCX}, {"rdx", REG_RDX},
+             {"rsi", REG_RSI}, {"rdi", REG_RDI}, {"rbp", REG_RBP}, {"r8", REG_R8},
+             {"r9", REG_R9},   {"r10", REG_R10}, {"r11", REG_R11}, {"r12", REG_R12},
+             {"r13", REG_R13}, {"r14", REG_R14}, {"r15", REG_R15}};
+#define GREGS_OF(uc, i) ((uintptr_t)(uc)->uc_mcontext.gregs[gregs[i].index])
+#elif !defined(_WIN32) && !defined(MT_BARE_METAL) && defined(__i386__) && defined(REG_EAX)
+static const struct {
+    const char *name;
+    int index;
+} gregs[] = {{"eax", REG_EAX}, {"ebx", REG_EBX}, {"ecx", REG_ECX}, {"edx", REG_EDX},
+             {"esi", REG_ESI}, {"edi", REG_EDI}, {"ebp", REG_EBP}};
+#define GREGS_OF(uc, i) ((uintptr_t)(uc)->uc_mcontext.gregs[gregs[i].index])
+#elif !defined(_WIN32) && !defined(MT_BARE_METAL) && defined(__aarch64__)
+static const struct {
+    const char *name;
+    int index;
+} gregs[] = {{"x0", 0},   {"x1", 1},   {"x2", 2},   {"x3", 3},   {"x4", 4},   {"x5", 5},
+             {"x6", 6},   {"x7", 7},   {"x8", 8},   {"x9", 9},   {"x10", 10}, {"x11", 11},
+             {"x12", 12}, {"x13", 13}, {"x14", 14}, {"x15", 15}, {"x16", 16}, {"x17", 17},
+             {"x18", 18}, {"x19", 19}, {"x20", 20}, {"x21", 21}, {"x22", 22}, {"x23", 23},
+             {"x24", 24}, {"x25", 25}, {"x26", 26}, {"x27", 27}, {"x28", 28}, {"x29", 29}};
+#define GREGS_OF(uc, i) ((uintptr_t)(uc)->uc_mcontext.regs[gregs[i].index])
+#endif
+
+#ifdef GREGS_OF
+#define GREGS_COUNT (sizeof gregs / sizeof gregs[0])
+static bool context_register(const void *context, unsigned i, reg_t *out)
+{
+    const ucontext_t *uc = context;
+    if (context == NULL || i >= GREGS_COUNT)
+        return false;
+    out->name = gregs[i].name;
+    out->value = GREGS_OF(uc, i);
+    return true;
+}
+#else
+static bool context_register(const void *context, unsigned i, reg_t *out)
+{
+    (void)context, (void)i, (void)out;
+    return false; /* (no table for this target: the crash report has no hint) */
+}
+#endif
+
+/* The pattern v is a word of, give or take a field's offset (*offset), or NULL. */
+static const pattern_t *pattern_of(uintptr_t v, intptr_t *offset)
+{
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        uintptr_t word = (uintptr_t)UINT64_C(0x0101010101010101) * patterns[i].byte;
+        intptr_t d = (intptr_t)(v - word); /* (unsigned: wraps, then read as signed) */
+        if (d > -HINT_OFFSET_MAX && d < HINT_OFFSET_MAX) {
+            *offset = d;
+            return &patterns[i];
+        }
+    }
+    return NULL;
+}
+
+bool mt_crash_hint(mt_buf_t *b, const void *context, bool has_address, uintptr_t address)
+{
+    reg_t r = {NULL, address};
+    intptr_t offset = 0;
+    const pattern_t *p = has_address ? pattern_of(address, &offset) : NULL;
+    for (unsigned i = 0; p == NULL && context_register(context, i, &r); i++)
+        p = pattern_of(r.value, &offset);
+    if (p == NULL)
+        return false;
+    mt_buf_line(b);
+    mt_buf_fmt(b, "  the crash follows a pointer read from %s: ", p->read_from);
+    if (r.name != NULL)
+        mt_buf_fmt(b, "register %s = ", r.name);
+    else
+        mt_buf_str(b, "the address ");
+    mt_buf_hex(b, (uint64_t)r.value);
+    mt_buf_fmt(b, " is memtrack's %s (0x%x)", p->fill, (unsigned)p->byte);
+    if (offset != 0) { /* a field's offset, or container_of's step back */
+        mt_buf_str(b, offset > 0 ? " plus " : " minus ");
+        mt_buf_u64(b, (uint64_t)(offset > 0 ? offset : -offset));
+    }
+    mt_buf_char(b, '\n');
+    return true;
+}
