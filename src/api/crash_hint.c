@@ -2,14 +2,17 @@
  * own patterns: a pointer read from freed, released or never-written memory, or from a
  * guard, is a word of the pattern's bytes (0xdddddddddddddddd), often with a field's offset
  * added, and on x86-64 following it faults at no address at all (a general protection
- * fault: si_addr is 0). So the signal's context is read, the fault address where the
- * kernel gave one and then every general register, and the first that holds such a word is
- * named in one line of the crash report.
+ * fault: si_addr is 0). Where the kernel names the address (i686, arm64, any fault at a
+ * mapped-out address) the address itself is held against the patterns; where it names
+ * none, each general register of the signal's context is, and the first that holds such a
+ * word is named in one line of the crash report.
  *
  * Which register the faulting instruction used is not told (that would take decoding the
  * instruction, architecture by architecture): a register holding one of these words by
- * chance, with the pattern in all but its lowest bits, is unlikely enough. Runs in the
- * crash handler: reads the context and formats into a fixed buffer, nothing else.
+ * chance, with the pattern in all but its lowest bits, is unlikely enough, and registers
+ * are only read when the fault has no address (a stale copy of a fill's byte beside a
+ * NULL dereference says nothing). Runs in the crash handler: reads the context and formats
+ * into a fixed buffer, nothing else.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -20,6 +23,7 @@
 #endif
 
 #include "api/crash_hint.h"
+#include "base/probe.h"
 #include "checks/guard.h"
 
 /* A field's offset from the pointer the program followed, either way (a member of a
@@ -93,6 +97,29 @@ static bool context_register(const void *context, unsigned i, reg_t *out)
 }
 #endif
 
+/* The base register of the faulting load or store, where one fixed field of the
+ * instruction names it: every A64 load and store has it in bits 9-5 (31 is sp, never a
+ * pattern). The instruction is read through the kernel (a fault at the pc itself leaves
+ * nothing to read). False elsewhere, and for any other instruction. */
+static bool access_base_register(const void *context, reg_t *out)
+{
+#if !defined(_WIN32) && !defined(MT_BARE_METAL) && defined(__aarch64__)
+    const ucontext_t *uc = context;
+    uint32_t insn;
+    if (context == NULL || !mt_probe_read((uintptr_t)uc->uc_mcontext.pc, &insn, sizeof insn))
+        return false;
+    unsigned rn = (insn >> 5) & 31;
+    if ((insn & 0x0a000000u) != 0x08000000u || rn >= GREGS_COUNT) /* not a load or store */
+        return false;
+    out->name = gregs[rn].name;
+    out->value = GREGS_OF(uc, rn);
+    return true;
+#else
+    (void)context, (void)out;
+    return false;
+#endif
+}
+
 /* The pattern v is a word of, give or take a field's offset (*offset), or NULL. */
 static const pattern_t *pattern_of(uintptr_t v, intptr_t *offset)
 {
@@ -107,13 +134,38 @@ static const pattern_t *pattern_of(uintptr_t v, intptr_t *offset)
     return NULL;
 }
 
+/* The pattern the fault address is a word of, offset included. arm64 ignores an address's
+ * top byte and the kernel reports it cleared: 0x00dd... there is 0xdd... followed. */
+static const pattern_t *address_pattern(uintptr_t address, intptr_t *offset)
+{
+    const pattern_t *p = pattern_of(address, offset);
+#if defined(__aarch64__)
+    for (size_t i = 0;
+         p == NULL && (address >> 56) == 0 && i < sizeof patterns / sizeof patterns[0]; i++)
+        p = pattern_of(address | (uintptr_t)patterns[i].byte << 56, offset);
+#endif
+    return p;
+}
+
 bool mt_crash_hint(mt_buf_t *b, const void *context, bool has_address, uintptr_t address)
 {
     reg_t r = {NULL, address};
     intptr_t offset = 0;
-    const pattern_t *p = has_address ? pattern_of(address, &offset) : NULL;
-    for (unsigned i = 0; p == NULL && context_register(context, i, &r); i++)
+    const pattern_t *p = NULL;
+    if (access_base_register(context, &r)) /* the register the access used (arm64) */
         p = pattern_of(r.value, &offset);
+    if (p != NULL) {
+        /* (named whatever the kernel said of the address: qemu-user says 0) */
+    } else if (has_address) {
+        r.name = NULL;
+        r.value = address;
+        /* The kernel named the address: a pattern followed is that address, and a register
+         * holding one (a stale copy of a fill's byte) has nothing to do with the crash. */
+        p = address_pattern(address, &offset);
+    } else {
+        for (unsigned i = 0; p == NULL && context_register(context, i, &r); i++)
+            p = pattern_of(r.value, &offset);
+    }
     if (p == NULL)
         return false;
     mt_buf_line(b);
