@@ -213,8 +213,11 @@ static uint32_t crash_place(void *context)
  * crash was an access to memory (has_address); then where, when it is known, and what the
  * signal's context (NULL: none) tells of memtrack's patterns (crash_hint.c). */
 static void print_header(int fd, const char *what, bool has_address, uintptr_t address,
-                         const mt_place_t *where, const void *context)
+                         const mt_place_t *where, uint32_t site, const void *context)
 {
+    /* An access inside a block given back to the C library: named, with its sites. */
+    mt_block_t gone;
+    bool named = has_address && site != MT_SITE_NONE && mt_crash_gone_block(address, &gone);
     mt_buf_t b, hint;
     mt_buf_init(&hint, fd);
     bool hinted = mt_crash_hint(&hint, context, has_address, address);
@@ -228,7 +231,7 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     }
     mt_buf_str(&b, " in ");
     mt_buf_program(&b, mt_program_name(), mt_process_id());
-    if (where == NULL && !hinted) {
+    if (where == NULL && !hinted && !named) {
         mt_buf_str(&b, "; the heap as the crash left it:\n");
         mt_buf_flush(&b);
         return;
@@ -243,6 +246,8 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     }
     mt_buf_flush(&b);
     mt_buf_flush(&hint);
+    if (named)
+        mt_crash_report_gone(&gone, address, site, context);
     mt_buf_line(&b);
     mt_buf_str(&b, "the heap as the crash left it:\n");
     mt_buf_flush(&b);
@@ -296,11 +301,12 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     /* The place is symbolized (libdw) as a report's are: not when the crash happened
      * inside the tracker, whose locks or state that would need. */
     const mt_place_t *where = NULL;
+    uint32_t site = MT_SITE_NONE;
 #ifdef MT_CRASH_PLACE
     mt_place_t place;
     bool inside = mt_busy != 0 || held != 0;
     mt_busy++;
-    uint32_t site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
+    site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
     if (site != MT_SITE_NONE) {
         size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
         depth = depth < MT_STACK_MAX ? depth : MT_STACK_MAX;
@@ -315,7 +321,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address, where, context);
+        print_header(fd, what, has_address, address, where, site, context);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }

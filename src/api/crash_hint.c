@@ -11,20 +11,34 @@
  * instruction, architecture by architecture): a register holding one of these words by
  * chance, with the pattern in all but its lowest bits, is unlikely enough, and registers
  * are only read when the fault has no address (a stale copy of a fill's byte beside a
- * NULL dereference says nothing). Runs in the crash handler: reads the context and formats
- * into a fixed buffer, nothing else.
+ * NULL dereference says nothing).
+ *
+ * A fault at a real address inside a block whose memory went back to the C library (too
+ * big for the quarantine, or evicted from it, and unmapped since) is named as a page
+ * guard names an access after free: the block, its allocation and its free, from the
+ * shards' rings of such blocks (checks/quarantine.h). Released pool objects and reset
+ * arena bytes stay mapped (their owner keeps the memory), so an access there never
+ * faults: only a pointer read from them can, told by the pattern above.
+ *
+ * Runs in the crash handler: reads the context and the rings (their locks only tried)
+ * and formats into fixed buffers, nothing else.
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #if !defined(_WIN32) && !defined(MT_BARE_METAL)
 #include <ucontext.h>
 #endif
 
 #include "api/crash_hint.h"
+#include "base/lock.h"
 #include "base/probe.h"
 #include "checks/guard.h"
+#include "checks/page_guard_access.h"
+#include "checks/quarantine.h"
+#include "errors/error.h"
 
 /* A field's offset from the pointer the program followed, either way (a member of a
  * struct, or container_of's step back to the struct holding one). */
@@ -182,4 +196,51 @@ bool mt_crash_hint(mt_buf_t *b, const void *context, bool has_address, uintptr_t
     }
     mt_buf_char(b, '\n');
     return true;
+}
+
+/* ---- a fault inside a block whose memory went back to the C library ------------------ */
+
+bool mt_crash_gone_block(uintptr_t address, mt_block_t *out)
+{
+    /* Every shard's ring (a large block may start in another shard's region), newest
+     * first in each; a shard whose lock is taken is skipped (nothing waits here). Among
+     * blocks that held the address at different times, the one freed last is told: its
+     * memory is the one the program still had a pointer to. */
+    bool found = false;
+    uint64_t newest = 0;
+    for (unsigned i = 0; i < MT_SHARD_COUNT; i++) {
+        mt_shard_t *s = &mt_shards[i];
+        if (!mt_trylock(&s->lock))
+            continue;
+        const struct mt_gone *g = s->gone;
+        for (unsigned k = 1; g != NULL && k <= MT_GONE_MAX; k++) {
+            const mt_gone_entry_t *e = &g->ring[(g->next - k) & (MT_GONE_MAX - 1)];
+            if (e->addr == 0 || address < e->addr || address - e->addr >= e->size ||
+                (found && MT_META_SEQ(e->meta) <= newest))
+                continue;
+            memset(out, 0, sizeof *out);
+            mt_block_set_addr(out, e->addr);
+            out->size = e->size;
+            out->meta =
+                e->meta & ~(MT_META_FLAG_PENDING | MT_META_FLAG_REPORTED | MT_META_FLAG_FREED);
+            out->site = e->site;
+            out->free_site = e->free_site;
+            newest = MT_META_SEQ(e->meta);
+            found = true;
+            break; /* (the newest of this ring) */
+        }
+        mt_unlock(&s->lock);
+    }
+    return found;
+}
+
+void mt_crash_report_gone(const mt_block_t *gone, uintptr_t address, uint32_t access_site,
+                          const void *context)
+{
+    mt_error_t e;
+    mt_error_init(&e, MT_ERROR_USE_AFTER_FREE, gone, access_site);
+    e.free_site = gone->free_site;
+    e.offset = (int64_t)(address - mt_block_addr(gone));
+    e.access = context != NULL ? mt_pg_fault_access(context) : ACCESS_UNKNOWN;
+    mt_error_report(&e);
 }
