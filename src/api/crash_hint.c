@@ -7,11 +7,12 @@
  * none, each general register of the signal's context is, and the first that holds such a
  * word is named in one line of the crash report.
  *
- * Which register the faulting instruction used is not told (that would take decoding the
- * instruction, architecture by architecture): a register holding one of these words by
- * chance, with the pattern in all but its lowest bits, is unlikely enough, and registers
- * are only read when the fault has no address (a stale copy of a fill's byte beside a
- * NULL dereference says nothing).
+ * On arm64 the register the faulting load or store used is known from one fixed field of
+ * the instruction, and is held first (qemu-user reports such a fault at address 0). On
+ * x86-64 telling it would take decoding the instruction's prefixes and operands, so every
+ * general register is held instead: one holding such a word by chance, the pattern in all
+ * but its lowest bits, is unlikely enough, and registers are only read when the fault has
+ * no address (a stale copy of a fill's byte beside a NULL dereference says nothing).
  *
  * A fault at a real address inside a block whose memory went back to the C library (too
  * big for the quarantine, or evicted from it, and unmapped since) is named as a page
