@@ -213,11 +213,10 @@ static uint32_t crash_place(void *context)
  * crash was an access to memory (has_address); then where, when it is known, and what the
  * signal's context (NULL: none) tells of memtrack's patterns (crash_hint.c). */
 static void print_header(int fd, const char *what, bool has_address, uintptr_t address,
-                         const mt_place_t *where, uint32_t site, const void *context)
+                         const mt_place_t *where, uint32_t site, const mt_block_t *gone,
+                         const void *context)
 {
-    /* An access inside a block given back to the C library: named, with its sites. */
-    mt_block_t gone;
-    bool named = has_address && site != MT_SITE_NONE && mt_crash_gone_block(address, &gone);
+    bool named = gone != NULL;
     mt_buf_t b, hint;
     mt_buf_init(&hint, fd);
     bool hinted = mt_crash_hint(&hint, context, has_address, address);
@@ -247,7 +246,7 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     mt_buf_flush(&b);
     mt_buf_flush(&hint);
     if (named)
-        mt_crash_report_gone(&gone, address, site, context);
+        mt_crash_report_gone(gone, address, site, context);
     mt_buf_line(&b);
     mt_buf_str(&b, "the heap as the crash left it:\n");
     mt_buf_flush(&b);
@@ -302,6 +301,8 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
      * inside the tracker, whose locks or state that would need. */
     const mt_place_t *where = NULL;
     uint32_t site = MT_SITE_NONE;
+    mt_block_t gone_copy;
+    const mt_block_t *gone = NULL; /* a block given back to the C library, at the address */
 #ifdef MT_CRASH_PLACE
     mt_place_t place;
     bool inside = mt_busy != 0 || held != 0;
@@ -313,6 +314,16 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
         (void)mt_place_of(site, &place);
         (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth), NULL, NULL);
         where = &place;
+        /* An access inside a block given back to the C library is named with its sites,
+         * looked up now as the place is: the crash report itself looks nothing up, and
+         * names a site known by address alone (--preload) by file and line only when it
+         * was named before. */
+        if (has_address && mt_crash_gone_block(address, &gone_copy)) {
+            mt_place_t p;
+            (void)mt_place_of(gone_copy.site, &p);
+            (void)mt_place_of(gone_copy.free_site, &p);
+            gone = &gone_copy;
+        }
     }
 #else
     (void)context;
@@ -321,7 +332,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address, where, site, context);
+        print_header(fd, what, has_address, address, where, site, gone, context);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }
