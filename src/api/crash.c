@@ -40,6 +40,7 @@
 #endif
 
 #include "api/api.h"
+#include "api/crash_hint.h"
 #include "base/lock.h"
 #include "base/output.h"
 #include "base/symbolize.h"
@@ -209,11 +210,16 @@ static uint32_t crash_place(void *context)
 #endif
 
 /* "CRASH: SIGSEGV at address 0x10 in prog (pid 7); ...": what, and the address when the
- * crash was an access to memory (has_address); then where, when it is known. */
+ * crash was an access to memory (has_address); then where, when it is known, and what the
+ * signal's context (NULL: none) tells of memtrack's patterns (crash_hint.c). */
 static void print_header(int fd, const char *what, bool has_address, uintptr_t address,
-                         const mt_place_t *where)
+                         const mt_place_t *where, uint32_t site, const mt_block_t *gone,
+                         const void *context)
 {
-    mt_buf_t b;
+    bool named = gone != NULL;
+    mt_buf_t b, hint;
+    mt_buf_init(&hint, fd);
+    bool hinted = mt_crash_hint(&hint, context, has_address, address);
     mt_buf_init(&b, fd);
     mt_buf_line(&b);
     mt_buf_str(&b, "CRASH: ");
@@ -224,15 +230,23 @@ static void print_header(int fd, const char *what, bool has_address, uintptr_t a
     }
     mt_buf_str(&b, " in ");
     mt_buf_program(&b, mt_program_name(), mt_process_id());
-    if (where == NULL) {
+    if (where == NULL && !hinted && !named) {
         mt_buf_str(&b, "; the heap as the crash left it:\n");
         mt_buf_flush(&b);
         return;
     }
-    mt_buf_str(&b, ", at ");
-    mt_buf_place(&b, where);
-    mt_buf_char(&b, '\n');
-    mt_buf_stack_lines(&b, where, "      ");
+    if (where != NULL) {
+        mt_buf_str(&b, ", at ");
+        mt_buf_place(&b, where);
+        mt_buf_char(&b, '\n');
+        mt_buf_stack_lines(&b, where, "      ");
+    } else {
+        mt_buf_char(&b, '\n');
+    }
+    mt_buf_flush(&b);
+    mt_buf_flush(&hint);
+    if (named)
+        mt_crash_report_gone(gone, address, site, context);
     mt_buf_line(&b);
     mt_buf_str(&b, "the heap as the crash left it:\n");
     mt_buf_flush(&b);
@@ -286,17 +300,30 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     /* The place is symbolized (libdw) as a report's are: not when the crash happened
      * inside the tracker, whose locks or state that would need. */
     const mt_place_t *where = NULL;
+    uint32_t site = MT_SITE_NONE;
+    mt_block_t gone_copy;
+    const mt_block_t *gone = NULL; /* a block given back to the C library, at the address */
 #ifdef MT_CRASH_PLACE
     mt_place_t place;
     bool inside = mt_busy != 0 || held != 0;
     mt_busy++;
-    uint32_t site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
+    site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
     if (site != MT_SITE_NONE) {
         size_t depth = mt_opt.stack > 8 ? mt_opt.stack : 8;
         depth = depth < MT_STACK_MAX ? depth : MT_STACK_MAX;
         (void)mt_place_of(site, &place);
         (void)mt_place_stack(site, &place, crash_frames, MT_STACK_ROOM(depth), NULL, NULL);
         where = &place;
+        /* An access inside a block given back to the C library is named with its sites,
+         * looked up now as the place is: the crash report itself looks nothing up, and
+         * names a site known by address alone (--preload) by file and line only when it
+         * was named before. */
+        if (has_address && mt_crash_gone_block(address, &gone_copy)) {
+            mt_place_t p;
+            (void)mt_place_of(gone_copy.site, &p);
+            (void)mt_place_of(gone_copy.free_site, &p);
+            gone = &gone_copy;
+        }
     }
 #else
     (void)context;
@@ -305,7 +332,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address, where);
+        print_header(fd, what, has_address, address, where, site, gone, context);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }
@@ -320,6 +347,19 @@ void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
 }
 
 #ifndef _WIN32
+/* Whether a fault's si_addr is the address accessed: x86-64's general protection fault
+ * (an address outside the canonical half, such as memtrack's 0xdd... pattern followed as
+ * a pointer) comes from the kernel with si_addr 0, which is no address at all. */
+static bool address_known(const siginfo_t *info)
+{
+#ifdef SI_KERNEL
+    return info->si_code != SI_KERNEL;
+#else
+    (void)info;
+    return true;
+#endif
+}
+
 static void crash_handler(int sig, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
@@ -347,12 +387,13 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
             errno = saved_errno;
             return;
         }
-        mt_crash_report_now(crash_signal_names[i], true, (uintptr_t)info->si_addr);
+        mt_crash_report_now(crash_signal_names[i], address_known(info), (uintptr_t)info->si_addr);
         errno = saved_errno;
         return; /* the default action now ends the program: a fault again, or its raise */
     }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
-        crash_report(crash_signal_names[i], fault, fault ? (uintptr_t)info->si_addr : 0, context);
+        crash_report(crash_signal_names[i], fault && address_known(info),
+                     fault ? (uintptr_t)info->si_addr : 0, context);
     hand_on(i, info);
     errno = saved_errno;
 }

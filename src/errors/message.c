@@ -335,7 +335,12 @@ static void print_error(mt_buf_t *b, const mt_report_error_t *e)
         print_freed_line(b, e);
     if ((lines & MT_LINE_RELEASED) && e->freed.kind != NULL)
         mt_buf_released_line(b, e);
-    if (lines & MT_LINE_PAGE_GUARD) {
+    if ((lines & MT_LINE_PAGE_GUARD) && mt_place_kind(&e->found) == MT_KIND_CRASH) {
+        /* (an access that crashed: the crash report names its block, api/crash_hint.c) */
+        mt_buf_line(b);
+        mt_buf_str(b, "  found by the crash it caused: the block's memory had gone back to the "
+                      "C library\n");
+    } else if (lines & MT_LINE_PAGE_GUARD) {
         mt_buf_line(b);
         mt_buf_str(b, mt_opt.page_guard_stop
                           ? "  found by its page guard; the program ends here\n"
