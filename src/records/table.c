@@ -158,7 +158,8 @@ static MT_NOINLINE bool make_table_locked(mt_shard_t *s)
     return s->table != NULL;
 }
 
-/* The doubling an inline add (mt_uthash_add) left due: uthash's HASH_EXPAND_BUCKETS, and
+/* The doubling an add left due (mt_uthash_add's, or the tracker's load rule after uthash's
+ * HASH_ADD_TO_BKT: table_fast.h): uthash's HASH_EXPAND_BUCKETS, and
  * when that cannot allocate, the rest of HASH_ADD_TO_BKT (b out of its bucket) and the count
  * taken back (a failed doubling changed nothing). False then. */
 static MT_NOINLINE bool expand_after_add(mt_shard_t *s, mt_block_t *b)
@@ -191,9 +192,12 @@ static bool insert_locked(mt_shard_t *s, mt_block_t *b)
     int oomed = 0;
     tbl->num_items++; /* (before the add: uthash's doubling counts the record in) */
     HASH_ADD_TO_BKT(tbl->buckets[bkt], hh, &b->hh, oomed);
-    if (oomed)
+    if (oomed) {
         tbl->num_items--;
-    return !oomed;
+        return false;
+    }
+    /* the tracker's doubling, as the inline add's (table_fast.h) */
+    return !mt_table_overloaded(tbl) || expand_after_add(s, b);
 }
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)

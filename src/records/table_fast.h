@@ -158,18 +158,32 @@ mt_uthash_find_in_bucket(const UT_hash_bucket *bucket, const void *key)
     return hh;
 }
 
+/* The tracker's own rule for doubling, beside uthash's: more records than
+ * MT_TABLE_MAX_LOAD a bucket. uthash doubles only when one chain reaches ten records, which
+ * leaves one to two records a bucket on average, and at a few hundred thousand blocks each
+ * record a lookup walks past is a cache miss; at one a bucket a lookup visits 1.25 to 1.5.
+ * Not where uthash has stopped doubling (noexpand: hashes that collide, which more buckets
+ * would not spread). The doubling itself is uthash's HASH_EXPAND_BUCKETS. On bare metal four:
+ * RAM is short there, and most Cortex-M cores have no data cache for a chain to miss in. */
+#define MT_TABLE_MAX_LOAD MT_SMALL(1u, 4u)
+static inline bool mt_table_overloaded(const UT_hash_table *tbl)
+{
+    return tbl->num_items > tbl->num_buckets * MT_TABLE_MAX_LOAD && !tbl->noexpand;
+}
+
 /* HASH_ADD_TO_TABLE's count and HASH_ADD_TO_BKT, for a handle whose key, keylen and hashv
  * are set, all but HASH_ADD_TO_BKT's doubling: returns true when it would double the buckets
- * now, which the caller then has uthash's own HASH_EXPAND_BUCKETS do (out of line, so that
- * the common add is a leaf). HASH_BLOOM and HASH_EMIT_KEYS are not set: their steps are
- * empty. (No HASH_APPEND_LIST: the table keeps no insertion-order list.) */
+ * now, or when the table is overloaded (above), which the caller then has uthash's own
+ * HASH_EXPAND_BUCKETS do (out of line, so that the common add is a leaf). HASH_BLOOM and
+ * HASH_EMIT_KEYS are not set: their steps are empty. (No HASH_APPEND_LIST: the table keeps
+ * no insertion-order list.) */
 static inline __attribute__((always_inline)) bool mt_uthash_add(UT_hash_table *tbl,
                                                                 UT_hash_handle *hh)
 {
     /* (the bucket found before the stores, which the compiler cannot tell apart from hh's) */
     UT_hash_bucket *bucket = mt_uthash_bucket(tbl, hh->hashv);
     hh->tbl = tbl;
-    tbl->num_items++;
+    unsigned items = ++tbl->num_items;
     UT_hash_handle *chain = bucket->hh_head;
     unsigned count = ++bucket->count;
     hh->hh_next = chain;
@@ -177,9 +191,13 @@ static inline __attribute__((always_inline)) bool mt_uthash_add(UT_hash_table *t
     if (chain != NULL)
         chain->hh_prev = hh;
     bucket->hh_head = hh;
-    /* (a chain under HASH_BKT_CAPACITY_THRESH never calls for a doubling: tested first) */
-    return MT_UNLIKELY(count >= HASH_BKT_CAPACITY_THRESH) &&
-           count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH && !tbl->noexpand;
+    /* (a chain under HASH_BKT_CAPACITY_THRESH never calls for uthash's doubling, nor a table
+     * under its load for the tracker's: both tested first) */
+    if (MT_LIKELY(count < HASH_BKT_CAPACITY_THRESH) &&
+        MT_LIKELY(items <= tbl->num_buckets * MT_TABLE_MAX_LOAD))
+        return false;
+    return (count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH && !tbl->noexpand) ||
+           mt_table_overloaded(tbl);
 }
 
 /* HASH_DEL_IN_BKT, for a handle found in bucket, and HASH_DELETE_HH's count (no list to

@@ -79,6 +79,11 @@ static void ref_insert(UT_hash_table *tbl, item_t *it)
     HASH_TO_BKT(it->hh.hashv, tbl->num_buckets, bkt);
     HASH_ADD_TO_BKT(tbl->buckets[bkt], hh, &it->hh, oomed);
     cr_assert_eq(oomed, 0);
+    /* the tracker's rule, beside uthash's: a doubling past MT_TABLE_MAX_LOAD a bucket */
+    if (tbl->num_items > tbl->num_buckets * MT_TABLE_MAX_LOAD && !tbl->noexpand) {
+        HASH_EXPAND_BUCKETS(hh, tbl, oomed);
+        cr_assert_eq(oomed, 0);
+    }
 }
 
 static void ref_delete(UT_hash_table *tbl, item_t *it)
@@ -171,9 +176,9 @@ static uintptr_t new_addr(enum pattern p, uint64_t *rng, size_t i)
 }
 
 /* What a sequence went through: the most buckets, whether uthash stopped doubling, the
- * largest expand_mult of a bucket. */
+ * largest expand_mult of a bucket, the most records a bucket on average (in thousandths). */
 typedef struct seen {
-    unsigned buckets, noexpand, expand_mult;
+    unsigned buckets, noexpand, expand_mult, max_load_milli;
 } seen_t;
 
 /* n operations: inserts while fewer than `peak` records are in, then a churn of deletes and
@@ -181,7 +186,7 @@ typedef struct seen {
  * every `every` steps and at each doubling. */
 static seen_t run(enum pattern p, uint64_t seed, size_t peak, size_t steps, size_t every)
 {
-    seen_t seen = {0, 0, 0};
+    seen_t seen = {0, 0, 0, 0};
     item_t *fast = calloc(steps + 1, sizeof *fast), *ref = calloc(steps + 1, sizeof *ref);
     size_t *live = calloc(steps + 1, sizeof *live); /* indexes of the records in */
     cr_assert(fast != NULL && ref != NULL && live != NULL);
@@ -228,6 +233,9 @@ static seen_t run(enum pattern p, uint64_t seed, size_t peak, size_t steps, size
                     seen.expand_mult = tbl->buckets[k].expand_mult;
         }
         buckets = tbl->num_buckets;
+        unsigned load_milli = (unsigned)(1000u * (uint64_t)tbl->num_items / tbl->num_buckets);
+        if (load_milli > seen.max_load_milli)
+            seen.max_load_milli = load_milli;
     }
     expect_same(tbl, ref_tbl, steps);
     cr_assert_eq(tbl->num_items, nlive);
@@ -244,13 +252,15 @@ static seen_t run(enum pattern p, uint64_t seed, size_t peak, size_t steps, size
 }
 
 /* Each sequence must reach what it is there for: doublings past the paper's 1024 buckets
- * that keep working for scattered and strided blocks; for colliding hashes, uthash's
- * ineffective doublings, a bucket's expand_mult raised, and at last noexpand. */
+ * that keep working for scattered and strided blocks, and never more than MT_TABLE_MAX_LOAD
+ * records a bucket (uthash alone lets a table fill to about two); for colliding hashes,
+ * uthash's ineffective doublings, a bucket's expand_mult raised, and at last noexpand. */
 Test(table_fast, same_table_as_uthash_for_scattered_blocks, .timeout = 120)
 {
     seen_t seen = run(SCATTERED, 1, 60000, 150000, 5000);
     cr_expect_geq(seen.buckets, 8 * MT_TABLE_PAPER_BUCKETS, "buckets: %u", seen.buckets);
     cr_expect_eq(seen.noexpand, 0);
+    cr_expect_leq(seen.max_load_milli, 1000u * MT_TABLE_MAX_LOAD, "load: %u", seen.max_load_milli);
 }
 
 Test(table_fast, same_table_as_uthash_for_blocks_at_a_stride, .timeout = 120)
@@ -258,6 +268,7 @@ Test(table_fast, same_table_as_uthash_for_blocks_at_a_stride, .timeout = 120)
     seen_t seen = run(STRIDED, 2, 60000, 150000, 5000);
     cr_expect_geq(seen.buckets, 8 * MT_TABLE_PAPER_BUCKETS, "buckets: %u", seen.buckets);
     cr_expect_eq(seen.noexpand, 0);
+    cr_expect_leq(seen.max_load_milli, 1000u * MT_TABLE_MAX_LOAD, "load: %u", seen.max_load_milli);
 }
 
 Test(table_fast, same_table_as_uthash_where_hashes_collide, .timeout = 120)

@@ -28,7 +28,7 @@ Test(table_growth, same_size_blocks_keep_lookups_short, .timeout = 60)
     mt_table_shape_t shape;
     mt_table_shape(&shape);
     cr_expect_geq(shape.items, N);
-    /* uthash lets a shard fill to several records per bucket before doubling */
+    /* (the table doubles past one record a bucket, or when a chain reaches ten) */
     cr_expect_lt(shape.mean_visits, 4.0, "mean visits: %f", shape.mean_visits);
     cr_expect_lt(shape.max_chain, 24, "longest chain: %zu", shape.max_chain);
     cr_expect_eq(shape.noexpand_shards, 0);

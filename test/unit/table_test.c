@@ -33,7 +33,8 @@ Test(table, starts_with_1024_buckets_per_shard)
 }
 
 /* A million live blocks: the table must have grown (more buckets than at start, none of
- * the shards failed to grow) and a lookup visits about one record. */
+ * the shards failed to grow), to at most MT_TABLE_MAX_LOAD records a bucket, and a lookup
+ * visits about one record (uthash's own rule alone left two a bucket here, 2.03 visits). */
 Test(table, stays_constant_time_at_a_million_blocks, .timeout = 120)
 {
 #ifdef MT_SANITIZER_ALLOCATOR
@@ -51,7 +52,8 @@ Test(table, stays_constant_time_at_a_million_blocks, .timeout = 120)
     cr_expect_eq(shape.items, N);
     cr_expect_gt(shape.buckets, 64u * MT_TABLE_INITIAL_BUCKETS, "buckets: %zu", shape.buckets);
     cr_expect_eq(shape.noexpand_shards, 0);
-    cr_expect_lt(shape.mean_visits, 3.0, "mean visits per lookup: %f", shape.mean_visits);
+    cr_expect_leq(shape.items, shape.buckets * MT_TABLE_MAX_LOAD, "buckets: %zu", shape.buckets);
+    cr_expect_lt(shape.mean_visits, 1.6, "mean visits per lookup: %f", shape.mean_visits);
     for (size_t i = 0; i < N; i++)
         memtrack_free_at(blocks[i], __FILE__, __LINE__, __func__);
     mt_table_shape(&shape);
