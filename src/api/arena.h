@@ -11,17 +11,26 @@
 #define BASE_ALIGN 4096u /* alignments up to a page cost the same tracked or not */
 #define DEFAULT_ALIGN MT_MIN_ALIGN
 
+/* What the log keeps of an allocation: 48 bytes, as every allocation writes one. */
 typedef struct arena_entry {
     unsigned char *user;
-    size_t start, end; /* the allocation's offsets as the untracked arena counts them */
-    size_t chunk, to;  /* its chunk, and the offset there just past its back guard */
-    size_t size;       /* what was asked for */
-    uint64_t meta;     /* its record's meta (mt_owned_log): sequence number, thread,
-                          alignment; 0 when untracked or paged */
+    size_t start;  /* its offset as the untracked arena counts it (its end: arena_entry_end) */
+    size_t to;     /* the offset in its chunk just past its back guard */
+    size_t size;   /* what was asked for */
+    uint64_t meta; /* its record's meta (mt_owned_log): sequence number, thread, alignment;
+                      0 when untracked or paged */
     uint32_t site;
-    bool paged; /* against a guard page (api/owned_paged.c), not in its chunk: its record
-                   went in the table when it was made */
+    uint32_t chunk : 31; /* its chunk's index (a chunk is a quarter of the capacity at least) */
+    uint32_t paged : 1;  /* against a guard page (api/owned_paged.c), not in its chunk: its
+                            record went in the table when it was made */
 } arena_entry_t;
+
+/* The offset past e as the untracked arena counts it: a size of 0 takes a byte, so that
+ * pointers are distinct, as malloc(0)'s. */
+static inline size_t arena_entry_end(const arena_entry_t *e)
+{
+    return e->start + (e->size != 0 ? e->size : 1);
+}
 
 typedef struct arena_chunk {
     unsigned char *base;

@@ -94,10 +94,14 @@ uint64_t mt_owned_log(size_t size, size_t align, uint32_t site)
         return 0;
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
-    uint64_t meta = MT_META_MAKE(mt_next_seq(), mt_thread(), (unsigned)__builtin_ctzll(align)) |
-                    MT_META_FLAG_OWNED;
-    mt_stats_alloc(size);
-    return meta;
+    /* (the thread's slot read once, for the number, the thread's part of the meta and the
+     * count, as malloc's path reads it) */
+    mt_stat_slot_t *counter;
+    uint64_t thread_meta;
+    uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
+    mt_stats_alloc_in(counter, size);
+    return MT_META_MAKE(seq, 0, (unsigned)__builtin_ctzll(align)) | thread_meta |
+           MT_META_FLAG_OWNED;
 }
 
 bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site)
@@ -108,9 +112,9 @@ bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t sit
     return false;
 }
 
-void mt_owned_unlog(size_t size)
+void mt_owned_unlog(size_t bytes, size_t blocks)
 {
-    mt_stats_free(size);
+    mt_stats_free_many(bytes, blocks);
 }
 
 /* The common case of a pool object's or an arena allocation's release: guards of bytes
