@@ -232,7 +232,7 @@ static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t
                                                           size_t size, size_t front, size_t to)
 {
     mt_guard_fill(user, size, front, t->guard);
-    mt_fill_inline(user, size, MT_ALLOC_FILL_BYTE);
+    memset(user, MT_ALLOC_FILL_BYTE, size);
     if (to > c->dirty)
         c->dirty = to;
     c->top = to;

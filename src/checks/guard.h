@@ -181,29 +181,6 @@ static inline bool mt_pattern_intact_inline(const unsigned char *p, size_t n, un
     return (diffs[0] | diffs[1]) == 0;
 }
 
-/* memset(p, byte, n) as inline stores, 32 bytes a round, the tail overlapping the round
- * before: for an arena allocation's bytes, where a call to memset and its choice of method
- * cost more than the stores (api/arena_tracked.c). */
-static inline void mt_fill_inline(unsigned char *p, size_t n, unsigned char byte)
-{
-    uint64_t w = MT_BYTE_WORD(byte);
-    if (n >= 32) {
-        mt_words2_t v = {w, w};
-        for (size_t i = 0; i + 32 < n; i += 32) {
-            memcpy(p + i, &v, 16);
-            memcpy(p + i + 16, &v, 16);
-        }
-        memcpy(p + n - 32, &v, 16);
-        memcpy(p + n - 16, &v, 16);
-    } else if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            memcpy(p + i, &w, 8);
-        memcpy(p + n - 8, &w, 8);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            p[i] = byte;
-    }
-}
 /* Fills [p, p+n) with `fill` and returns how many of its bytes were `counted` before. */
 size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned char counted);
 size_t mt_count_byte(const unsigned char *p, size_t n, unsigned char byte);
