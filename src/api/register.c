@@ -76,12 +76,14 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     MT_ASSERT(mt_kind_owned(mt_site_get(site)->kind));
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
-    uint64_t n = mt_next_seq();
+    mt_stat_slot_t *counter; /* (the thread's slot read once: mt_owned_log) */
+    uint64_t thread_meta;
+    uint64_t n = mt_next_seq_for(&counter, &thread_meta);
     uint64_t meta =
-        MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) | MT_META_FLAG_OWNED;
+        MT_META_MAKE(n, 0, (unsigned)__builtin_ctzll(align)) | thread_meta | MT_META_FLAG_OWNED;
     if (!mt_table_track((uintptr_t)user, size, meta, site))
         return false;
-    mt_stats_alloc(size);
+    mt_stats_alloc_in(counter, size);
     *seq = n;
     return true;
 }
