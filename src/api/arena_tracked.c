@@ -27,6 +27,7 @@
 
 #include "api/arena.h"
 #include "api/fail.h"
+#include "api/owned_log.h"
 #include "records/stats.h"
 
 #define DEFAULT_NAME "(unnamed)"
@@ -245,7 +246,7 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, con
     uint32_t site = mt_owned_site_found(file, line, func, pc, MT_KIND_ARENA, t->name, found);
     /* Allocations made to fail (api/fail.c) are chosen where page guards are, as malloc's
      * are: while a fail_ option is set every allocation is due. */
-    bool due = mt_owned_paged_due();
+    bool due = mt_owned_paged_due_inline();
     if (MT_UNLIKELY(due) && mt_fail_owned(site, size)) {
         mt_stats_failed(); /* on purpose (api/fail.c): as when the arena is full */
         return NULL;
@@ -280,7 +281,8 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, con
         (void)check_released(t, c, c->top, to, SITE_OF(ARENA_ALLOC));
     lay_out(t, c, user, size, front, to);
     t->chunk = k;
-    return log_entry(a, user, start, size, k, to, site, mt_owned_log(size, align, site), false);
+    return log_entry(a, user, start, size, k, to, site, mt_owned_log_inline(size, align, site),
+                     false);
 }
 
 /* Releases a logged allocation that has no record yet: its guards are checked here, and

@@ -88,24 +88,6 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     return true;
 }
 
-uint64_t mt_owned_log(size_t size, size_t align, uint32_t site)
-{
-    /* (inside the tracker, a signal handler's: untracked, as mt_owned_insert's, so that
-     * the thread's counters are never written by two hands at once) */
-    if (MT_UNLIKELY(mt_reentered()) || site == MT_SITE_NONE)
-        return 0;
-    if (align < MT_MIN_ALIGN)
-        align = MT_MIN_ALIGN;
-    /* (the thread's slot read once, for the number, the thread's part of the meta and the
-     * count, as malloc's path reads it) */
-    mt_stat_slot_t *counter;
-    uint64_t thread_meta;
-    uint64_t seq = mt_next_seq_for(&counter, &thread_meta);
-    mt_stats_alloc_in(counter, size);
-    return MT_META_MAKE(seq, 0, (unsigned)__builtin_ctzll(align)) | thread_meta |
-           MT_META_FLAG_OWNED;
-}
-
 bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site)
 {
     if (mt_table_track((uintptr_t)user, size, meta, site))
