@@ -69,8 +69,8 @@ struct memtrack_arena {
  * only for alignments above a page). */
 static inline size_t mt_arena_place(const memtrack_arena_t *a, size_t size, size_t align)
 {
-    uintptr_t base = (uintptr_t)a->base, mask = align - 1;
-    if (a->offset > SIZE_MAX - mask - base % align)
+    uintptr_t base = (uintptr_t)a->base, mask = align - 1; /* (align: a power of two) */
+    if (a->offset > SIZE_MAX - mask - (base & mask))
         return SIZE_MAX;
     size_t start = (size_t)(((base + a->offset + mask) & ~mask) - base);
     if (start > a->capacity || size > a->capacity - start)
