@@ -83,9 +83,23 @@ static inline size_t mt_arena_place(const memtrack_arena_t *a, size_t size, size
 bool mt_arena_tracked_init(memtrack_arena_t *a, const char *name);
 /* Checks and releases everything a tracked arena holds, then its memory (not a itself). */
 void mt_arena_tracked_destroy(memtrack_arena_t *a, uint32_t site);
-/* An allocation of a tracked arena, sited by file/line/func or pc and the stack found. */
-void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                             int line, const char *func, void *pc, mt_stack_found_t found);
+/* A call of an allocating entry point: its place (file, line, func from the macros, or its
+ * caller's pc) and its own frame and return address, from which the tracked side walks the
+ * stack (MT_OWNED_FOUND's arguments, api/owned.h: the entry point's frame is live below it).
+ * One pointer handed down, so that the entry point saves no registers around a walk. */
+typedef struct arena_call {
+    const char *file;
+    int line;
+    const char *func;
+    void *pc;
+    void *frame, *caller;
+} arena_call_t;
+#define ARENA_CALL(file, line, func, pc)                                                           \
+    (&(arena_call_t){(file), (line), (func), (pc), __builtin_frame_address(0),                     \
+                     __builtin_return_address(0)})
+/* An allocation of a tracked arena, sited by its call and the stack that led there. */
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
+                             const arena_call_t *call);
 /* Releases every allocation made since mark (a mark cutting one is reported). */
 void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site);
 /* Releases every allocation: their guards checked, their bytes filled with 0xDD. */

@@ -34,7 +34,9 @@
 
 /* A site of the entry point's place and stack; the allocation's own comes from the stack's
  * cache entry (api/owned.h), the others (errors) are looked up. */
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, found.stack)
+#define SITE_OF(kind)                                                                              \
+    mt_owned_site(call->file, call->line, call->func, call->pc, MT_KIND_##kind, t->name,           \
+                  found.stack)
 
 /* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
  * (its entry written over since). */
@@ -239,11 +241,13 @@ static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t
     c->top = to;
 }
 
-void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                             int line, const char *func, void *pc, mt_stack_found_t found)
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
+                             const arena_call_t *call)
 {
     arena_tracking_t *t = a->t;
-    uint32_t site = mt_owned_site_found(file, line, func, pc, MT_KIND_ARENA, t->name, found);
+    mt_stack_found_t found = mt_stack_found_any(call->frame, call->caller);
+    uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
+                                        t->name, found);
     /* Allocations made to fail (api/fail.c) are chosen where page guards are, as malloc's
      * are: while a fail_ option is set every allocation is due. */
     bool due = mt_owned_paged_due_inline();
