@@ -86,7 +86,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return mt_arena_tracked_alloc(arena, size, DEFAULT_ALIGN, NULL, 0, NULL, PC, MT_OWNED_FOUND());
+    return mt_arena_tracked_alloc(arena, size, DEFAULT_ALIGN, ARENA_CALL(NULL, 0, NULL, PC));
 }
 
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
@@ -97,8 +97,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return mt_arena_tracked_alloc(arena, size, DEFAULT_ALIGN, file, line, func, NULL,
-                                  MT_OWNED_FOUND());
+    return mt_arena_tracked_alloc(arena, size, DEFAULT_ALIGN, ARENA_CALL(file, line, func, NULL));
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)
@@ -108,7 +107,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t siz
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return mt_arena_tracked_alloc(arena, size, alignment, NULL, 0, NULL, PC, MT_OWNED_FOUND());
+    return mt_arena_tracked_alloc(arena, size, alignment, ARENA_CALL(NULL, 0, NULL, PC));
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t size,
@@ -120,7 +119,7 @@ MT_EXPORT void *memtrack_arena_alloc_aligned_at(memtrack_arena_t *arena, size_t 
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, alignment);
-    return mt_arena_tracked_alloc(arena, size, alignment, file, line, func, NULL, MT_OWNED_FOUND());
+    return mt_arena_tracked_alloc(arena, size, alignment, ARENA_CALL(file, line, func, NULL));
 }
 
 MT_EXPORT size_t memtrack_arena_mark(const memtrack_arena_t *arena)

@@ -11,17 +11,26 @@
 #define BASE_ALIGN 4096u /* alignments up to a page cost the same tracked or not */
 #define DEFAULT_ALIGN MT_MIN_ALIGN
 
+/* What the log keeps of an allocation: 48 bytes, as every allocation writes one. */
 typedef struct arena_entry {
     unsigned char *user;
-    size_t start, end; /* the allocation's offsets as the untracked arena counts them */
-    size_t chunk, to;  /* its chunk, and the offset there just past its back guard */
-    size_t size;       /* what was asked for */
-    uint64_t meta;     /* its record's meta (mt_owned_log): sequence number, thread,
-                          alignment; 0 when untracked or paged */
+    size_t start;  /* its offset as the untracked arena counts it (its end: arena_entry_end) */
+    size_t to;     /* the offset in its chunk just past its back guard */
+    size_t size;   /* what was asked for */
+    uint64_t meta; /* its record's meta (mt_owned_log): sequence number, thread, alignment;
+                      0 when untracked or paged */
     uint32_t site;
-    bool paged; /* against a guard page (api/owned_paged.c), not in its chunk: its record
-                   went in the table when it was made */
+    uint32_t chunk : 31; /* its chunk's index (a chunk is a quarter of the capacity at least) */
+    uint32_t paged : 1;  /* against a guard page (api/owned_paged.c), not in its chunk: its
+                            record went in the table when it was made */
 } arena_entry_t;
+
+/* The offset past e as the untracked arena counts it: a size of 0 takes a byte, so that
+ * pointers are distinct, as malloc(0)'s. */
+static inline size_t arena_entry_end(const arena_entry_t *e)
+{
+    return e->start + (e->size != 0 ? e->size : 1);
+}
 
 typedef struct arena_chunk {
     unsigned char *base;
@@ -60,8 +69,8 @@ struct memtrack_arena {
  * only for alignments above a page). */
 static inline size_t mt_arena_place(const memtrack_arena_t *a, size_t size, size_t align)
 {
-    uintptr_t base = (uintptr_t)a->base, mask = align - 1;
-    if (a->offset > SIZE_MAX - mask - base % align)
+    uintptr_t base = (uintptr_t)a->base, mask = align - 1; /* (align: a power of two) */
+    if (a->offset > SIZE_MAX - mask - (base & mask))
         return SIZE_MAX;
     size_t start = (size_t)(((base + a->offset + mask) & ~mask) - base);
     if (start > a->capacity || size > a->capacity - start)
@@ -74,9 +83,23 @@ static inline size_t mt_arena_place(const memtrack_arena_t *a, size_t size, size
 bool mt_arena_tracked_init(memtrack_arena_t *a, const char *name);
 /* Checks and releases everything a tracked arena holds, then its memory (not a itself). */
 void mt_arena_tracked_destroy(memtrack_arena_t *a, uint32_t site);
-/* An allocation of a tracked arena, sited by file/line/func or pc and the stack found. */
-void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                             int line, const char *func, void *pc, mt_stack_found_t found);
+/* A call of an allocating entry point: its place (file, line, func from the macros, or its
+ * caller's pc) and its own frame and return address, from which the tracked side walks the
+ * stack (MT_OWNED_FOUND's arguments, api/owned.h: the entry point's frame is live below it).
+ * One pointer handed down, so that the entry point saves no registers around a walk. */
+typedef struct arena_call {
+    const char *file;
+    int line;
+    const char *func;
+    void *pc;
+    void *frame, *caller;
+} arena_call_t;
+#define ARENA_CALL(file, line, func, pc)                                                           \
+    (&(arena_call_t){(file), (line), (func), (pc), __builtin_frame_address(0),                     \
+                     __builtin_return_address(0)})
+/* An allocation of a tracked arena, sited by its call and the stack that led there. */
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
+                             const arena_call_t *call);
 /* Releases every allocation made since mark (a mark cutting one is reported). */
 void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site);
 /* Releases every allocation: their guards checked, their bytes filled with 0xDD. */

@@ -27,13 +27,16 @@
 
 #include "api/arena.h"
 #include "api/fail.h"
+#include "api/owned_log.h"
 #include "records/stats.h"
 
 #define DEFAULT_NAME "(unnamed)"
 
 /* A site of the entry point's place and stack; the allocation's own comes from the stack's
  * cache entry (api/owned.h), the others (errors) are looked up. */
-#define SITE_OF(kind) mt_owned_site(file, line, func, pc, MT_KIND_##kind, t->name, found.stack)
+#define SITE_OF(kind)                                                                              \
+    mt_owned_site(call->file, call->line, call->func, call->pc, MT_KIND_##kind, t->name,           \
+                  found.stack)
 
 /* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
  * (its entry written over since). */
@@ -86,9 +89,9 @@ static bool released_intact(const arena_chunk_t *c, size_t from, size_t to)
 {
     if (to > c->dirty)
         to = c->dirty;
-    /* (mt_pattern_intact: 32 bytes a round without a branch, 4x fewer instructions than
-     * the scan that locates damage) */
-    return from >= to || mt_pattern_intact(c->base + from, to - from, MT_FREE_FILL_BYTE);
+    /* (32 bytes a round without a branch, 4x fewer instructions than the scan that locates
+     * damage; inline, as every allocation in released bytes asks) */
+    return from >= to || mt_pattern_intact_inline(c->base + from, to - from, MT_FREE_FILL_BYTE);
 }
 
 /* Every released byte of the arena. */
@@ -143,6 +146,8 @@ static void owner_publish(mt_owner_t *o)
 static bool add_chunk(memtrack_arena_t *a, size_t need)
 {
     arena_tracking_t *t = a->t;
+    if (t->nchunks >= ((size_t)1 << 31) - 1) /* (arena_entry_t's index) */
+        return false;
     arena_chunk_t *chunks = mt_libc_realloc(t->chunks, (t->nchunks + 1) * sizeof *chunks);
     if (chunks == NULL)
         return false;
@@ -181,21 +186,21 @@ log_entry(memtrack_arena_t *a, unsigned char *user, size_t start, size_t size, s
           uint32_t site, uint64_t meta, bool paged)
 {
     arena_tracking_t *t = a->t;
-    arena_entry_t *e = &t->entries[t->nentries];
+    size_t n = t->nentries;
+    arena_entry_t *e = &t->entries[n];
     e->user = user;
     e->start = start;
-    e->end = start + (size != 0 ? size : 1);
-    e->chunk = k;
     e->to = to;
     e->size = size;
-    e->site = site;
     e->meta = meta;
+    e->site = site;
+    e->chunk = (uint32_t)k;
     e->paged = paged;
-    a->offset = e->end;
+    a->offset = arena_entry_end(e);
     /* The entry is whole before a publisher may see it: the count is its release. */
-    __atomic_store_n(&t->nentries, t->nentries + 1, __ATOMIC_RELEASE);
-    if (t->nentries > t->logged)
-        t->logged = t->nentries;
+    __atomic_store_n(&t->nentries, n + 1, __ATOMIC_RELEASE);
+    if (n + 1 > t->logged)
+        t->logged = n + 1;
     return user;
 }
 
@@ -209,25 +214,54 @@ static MT_NOINLINE void *paged_entry(memtrack_arena_t *a, unsigned char *user, s
     return log_entry(a, user, start, size, t->chunk, t->chunks[t->chunk].top, site, 0, true);
 }
 
-void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const char *file,
-                             int line, const char *func, void *pc, mt_stack_found_t found)
+/* The chunk an allocation needing `need` bytes goes to: the current one, or a later one
+ * (later ones are empty; one too small is left empty), or a new one. SIZE_MAX when out of
+ * memory. */
+static MT_NOINLINE size_t chunk_with_room(memtrack_arena_t *a, size_t need)
 {
     arena_tracking_t *t = a->t;
-    uint32_t site = mt_owned_site_found(file, line, func, pc, MT_KIND_ARENA, t->name, found);
-    if (MT_UNLIKELY(mt_fail_owned(site, size))) {
+    size_t k = t->chunk;
+    while (k < t->nchunks && t->chunks[k].size - t->chunks[k].top < need)
+        k++;
+    if (k == t->nchunks && !add_chunk(a, need))
+        return SIZE_MAX;
+    return k;
+}
+
+/* Writes a new allocation's guards and its 0xCD over bytes [top, to) of c, whose bytes
+ * released before were checked. */
+static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t *t,
+                                                          arena_chunk_t *c, unsigned char *user,
+                                                          size_t size, size_t front, size_t to)
+{
+    mt_guard_fill(user, size, front, t->guard);
+    memset(user, MT_ALLOC_FILL_BYTE, size);
+    if (to > c->dirty)
+        c->dirty = to;
+    c->top = to;
+}
+
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
+                             const arena_call_t *call)
+{
+    arena_tracking_t *t = a->t;
+    mt_stack_found_t found = mt_stack_found_any(call->frame, call->caller);
+    uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
+                                        t->name, found);
+    /* Allocations made to fail (api/fail.c) are chosen where page guards are, as malloc's
+     * are: while a fail_ option is set every allocation is due. */
+    bool due = mt_owned_paged_due_inline();
+    if (MT_UNLIKELY(due) && mt_fail_owned(site, size)) {
         mt_stats_failed(); /* on purpose (api/fail.c): as when the arena is full */
         return NULL;
     }
     size_t start = mt_arena_place(a, size, align);
-    if (start == SIZE_MAX || t->guard > SIZE_MAX / 8 || size > SIZE_MAX / 4) {
+    if (MT_UNLIKELY(start == SIZE_MAX || size > SIZE_MAX / 4) ||
+        MT_UNLIKELY(t->nentries == t->entries_size && !grow_log(t))) {
         mt_stats_failed();
         return NULL;
     }
-    if (t->nentries == t->entries_size && !grow_log(t)) {
-        mt_stats_failed();
-        return NULL;
-    }
-    if (MT_UNLIKELY(mt_owned_paged_due())) { /* no room taken in a chunk then */
+    if (MT_UNLIKELY(due)) { /* no room taken in a chunk then */
         uint64_t seq = 0;
         unsigned char *paged = mt_owned_paged_alloc(size, align, site, &seq);
         if (paged != NULL)
@@ -236,10 +270,8 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, con
     size_t front = mt_front_size(t->guard, align);
     size_t need = align + front + size + t->guard; /* enough whatever the padding */
     size_t k = t->chunk;
-    /* Later chunks are empty; one too small for this allocation is left empty. */
-    while (k < t->nchunks && t->chunks[k].size - t->chunks[k].top < need)
-        k++;
-    if (k == t->nchunks && !add_chunk(a, need)) {
+    if (MT_UNLIKELY(t->chunks[k].size - t->chunks[k].top < need) &&
+        (k = chunk_with_room(a, need)) == SIZE_MAX) {
         mt_stats_failed();
         return NULL;
     }
@@ -247,32 +279,31 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, con
     uintptr_t p = (uintptr_t)c->base + c->top;
     unsigned char *user = (unsigned char *)(((p + align - 1) & ~(uintptr_t)(align - 1)) + front);
     size_t to = (size_t)(user - c->base) + size + t->guard;
-    if (MT_UNLIKELY(c->top < c->dirty) && !released_intact(c, c->top, to))
+    /* (a write after the reset that released these bytes is reported here, naming the
+     * allocation they went to; the site of the report is looked up then only) */
+    if (c->top < c->dirty && !released_intact(c, c->top, to))
         (void)check_released(t, c, c->top, to, SITE_OF(ARENA_ALLOC));
-    mt_guard_fill(user, size, front, t->guard);
-    memset(user, MT_ALLOC_FILL_BYTE, size);
-    if (to > c->dirty)
-        c->dirty = to;
-    c->top = to;
+    lay_out(t, c, user, size, front, to);
     t->chunk = k;
-
-    return log_entry(a, user, start, size, k, to, site, mt_owned_log(size, align, site), false);
+    return log_entry(a, user, start, size, k, to, site, mt_owned_log_inline(size, align, site),
+                     false);
 }
 
 /* Releases a logged allocation that has no record yet: its guards are checked here, and
- * only damage gives it its record, so that the report is the one any owned block gets. */
-static void release_logged(const arena_tracking_t *t, const arena_entry_t *e, uint32_t site)
+ * only damage gives it its record, so that the report is the one any owned block gets.
+ * True when it is left to the caller to uncount (mt_owned_unlog, once for a release's
+ * allocations). */
+static bool release_logged(const arena_tracking_t *t, const arena_entry_t *e, uint32_t site)
 {
     if (e->meta == 0)
-        return;
+        return false;
     size_t front = mt_front_size(t->guard, (size_t)1 << MT_META_ALIGN_SHIFT(e->meta));
     if (MT_LIKELY(mt_guard_intact(e->user - front, front) &&
-                  mt_guard_intact(e->user + e->size, t->guard))) {
-        mt_owned_unlog(e->size);
-        return;
-    }
+                  mt_guard_intact(e->user + e->size, t->guard)))
+        return true;
     if (mt_owned_publish(e->user, e->size, e->meta, e->site))
         (void)mt_owned_remove(e->user, site, NULL); /* checks and reports the guards */
+    return false;
 }
 
 /* Releases the newest allocations down to `keep` left (checking their guards), then
@@ -290,15 +321,20 @@ static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, boo
     if (t->published > keep)
         t->published = keep;
     mt_owner_unlock(&t->lock);
+    size_t bytes = 0, blocks = 0;
     while (n > keep) {
         const arena_entry_t *e = &t->entries[--n];
-        if (MT_UNLIKELY(e->paged))
+        if (MT_UNLIKELY(e->paged)) {
             (void)mt_owned_remove_paged(e->user, site, NULL);
-        else if (n < published)
+        } else if (n < published) {
             (void)mt_owned_remove(e->user, site, NULL);
-        else
-            release_logged(t, e, site);
+        } else if (release_logged(t, e, site)) {
+            bytes += e->size;
+            blocks++;
+        }
     }
+    /* (counted after the guards' reports, which name no figure that this changes) */
+    mt_owned_unlog(bytes, blocks);
     t->chunk = keep > 0 ? t->entries[keep - 1].chunk : 0;
     for (size_t k = t->chunk; k < t->nchunks; k++) {
         arena_chunk_t *c = &t->chunks[k];
@@ -323,7 +359,8 @@ void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site)
     size_t keep = t->nentries;
     while (keep > 0 && t->entries[keep - 1].start >= mark)
         keep--;
-    if (keep > 0 && t->entries[keep - 1].end > mark) { /* the mark cuts an allocation */
+    if (keep > 0 &&
+        arena_entry_end(&t->entries[keep - 1]) > mark) { /* the mark cuts an allocation */
         mt_block_t b;
         mt_error_t e = {
             .kind = MT_ERROR_ARENA_BAD_MARK, .found_site = site, .offset = (int64_t)mark};
@@ -331,7 +368,7 @@ void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site)
         if (mt_block_peek(t->entries[keep - 1].user, &b))
             mt_error_from_block(&e, &b);
         mt_error_report(&e);
-        mark = t->entries[keep - 1].end;
+        mark = arena_entry_end(&t->entries[keep - 1]);
     }
     release_down_to(a, keep, site, true);
     a->offset = mark;

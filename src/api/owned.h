@@ -20,16 +20,17 @@
  * sequence number. Returns false, tracking nothing, when the table is out of memory or
  * the caller runs inside the tracker (a signal handler). */
 bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site, uint64_t *seq);
-/* The record-to-be of an owned block whose owner logs it and gives it a record only when
- * someone asks the table (mt_owners_publish; api/arena_tracked.c): counts it in the statistics
- * now and returns its meta (sequence number, thread, alignment; MT_META_FLAG_OWNED), or 0
- * when it is not to be tracked (site MT_SITE_NONE, or a call inside the tracker). */
-uint64_t mt_owned_log(size_t size, size_t align, uint32_t site);
+/* mt_owned_log (api/owned_log.h, inline for the tracked arena alone): the record-to-be of
+ * an owned block whose owner logs it and gives it a record only when someone asks the table
+ * (mt_owners_publish; api/arena_tracked.c): counts it in the statistics now and returns its
+ * meta (sequence number, thread, alignment; MT_META_FLAG_OWNED), or 0 when it is not to be
+ * tracked (site MT_SITE_NONE, or a call inside the tracker). */
 /* Gives a logged block its record (meta from mt_owned_log, counted already). False, and
  * the block is no longer counted, when the table is out of memory. */
 bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site);
-/* A logged block released before it had a record: uncounts it. */
-void mt_owned_unlog(size_t size);
+/* Logged blocks released before they had records, bytes in all: uncounts them, in one
+ * event (an arena's reset releases thousands at once). */
+void mt_owned_unlog(size_t bytes, size_t blocks);
 /* Stops tracking the pool's or arena's block at user: checks its guards (damage is
  * reported as found at found_site) and takes its record out; *out (unless NULL) gets a
  * copy. False if there is none. */

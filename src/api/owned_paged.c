@@ -13,16 +13,12 @@
 
 #include "api/api.h"
 #include "api/owned.h"
+#include "api/owned_log.h"
 #include "checks/page_guard.h"
 
 bool mt_owned_paged_due(void)
 {
-    size_t countdown = mt_pg_countdown;
-    if (MT_LIKELY(mt_page_guard_counting(countdown))) {
-        mt_pg_countdown = countdown - 1;
-        return false;
-    }
-    return true;
+    return mt_owned_paged_due_inline();
 }
 
 bool mt_owned_paged_at(const void *addr)

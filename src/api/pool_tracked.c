@@ -51,10 +51,11 @@ static void report_released(memtrack_pool_t *p, unsigned char *slot, uint32_t fo
     memset(slot, MT_FREE_FILL_BYTE, p->stride);
 }
 
-/* (mt_pattern_intact: no locating of what changed, which report_released does) */
+/* (no locating of what changed, which report_released does; inline, as every allocation of
+ * a released slot asks) */
 static bool released_intact(const memtrack_pool_t *p, const unsigned char *slot)
 {
-    return mt_pattern_intact(slot, p->stride, MT_FREE_FILL_BYTE);
+    return mt_pattern_intact_inline(slot, p->stride, MT_FREE_FILL_BYTE);
 }
 
 /* Checks that a released slot still holds the pattern; returns 1 (reported) if not. */
@@ -225,7 +226,10 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, i
         return NULL;
     }
     uint32_t site = FOUND_SITE(POOL);
-    if (MT_UNLIKELY(mt_fail_owned(site, size))) {
+    /* Allocations made to fail (api/fail.c) are chosen where page guards are, as malloc's
+     * are: while a fail_ option is set every allocation is due. */
+    bool due = mt_owned_paged_due();
+    if (MT_UNLIKELY(due) && mt_fail_owned(site, size)) {
         mt_stats_failed(); /* on purpose (api/fail.c): as when the pool is full */
         return NULL;
     }
@@ -254,7 +258,7 @@ void *mt_pool_tracked_alloc(memtrack_pool_t *p, size_t size, const char *file, i
     note->period = t->period;
     note->size = size;
     unsigned char *object = NULL;
-    if (MT_UNLIKELY(mt_owned_paged_due()))
+    if (MT_UNLIKELY(due))
         object = paged_object(p, slot, size, site, &note->seq);
     note->paged = object != NULL;
     if (MT_LIKELY(object == NULL)) {

@@ -76,28 +76,16 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     MT_ASSERT(mt_kind_owned(mt_site_get(site)->kind));
     if (align < MT_MIN_ALIGN)
         align = MT_MIN_ALIGN;
-    uint64_t n = mt_next_seq();
+    mt_stat_slot_t *counter; /* (the thread's slot read once: mt_owned_log) */
+    uint64_t thread_meta;
+    uint64_t n = mt_next_seq_for(&counter, &thread_meta);
     uint64_t meta =
-        MT_META_MAKE(n, mt_thread(), (unsigned)__builtin_ctzll(align)) | MT_META_FLAG_OWNED;
+        MT_META_MAKE(n, 0, (unsigned)__builtin_ctzll(align)) | thread_meta | MT_META_FLAG_OWNED;
     if (!mt_table_track((uintptr_t)user, size, meta, site))
         return false;
-    mt_stats_alloc(size);
+    mt_stats_alloc_in(counter, size);
     *seq = n;
     return true;
-}
-
-uint64_t mt_owned_log(size_t size, size_t align, uint32_t site)
-{
-    /* (inside the tracker, a signal handler's: untracked, as mt_owned_insert's, so that
-     * the thread's counters are never written by two hands at once) */
-    if (MT_UNLIKELY(mt_reentered()) || site == MT_SITE_NONE)
-        return 0;
-    if (align < MT_MIN_ALIGN)
-        align = MT_MIN_ALIGN;
-    uint64_t meta = MT_META_MAKE(mt_next_seq(), mt_thread(), (unsigned)__builtin_ctzll(align)) |
-                    MT_META_FLAG_OWNED;
-    mt_stats_alloc(size);
-    return meta;
 }
 
 bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t site)
@@ -108,9 +96,9 @@ bool mt_owned_publish(const void *user, size_t size, uint64_t meta, uint32_t sit
     return false;
 }
 
-void mt_owned_unlog(size_t size)
+void mt_owned_unlog(size_t bytes, size_t blocks)
 {
-    mt_stats_free(size);
+    mt_stats_free_many(bytes, blocks);
 }
 
 /* The common case of a pool object's or an arena allocation's release: guards of bytes

@@ -128,39 +128,9 @@ size_t mt_fill_counting(unsigned char *p, size_t n, unsigned char fill, unsigned
     return count;
 }
 
-/* Two words that the compiler keeps in one vector register where the target has them
- * (SSE2, NEON...), and in two plain words where it does not: GCC's and clang's generic
- * vectors. */
-typedef uint64_t words2_t __attribute__((vector_size(16)));
-
 bool mt_pattern_intact(const unsigned char *p, size_t n, unsigned char byte)
 {
-    uint64_t rep = ONES * byte, diff = 0, w;
-    if (n < 8) {
-        for (size_t i = 0; i < n; i++)
-            diff |= p[i] ^ byte;
-        return diff == 0;
-    }
-    if (n < 32) {
-        for (size_t i = 0; i + 8 <= n; i += 8) {
-            memcpy(&w, p + i, 8);
-            diff |= w ^ rep;
-        }
-        memcpy(&w, p + n - 8, 8); /* the tail, overlapping what was read */
-        return (diff | (w ^ rep)) == 0;
-    }
-    /* 32 bytes a round, the differences or-ed together: no branch but the loop's; the last
-     * round reads the last 32 bytes, overlapping the one before. */
-    words2_t reps = {rep, rep}, diffs = {0, 0}, a, b;
-    for (size_t i = 0; i + 32 <= n; i += 32) {
-        memcpy(&a, p + i, 16);
-        memcpy(&b, p + i + 16, 16);
-        diffs |= (a ^ reps) | (b ^ reps);
-    }
-    memcpy(&a, p + n - 32, 16);
-    memcpy(&b, p + n - 16, 16);
-    diffs |= (a ^ reps) | (b ^ reps);
-    return (diffs[0] | diffs[1]) == 0;
+    return mt_pattern_intact_inline(p, n, byte);
 }
 
 size_t mt_pattern_scan(const unsigned char *p, size_t n, unsigned char byte, size_t *first,

@@ -248,6 +248,35 @@ void mt_stats_free_slow(size_t size)
         mt_stat_free_event(s, size, true);
 }
 
+/* Several blocks released at one call (an arena's reset): the same counts as as many frees,
+ * in one event. A batch's frees raise no peak, so the peaks stay exact; the timeline takes
+ * one sample when the batch passes a count that is due one. */
+void mt_stats_free_many(uint64_t bytes, uint64_t blocks)
+{
+    if (blocks == 0)
+        return;
+    mt_stat_slot_t *s = slot_get();
+    bool crowded = s->crowded;
+    mt_stat_add(crowded, &s->freed_bytes, bytes);
+    uint64_t frees = mt_stat_add(crowded, &s->frees, blocks);
+    uint64_t mask = atomic_load_explicit(&mt_timeline_mask, memory_order_relaxed);
+    bool passed = ((frees - blocks) | mask) < frees; /* a multiple of the spacing in the batch */
+    if (atomic_load_explicit(&mt_stat_flags.shared, memory_order_relaxed)) {
+        publish(s);
+    } else if (!crowded) {
+        s->peak_total_bytes += bytes;
+        s->peak_total_blocks += blocks;
+    }
+    if (crowded) {
+        if (passed)
+            mt_timeline_sample();
+    } else if (frees >= s->free_sample_at) {
+        if (passed)
+            mt_timeline_sample();
+        s->free_sample_at = (frees | mask) + 1;
+    }
+}
+
 void mt_stats_failed(void)
 {
     mt_stat_slot_t *s = slot_get();

@@ -67,6 +67,8 @@ uint64_t mt_next_seq_slow(void);
 uint64_t mt_stat_thread_meta(void);
 
 void mt_stats_failed(void);
+/* Several blocks released at once: bytes in all, blocks of them (stats.c). */
+void mt_stats_free_many(uint64_t bytes, uint64_t blocks);
 /* A block made inside a system library, and one released: counted apart (out of line). */
 void mt_stats_system_alloc(size_t size);
 void mt_stats_system_free(size_t size);

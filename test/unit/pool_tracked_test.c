@@ -399,6 +399,35 @@ Test(pool_tracked, arena_allocations_are_logged_records_once_published_released_
     cr_expect_eq(stats().errors, before.errors, "released by reset or destroy: not errors");
 }
 
+/* A reset releases its allocations in one count (api/arena_tracked.c): the figures are
+ * those of as many frees, and the peak stays exact, before and after. */
+Test(pool_tracked, arena_reset_counts_every_release_and_keeps_the_peak_exact)
+{
+    enum { N = 300 };
+    memtrack_stats_t before = stats();
+    memtrack_arena_t *a = memtrack_arena_create("counted", 1 << 16);
+    for (int i = 0; i < N; i++)
+        cr_assert_not_null(memtrack_arena_alloc(a, 40));
+    size_t top_blocks = before.current_blocks + N, top_bytes = before.current_bytes + 40 * N;
+    memtrack_arena_reset(a);
+    memtrack_stats_t after = stats();
+    cr_expect_eq(after.current_blocks, before.current_blocks);
+    cr_expect_eq(after.current_bytes, before.current_bytes);
+    cr_expect_eq(after.frees, before.frees + N);
+    cr_expect_eq(after.total_blocks, before.total_blocks + N);
+    cr_expect_eq(after.peak_blocks, before.peak_blocks > top_blocks ? before.peak_blocks : top_blocks);
+    cr_expect_eq(after.peak_bytes, before.peak_bytes > top_bytes ? before.peak_bytes : top_bytes);
+    /* One more than the arena held: the new peak is counted to the block and the byte. */
+    for (int i = 0; i < N + 1; i++)
+        cr_assert_not_null(memtrack_arena_alloc(a, 40));
+    memtrack_stats_t more = stats();
+    cr_expect_eq(more.peak_blocks, after.peak_blocks > top_blocks + 1 ? after.peak_blocks : top_blocks + 1);
+    cr_expect_eq(more.peak_bytes, after.peak_bytes > top_bytes + 40 ? after.peak_bytes : top_bytes + 40);
+    memtrack_arena_destroy(a);
+    cr_expect_eq(stats().current_blocks, before.current_blocks);
+    cr_expect_eq(stats().frees, before.frees + 2 * N + 1);
+}
+
 /* A tracked arena fails, marks and counts exactly as an untracked one of the same size. */
 Test(pool_tracked, arena_capacity_is_the_same_as_untracked)
 {
