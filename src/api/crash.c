@@ -283,8 +283,12 @@ static void print_live_blocks(int fd, int held)
     mt_buf_flush(&b);
 }
 
-/* The crash report, with the place of the crash when the signal's context is given. */
-static void crash_report(const char *what, bool has_address, uintptr_t address, void *context)
+/* The crash report, with the place of the crash when the signal's context is given; what
+ * the context's registers tell of memtrack's patterns only when the signal is a faulting
+ * access (accessed: SIGSEGV or SIGBUS from the kernel). An abort, a signal sent, a division
+ * by zero followed no pointer, whatever a register holds. */
+static void crash_report(const char *what, bool has_address, uintptr_t address, void *context,
+                         bool accessed)
 {
     if (!mt_opt.crash_report)
         return;
@@ -332,7 +336,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address, where, site, gone, context);
+        print_header(fd, what, has_address, address, where, site, gone, accessed ? context : NULL);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }
@@ -343,7 +347,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
 
 void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
 {
-    crash_report(what, has_address, address, NULL);
+    crash_report(what, has_address, address, NULL, false);
 }
 
 #ifndef _WIN32
@@ -393,7 +397,8 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
     }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
         crash_report(crash_signal_names[i], fault && address_known(info),
-                     fault ? (uintptr_t)info->si_addr : 0, context);
+                     fault ? (uintptr_t)info->si_addr : 0, context,
+                     fault && (sig == SIGSEGV || sig == SIGBUS));
     hand_on(i, info);
     errno = saved_errno;
 }
