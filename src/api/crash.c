@@ -310,10 +310,10 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
      * inside the tracker, whose locks or state that would need. */
     const mt_place_t *where = NULL;
     uint32_t site = MT_SITE_NONE;
-    mt_block_t gone_copy;
     const mt_block_t *gone = NULL; /* a block given back to the C library, at the address */
 #ifdef MT_CRASH_PLACE
     mt_place_t place;
+    mt_block_t gone_copy;
     bool inside = mt_busy != 0 || held != 0;
     mt_busy++;
     site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
