@@ -283,8 +283,17 @@ static void print_live_blocks(int fd, int held)
     mt_buf_flush(&b);
 }
 
+/* What the kernel said of a crash's signal (crash_report's `access`): a faulting access
+ * (SIGSEGV or SIGBUS from the kernel), whose context's registers may tell of memtrack's
+ * patterns, where an abort, a signal sent, a division by zero followed no pointer, whatever
+ * a register holds; and an access where nothing is mapped (SEGV_MAPERR), where a block given
+ * back to the C library may be named, where a mapped page (a thread stack's guard, mapped
+ * since where such a block was) says nothing of it. */
+enum { CRASH_ACCESS = 1, CRASH_UNMAPPED = 2 };
+
 /* The crash report, with the place of the crash when the signal's context is given. */
-static void crash_report(const char *what, bool has_address, uintptr_t address, void *context)
+static void crash_report(const char *what, bool has_address, uintptr_t address, void *context,
+                         unsigned access)
 {
     if (!mt_opt.crash_report)
         return;
@@ -301,10 +310,10 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
      * inside the tracker, whose locks or state that would need. */
     const mt_place_t *where = NULL;
     uint32_t site = MT_SITE_NONE;
-    mt_block_t gone_copy;
     const mt_block_t *gone = NULL; /* a block given back to the C library, at the address */
 #ifdef MT_CRASH_PLACE
     mt_place_t place;
+    mt_block_t gone_copy;
     bool inside = mt_busy != 0 || held != 0;
     mt_busy++;
     site = context != NULL && !inside ? crash_place(context) : MT_SITE_NONE;
@@ -318,7 +327,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
          * looked up now as the place is: the crash report itself looks nothing up, and
          * names a site known by address alone (--preload) by file and line only when it
          * was named before. */
-        if (has_address && mt_crash_gone_block(address, &gone_copy)) {
+        if (has_address && (access & CRASH_UNMAPPED) && mt_crash_gone_block(address, &gone_copy)) {
             mt_place_t p;
             (void)mt_place_of(gone_copy.site, &p);
             (void)mt_place_of(gone_copy.free_site, &p);
@@ -332,7 +341,8 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
     mt_in_crash = 1;
     int fd = mt_out_fd();
     if (fd >= 0) {
-        print_header(fd, what, has_address, address, where, site, gone, context);
+        print_header(fd, what, has_address, address, where, site, gone,
+                     (access & CRASH_ACCESS) ? context : NULL);
         (void)mt_check_all(crash_site);
         print_live_blocks(fd, held);
     }
@@ -343,7 +353,7 @@ static void crash_report(const char *what, bool has_address, uintptr_t address, 
 
 void mt_crash_report_now(const char *what, bool has_address, uintptr_t address)
 {
-    crash_report(what, has_address, address, NULL);
+    crash_report(what, has_address, address, NULL, 0);
 }
 
 #ifndef _WIN32
@@ -358,6 +368,19 @@ static bool address_known(const siginfo_t *info)
     (void)info;
     return true;
 #endif
+}
+
+/* crash_report's `access` for a signal (above). */
+static unsigned access_of(int sig, const siginfo_t *info)
+{
+    if (info == NULL || info->si_code <= 0 || (sig != SIGSEGV && sig != SIGBUS))
+        return 0;
+#ifdef SEGV_MAPERR
+    bool unmapped = sig == SIGSEGV && info->si_code == SEGV_MAPERR;
+#else
+    bool unmapped = false; /* (bare metal's newlib names no such fault) */
+#endif
+    return CRASH_ACCESS | (unmapped ? CRASH_UNMAPPED : 0);
 }
 
 static void crash_handler(int sig, siginfo_t *info, void *context)
@@ -393,7 +416,7 @@ static void crash_handler(int sig, siginfo_t *info, void *context)
     }
     if (!(sig == SIGABRT && atomic_load(&mt_abort_expected)))
         crash_report(crash_signal_names[i], fault && address_known(info),
-                     fault ? (uintptr_t)info->si_addr : 0, context);
+                     fault ? (uintptr_t)info->si_addr : 0, context, access_of(sig, info));
     hand_on(i, info);
     errno = saved_errno;
 }

@@ -159,15 +159,17 @@ static MT_NOINLINE bool make_table_locked(mt_shard_t *s)
 }
 
 /* The doubling an add left due (mt_uthash_add's, or the tracker's load rule after uthash's
- * HASH_ADD_TO_BKT: table_fast.h): uthash's HASH_EXPAND_BUCKETS, and
- * when that cannot allocate, the rest of HASH_ADD_TO_BKT (b out of its bucket) and the count
- * taken back (a failed doubling changed nothing). False then. */
-static MT_NOINLINE bool expand_after_add(mt_shard_t *s, mt_block_t *b)
+ * HASH_ADD_TO_BKT: table_fast.h): uthash's HASH_EXPAND_BUCKETS. When that cannot allocate
+ * and uthash's own rule called for it (chain_due: a chain at its threshold), the rest of
+ * HASH_ADD_TO_BKT (b out of its bucket) and the count taken back (a failed doubling changed
+ * nothing): false then. The tracker's load rule alone is an optimisation: the table as it
+ * is holds b, which stays (the next add past the load tries the doubling again). */
+static MT_NOINLINE bool expand_after_add(mt_shard_t *s, mt_block_t *b, bool chain_due)
 {
     UT_hash_table *tbl = s->table;
     int oomed = 0;
     HASH_EXPAND_BUCKETS(hh, tbl, oomed);
-    if (!oomed)
+    if (!oomed || !chain_due)
         return true;
     HASH_DEL_IN_BKT(*mt_uthash_bucket(tbl, b->hh.hashv), &b->hh);
     tbl->num_items--;
@@ -197,7 +199,7 @@ static bool insert_locked(mt_shard_t *s, mt_block_t *b)
         return false;
     }
     /* the tracker's doubling, as the inline add's (table_fast.h) */
-    return !mt_table_overloaded(tbl) || expand_after_add(s, b);
+    return !mt_table_overloaded(tbl) || expand_after_add(s, b, false);
 }
 
 bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
@@ -208,7 +210,10 @@ bool mt_table_insert_locked(mt_shard_t *s, mt_block_t *b)
 /* The doubling the inline add left due; then the unlock. */
 MT_NOINLINE bool mt_table_track_expand(mt_shard_t *s, mt_block_t *b)
 {
-    bool ok = expand_after_add(s, b);
+    const UT_hash_bucket *bucket = mt_uthash_bucket(s->table, b->hh.hashv);
+    bool chain_due = bucket->count >= (bucket->expand_mult + 1u) * HASH_BKT_CAPACITY_THRESH &&
+                     !s->table->noexpand; /* (uthash's rule, as mt_uthash_add tests it) */
+    bool ok = expand_after_add(s, b, chain_due);
     if (!ok)
         mt_record_recycle_locked(s, b);
     mt_unlock(&s->lock);

@@ -122,3 +122,60 @@ Test(table, a_shard_without_its_table_recycles_no_record)
     cr_expect_not(mt_table_track_slow(&s, false, 0x2000, 8, 0, MT_SITE_NONE), "and again");
     cr_expect_null(s.free_records);
 }
+
+/* The tracker's own doubling (past MT_TABLE_MAX_LOAD records a bucket) is an optimisation:
+ * when its bigger buckets cannot be allocated, the table as it is still holds the new
+ * record, and the allocation must not fail for it (hosted, a failed track fails the
+ * program's malloc with ENOMEM). Only uthash's own rule, a chain at its threshold, fails
+ * an add whose doubling cannot be made (as uthash's HASH_ADD_TO_BKT does). Both ways in: the
+ * slow track (insert_locked) and the inline track's doubling (mt_table_track_expand). */
+#define LOAD_FULL (MT_TABLE_INITIAL_BUCKETS * MT_TABLE_MAX_LOAD)
+static mt_shard_t loaded = {.lock = MT_LOCK_INIT};
+static mt_block_t loaded_slab[LOAD_FULL + 4];
+
+/* A shard whose table holds MT_TABLE_MAX_LOAD records in each of its buckets (addresses 16
+ * apart: the paper's index puts them one a bucket in turn), none more; storage failing
+ * from then on. */
+static void fill_to_the_load(void)
+{
+    loaded.slab_next = loaded_slab;
+    loaded.slab_left = loaded.records_made = LOAD_FULL + 4;
+    for (uintptr_t i = 0; i < LOAD_FULL; i++)
+        cr_assert(mt_table_track_slow(&loaded, false, 0x100000 + 16 * i, 8, 0, MT_SITE_NONE));
+    cr_assert_eq(loaded.table->num_buckets, MT_TABLE_INITIAL_BUCKETS);
+    cr_assert_eq(memtrack_set_option("test_fail_storage", "1"), 0);
+}
+
+static void expect_kept(uintptr_t addr)
+{
+    mt_lock(&loaded.lock);
+    cr_expect_not_null(mt_table_find_locked(&loaded, addr), "the record is in its bucket");
+    cr_expect_eq(loaded.table->num_items, LOAD_FULL + 1);
+    cr_expect_eq(loaded.table->num_buckets, MT_TABLE_INITIAL_BUCKETS, "no doubling made");
+    mt_unlock(&loaded.lock);
+}
+
+Test(table, an_add_past_the_load_stays_when_its_doubling_cannot_be_made_slow)
+{
+    fill_to_the_load();
+    uintptr_t addr = 0x100000 + 16 * LOAD_FULL;
+    cr_expect(mt_table_track_slow(&loaded, false, addr, 8, 0, MT_SITE_NONE));
+    cr_expect_not(mt_lock_held(&loaded.lock));
+    expect_kept(addr);
+}
+
+Test(table, an_add_past_the_load_stays_when_its_doubling_cannot_be_made_inline)
+{
+    fill_to_the_load();
+    uintptr_t addr = 0x100000 + 16 * LOAD_FULL;
+    /* mt_table_track_inline's steps, on this shard */
+    mt_lock(&loaded.lock);
+    mt_block_t *b = mt_record_new_locked(&loaded);
+    cr_assert_not_null(b);
+    mt_block_start(b, addr, 8, 0, MT_SITE_NONE);
+    HASH_VALUE(b->hh.key, sizeof addr, b->hh.hashv);
+    cr_assert(mt_uthash_add(loaded.table, &b->hh), "a doubling due");
+    cr_expect(mt_table_track_expand(&loaded, b));
+    cr_expect_not(mt_lock_held(&loaded.lock));
+    expect_kept(addr);
+}
