@@ -172,31 +172,25 @@ int mt_owned_check(const void *user, uint32_t found_site)
     return damaged;
 }
 
-bool mt_block_peek(const void *addr, mt_block_t *out)
+/* A copy of the record at addr: of twins (a chunk and the block registered at its start),
+ * the registered one when owned, else the one a free() would take. */
+static bool peek(const void *addr, bool owned, mt_block_t *out)
 {
     mt_shard_t *s = mt_shard_of((uintptr_t)addr);
     if (MT_UNLIKELY(mt_reentered()))
         return false;
     mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_locked(s, (uintptr_t)addr);
+    mt_block_t *b = owned ? mt_table_find_owned_locked(s, (uintptr_t)addr)
+                          : mt_table_find_locked(s, (uintptr_t)addr);
     if (b != NULL)
         *out = *b;
     mt_unlock(&s->lock);
     return b != NULL;
 }
 
-/* mt_block_peek for the owned block at addr (of twins, the registered one). */
-static bool peek_owned(const void *addr, mt_block_t *out)
+bool mt_block_peek(const void *addr, mt_block_t *out)
 {
-    mt_shard_t *s = mt_shard_of((uintptr_t)addr);
-    if (MT_UNLIKELY(mt_reentered()))
-        return false;
-    mt_lock(&s->lock);
-    mt_block_t *b = mt_table_find_owned_locked(s, (uintptr_t)addr);
-    if (b != NULL)
-        *out = *b;
-    mt_unlock(&s->lock);
-    return b != NULL;
+    return peek(addr, false, out);
 }
 
 void mt_owned_misuse(const mt_block_t *b, uint32_t found_site)
@@ -346,7 +340,7 @@ static void register_alloc(const void *ptr, size_t size, const char *owner, uint
      * chunk a registrar carves, whose first piece starts where it does: the two records
      * are twins (records/table.h), the piece's owned, so free() finds the chunk and
      * memtrack_register_free() the piece. */
-    if (peek_owned(ptr, &old) || (mt_block_peek(ptr, &old) && !carved_from(&old))) {
+    if (peek(ptr, true, &old) || (mt_block_peek(ptr, &old) && !carved_from(&old))) {
         mt_error_t e = {
             .kind = MT_ERROR_REGISTER_CONFLICT, .found_site = found_site, .extent = size};
         mt_error_from_block(&e, &old);
@@ -369,7 +363,7 @@ static void register_free(const void *ptr, uint32_t found_site)
         return;
     mt_error_t e = {
         .kind = MT_ERROR_UNREGISTER_UNKNOWN, .addr = (uintptr_t)ptr, .found_site = found_site};
-    if (!peek_owned(ptr, &b) && !mt_block_peek(ptr, &b)) {
+    if (!peek(ptr, true, &b) && !mt_block_peek(ptr, &b)) {
         mt_error_report(&e);
         return;
     }
