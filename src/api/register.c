@@ -17,6 +17,7 @@
 #include "base/lock.h"
 #include "api/api.h"
 #include "api/owned.h"
+#include "api/owned_log.h"
 #include "base/memory.h"
 #include "checks/page_guard.h"
 #include "records/stats.h"
@@ -74,13 +75,9 @@ bool mt_owned_insert(const void *user, size_t size, size_t align, uint32_t site,
     if (MT_UNLIKELY(mt_reentered()) || site == MT_SITE_NONE)
         return false;
     MT_ASSERT(mt_kind_owned(mt_site_get(site)->kind));
-    if (align < MT_MIN_ALIGN)
-        align = MT_MIN_ALIGN;
-    mt_stat_slot_t *counter; /* (the thread's slot read once: mt_owned_log) */
-    uint64_t thread_meta;
-    uint64_t n = mt_next_seq_for(&counter, &thread_meta);
-    uint64_t meta =
-        MT_META_MAKE(n, 0, (unsigned)__builtin_ctzll(align)) | thread_meta | MT_META_FLAG_OWNED;
+    mt_stat_slot_t *counter;
+    uint64_t n;
+    uint64_t meta = mt_owned_meta(align, &counter, &n);
     if (!mt_table_track((uintptr_t)user, size, meta, site))
         return false;
     mt_stats_alloc_in(counter, size);
