@@ -39,6 +39,17 @@ typedef struct arena_chunk {
     size_t dirty; /* [0, dirty) was handed out once: [top, dirty) holds 0xDD */
 } arena_chunk_t;
 
+/* An allocation's place and the stack walk that led to it, with its site: the arena's last,
+ * which the next allocation, nearly always made from the same place through the same calls,
+ * compares itself with (mt_stack_walk_again) to take the site with no hash and no lookup. */
+typedef struct arena_recent {
+    const char *file, *func;
+    void *pc;
+    int line;
+    uint32_t site;
+    mt_stack_walk_t walk;
+} arena_recent_t;
+
 typedef struct arena_tracking {
     mt_owner_t owner; /* in register.c's list, for the exit-time check */
     mt_lock_t lock;   /* the log, against a publisher in another thread */
@@ -54,6 +65,7 @@ typedef struct arena_tracking {
      * that a write after release names the allocation it went to */
     size_t logged;
     uint32_t released_by; /* the last reset or rewind, for messages */
+    arena_recent_t recent;
 } arena_tracking_t;
 
 struct memtrack_arena {

@@ -32,11 +32,11 @@
 
 #define DEFAULT_NAME "(unnamed)"
 
-/* A site of the entry point's place and stack; the allocation's own comes from the stack's
- * cache entry (api/owned.h), the others (errors) are looked up. */
+/* A site of the entry point's place and the stack of the allocation's site (errors found
+ * while allocating: looked up then only). */
 #define SITE_OF(kind)                                                                              \
     mt_owned_site(call->file, call->line, call->func, call->pc, MT_KIND_##kind, t->name,           \
-                  found.stack)
+                  mt_site_get(site)->stack)
 
 /* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
  * (its entry written over since). */
@@ -241,13 +241,43 @@ static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t
     c->top = to;
 }
 
+/* The site of an allocation whose walk (mt_stack_walk_again's answer) or place is not the
+ * arena's last: found as any owned allocation's, and kept for the next when walked inline. */
+static MT_NOINLINE uint32_t site_learned(arena_tracking_t *t, const arena_call_t *call, int walk)
+{
+    arena_recent_t *r = &t->recent;
+    mt_stack_found_t found =
+        walk >= 0 ? mt_stack_found_walked(&r->walk) : mt_stack_found_any(call->frame, call->caller);
+    uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
+                                        t->name, found);
+    if (walk >= 0) {
+        r->file = call->file;
+        r->line = call->line;
+        r->func = call->func;
+        r->pc = call->pc;
+        r->site = site;
+    }
+    return site;
+}
+
+/* The site of an allocation: the arena's last when made from the same place through the
+ * same calls (the same return addresses: the same stack), else learned. */
+static inline __attribute__((always_inline)) uint32_t alloc_site(arena_tracking_t *t,
+                                                                 const arena_call_t *call)
+{
+    const arena_recent_t *r = &t->recent;
+    int walk = mt_stack_walk_again(call->frame, &t->recent.walk);
+    if (MT_LIKELY(walk > 0) && r->file == call->file && r->line == call->line &&
+        r->func == call->func && r->pc == call->pc)
+        return r->site;
+    return site_learned(t, call, walk);
+}
+
 void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
                              const arena_call_t *call)
 {
     arena_tracking_t *t = a->t;
-    mt_stack_found_t found = mt_stack_found_any(call->frame, call->caller);
-    uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
-                                        t->name, found);
+    uint32_t site = alloc_site(t, call);
     /* Allocations made to fail (api/fail.c) are chosen where page guards are, as malloc's
      * are: while a fail_ option is set every allocation is due. */
     bool due = mt_owned_paged_due_inline();

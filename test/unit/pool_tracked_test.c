@@ -399,6 +399,61 @@ Test(pool_tracked, arena_allocations_are_logged_records_once_published_released_
     cr_expect_eq(stats().errors, before.errors, "released by reset or destroy: not errors");
 }
 
+/* One line of an allocator reached by two callers in turn: the arena keeps its last
+ * allocation's walk and site (api/arena_tracked.c), and an allocation through the other
+ * caller, at the same line, must not take them. (Frame pointers whatever the build's flags,
+ * as stack_test.c's: the walk sees each caller.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define WITH_FRAME_POINTER __attribute__((optimize("no-omit-frame-pointer")))
+#else
+#define WITH_FRAME_POINTER
+#endif
+static MT_NOINLINE WITH_FRAME_POINTER void *node_from(memtrack_arena_t *a)
+{
+    void *p = memtrack_arena_alloc(a, 24);
+    __asm__ __volatile__("" : "+r"(p)); /* a call, not a jump */
+    return p;
+}
+static MT_NOINLINE WITH_FRAME_POINTER void *from_parser(memtrack_arena_t *a)
+{
+    void *p = node_from(a);
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
+static MT_NOINLINE WITH_FRAME_POINTER void *from_renderer(memtrack_arena_t *a)
+{
+    void *p = node_from(a);
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
+
+Test(pool_tracked, arena_allocations_at_one_line_through_two_callers_have_a_site_each)
+{
+    if (mt_opt.stack < 3)
+        cr_skip_test("stacks shorter than the test's");
+    memtrack_arena_t *a = memtrack_arena_create("callers", 4096);
+    enum { N = 7 };
+    const bool parser[N] = {true, true, false, true, false, false, true};
+    void *p[N];
+    for (int i = 0; i < N; i++)
+        p[i] = parser[i] ? from_parser(a) : from_renderer(a);
+    mt_owners_publish();
+    uint32_t sites[N];
+    for (int i = 0; i < N; i++) {
+        mt_block_t b;
+        cr_assert(mt_block_peek(p[i], &b));
+        sites[i] = b.site;
+        cr_assert_neq(site(b.site)->stack, MT_STACK_NONE);
+    }
+    for (int i = 1; i < N; i++)
+        if (parser[i] == parser[0])
+            cr_expect_eq(sites[i], sites[0], "allocation %d: the parser's site", i);
+        else
+            cr_expect_neq(sites[i], sites[0], "allocation %d: the renderer's own site", i);
+    cr_expect_eq(site(sites[0])->line, site(sites[2])->line, "one line, two stacks");
+    memtrack_arena_destroy(a);
+}
+
 /* A reset releases its allocations in one count (api/arena_tracked.c): the figures are
  * those of as many frees, and the peak stays exact, before and after. */
 Test(pool_tracked, arena_reset_counts_every_release_and_keeps_the_peak_exact)
