@@ -39,9 +39,11 @@ typedef struct arena_chunk {
     size_t dirty; /* [0, dirty) was handed out once: [top, dirty) holds 0xDD */
 } arena_chunk_t;
 
-/* An allocation's place and the stack walk that led to it, with its site: the arena's last,
- * which the next allocation, nearly always made from the same place through the same calls,
- * compares itself with (mt_stack_walk_again) to take the site with no hash and no lookup. */
+/* An allocation's place and the stack walk that led to it, with its site: the arena's last
+ * from its return address's slot, which the next allocation from there, nearly always made
+ * through the same calls, compares itself with (mt_stack_walk_again) to take the site with
+ * no hash and no lookup. A few slots, as a parser allocates from a few places in turn. */
+#define ARENA_RECENT_BITS 2
 typedef struct arena_recent {
     const char *file, *func;
     void *pc;
@@ -65,7 +67,7 @@ typedef struct arena_tracking {
      * that a write after release names the allocation it went to */
     size_t logged;
     uint32_t released_by; /* the last reset or rewind, for messages */
-    arena_recent_t recent;
+    arena_recent_t recent[1u << ARENA_RECENT_BITS];
 } arena_tracking_t;
 
 struct memtrack_arena {

@@ -241,11 +241,11 @@ static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t
     c->top = to;
 }
 
-/* The site of an allocation whose walk (mt_stack_walk_again's answer) or place is not the
- * arena's last: found as any owned allocation's, and kept for the next when walked inline. */
-static MT_NOINLINE uint32_t site_learned(arena_tracking_t *t, const arena_call_t *call, int walk)
+/* The site of an allocation whose walk (mt_stack_walk_again's answer, into r) or place is
+ * not r's: found as any owned allocation's, and kept in r for the next when walked inline. */
+static MT_NOINLINE uint32_t site_learned(const arena_tracking_t *t, arena_recent_t *r,
+                                         const arena_call_t *call, int walk)
 {
-    arena_recent_t *r = &t->recent;
     mt_stack_found_t found =
         walk >= 0 ? mt_stack_found_walked(&r->walk) : mt_stack_found_any(call->frame, call->caller);
     uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
@@ -260,17 +260,19 @@ static MT_NOINLINE uint32_t site_learned(arena_tracking_t *t, const arena_call_t
     return site;
 }
 
-/* The site of an allocation: the arena's last when made from the same place through the
- * same calls (the same return addresses: the same stack), else learned. */
+/* The site of an allocation: the one kept in its return address's slot when made from the
+ * same place through the same calls (the same return addresses: the same stack), else
+ * learned. */
 static inline __attribute__((always_inline)) uint32_t alloc_site(arena_tracking_t *t,
                                                                  const arena_call_t *call)
 {
-    const arena_recent_t *r = &t->recent;
-    int walk = mt_stack_walk_again(call->frame, &t->recent.walk);
+    uint64_t slot = (uint64_t)(uintptr_t)call->caller * UINT64_C(0x9E3779B97F4A7C15);
+    arena_recent_t *r = &t->recent[slot >> (64 - ARENA_RECENT_BITS)];
+    int walk = mt_stack_walk_again(call->frame, &r->walk);
     if (MT_LIKELY(walk > 0) && r->file == call->file && r->line == call->line &&
         r->func == call->func && r->pc == call->pc)
         return r->site;
-    return site_learned(t, call, walk);
+    return site_learned(t, r, call, walk);
 }
 
 void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
