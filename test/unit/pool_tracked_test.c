@@ -454,6 +454,27 @@ Test(pool_tracked, arena_allocations_at_one_line_through_two_callers_have_a_site
     memtrack_arena_destroy(a);
 }
 
+/* Every size, small ones filled inline (api/arena_tracked.c, lay_out): each new byte 0xCD,
+ * the guards whole, and the released bytes after the last allocation left as they were, so
+ * that reusing them after a reset finds no write after release. */
+Test(pool_tracked, arena_allocations_of_every_size_are_filled_and_guarded_exactly)
+{
+    memtrack_stats_t before = stats();
+    memtrack_arena_t *a = memtrack_arena_create("sizes", 1 << 16);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t size = 0; size <= 300; size++) {
+            unsigned char *p = memtrack_arena_alloc(a, size);
+            cr_assert_not_null(p);
+            for (size_t i = 0; i < size; i++)
+                cr_assert_eq(p[i], MT_ALLOC_FILL_BYTE, "size %zu, byte %zu", size, i);
+        }
+        cr_expect_eq(memtrack_check(), 0, "pass %d: every guard whole", pass);
+        memtrack_arena_reset(a); /* the second pass takes the bytes this one released */
+    }
+    memtrack_arena_destroy(a);
+    cr_expect_eq(stats().errors, before.errors);
+}
+
 /* A reset releases its allocations in one count (api/arena_tracked.c): the figures are
  * those of as many frees, and the peak stays exact, before and after. */
 Test(pool_tracked, arena_reset_counts_every_release_and_keeps_the_peak_exact)
