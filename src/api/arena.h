@@ -114,6 +114,8 @@ typedef struct arena_call {
 /* An allocation of a tracked arena, sited by its call and the stack that led there. */
 void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
                              const arena_call_t *call);
+/* The same at DEFAULT_ALIGN, what nearly every allocation asks. */
+void *mt_arena_tracked_alloc_default(memtrack_arena_t *a, size_t size, const arena_call_t *call);
 /* Releases every allocation made since mark (a mark cutting one is reported). */
 void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site);
 /* Releases every allocation: their guards checked, their bytes filled with 0xDD. */

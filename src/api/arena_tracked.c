@@ -295,8 +295,23 @@ static inline __attribute__((always_inline)) uint32_t alloc_site(arena_tracking_
     return site_learned(t, r, call, walk);
 }
 
-void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
-                             const arena_call_t *call)
+/* mt_arena_place for a tracked arena: its base is 0 (arena.h: its offsets align as if its
+ * block were aligned to anything), which the compiler cannot know. */
+static inline size_t tracked_place(const memtrack_arena_t *a, size_t size, size_t align)
+{
+    size_t mask = align - 1;
+    if (a->offset > SIZE_MAX - mask)
+        return SIZE_MAX;
+    size_t start = (a->offset + mask) & ~mask;
+    if (start > a->capacity || size > a->capacity - start)
+        return SIZE_MAX;
+    return start;
+}
+
+/* mt_arena_tracked_alloc, inline in its two callers, so that the default alignment's is
+ * worked out when compiled. */
+static inline __attribute__((always_inline)) void *
+tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const arena_call_t *call)
 {
     arena_tracking_t *t = a->t;
     uint32_t site = alloc_site(t, call);
@@ -307,7 +322,7 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
         mt_stats_failed(); /* on purpose (api/fail.c): as when the arena is full */
         return NULL;
     }
-    size_t start = mt_arena_place(a, size, align);
+    size_t start = tracked_place(a, size, align);
     if (MT_UNLIKELY(start == SIZE_MAX || size > SIZE_MAX / 4) ||
         MT_UNLIKELY(t->nentries == t->entries_size && !grow_log(t))) {
         mt_stats_failed();
@@ -339,6 +354,17 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
     t->chunk = k;
     return log_entry(a, user, start, size, k, to, site, mt_owned_log_inline(size, align, site),
                      false);
+}
+
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
+                             const arena_call_t *call)
+{
+    return tracked_alloc(a, size, align, call);
+}
+
+void *mt_arena_tracked_alloc_default(memtrack_arena_t *a, size_t size, const arena_call_t *call)
+{
+    return tracked_alloc(a, size, DEFAULT_ALIGN, call);
 }
 
 /* Releases a logged allocation that has no record yet: its guards are checked here, and
