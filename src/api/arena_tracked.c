@@ -85,7 +85,8 @@ static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t fr
 
 /* True when [from, to) of c's released bytes still hold the pattern: an allocation's check,
  * before which no site is looked up (check_released, on damage, makes the report). */
-static bool released_intact(const arena_chunk_t *c, size_t from, size_t to)
+static inline __attribute__((always_inline)) bool released_intact(const arena_chunk_t *c,
+                                                                  size_t from, size_t to)
 {
     if (to > c->dirty)
         to = c->dirty;
