@@ -368,15 +368,13 @@ void *mt_arena_tracked_alloc_default(memtrack_arena_t *a, size_t size, const are
     return tracked_alloc(a, size, DEFAULT_ALIGN, call);
 }
 
-/* Releases a logged allocation that has no record yet: its guards are checked here, and
- * only damage gives it its record, so that the report is the one any owned block gets.
- * True when it is left to the caller to uncount (mt_owned_unlog, once for a release's
- * allocations). */
-static bool release_logged(const arena_tracking_t *t, const arena_entry_t *e, uint32_t site)
+/* Releases a logged allocation that has no record yet (meta not 0), whose front guard is
+ * `front` bytes: its guards are checked here, and only damage gives it its record, so that
+ * the report is the one any owned block gets. True when it is left to the caller to uncount
+ * (mt_owned_unlog, once for a release's allocations). */
+static inline __attribute__((always_inline)) bool
+release_logged(const arena_tracking_t *t, const arena_entry_t *e, size_t front, uint32_t site)
 {
-    if (e->meta == 0)
-        return false;
-    size_t front = mt_front_size(t->guard, (size_t)1 << MT_META_ALIGN_SHIFT(e->meta));
     if (MT_LIKELY(mt_guard_intact(e->user - front, front) &&
                   mt_guard_intact(e->user + e->size, t->guard)))
         return true;
@@ -401,16 +399,24 @@ static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, boo
         t->published = keep;
     mt_owner_unlock(&t->lock);
     size_t bytes = 0, blocks = 0;
+    /* (the front guard of malloc's alignment or less, worked out once for them all) */
+    const size_t front_min = mt_front_size(t->guard, MT_MIN_ALIGN);
     while (n > keep) {
         const arena_entry_t *e = &t->entries[--n];
-        if (MT_UNLIKELY(e->paged)) {
+        if (MT_LIKELY(n >= published && e->meta != 0)) { /* logged only (a paged one: meta 0) */
+            unsigned shift = MT_META_ALIGN_SHIFT(e->meta);
+            size_t front = MT_LIKELY(shift <= MT_MIN_ALIGN_SHIFT)
+                               ? front_min
+                               : mt_front_size(t->guard, (size_t)1 << shift);
+            if (release_logged(t, e, front, site)) {
+                bytes += e->size;
+                blocks++;
+            }
+        } else if (e->paged) {
             (void)mt_owned_remove_paged(e->user, site, NULL);
         } else if (n < published) {
             (void)mt_owned_remove(e->user, site, NULL);
-        } else if (release_logged(t, e, site)) {
-            bytes += e->size;
-            blocks++;
-        }
+        } /* (else untracked: nothing to release) */
     }
     /* (counted after the guards' reports, which name no figure that this changes) */
     mt_owned_unlog(bytes, blocks);
