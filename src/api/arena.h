@@ -49,6 +49,10 @@ typedef struct arena_recent {
     void *pc;
     int line;
     uint32_t site;
+    /* Misses in a row, and allocations left that skip the slot after too many: an engine's
+     * allocator reached from many places through one wrapper shares one slot, whose walk
+     * then differs at nearly every call and was only a cost (arena_tracked.c, alloc_site). */
+    uint16_t misses, skip;
     mt_stack_walk_t walk;
 } arena_recent_t;
 

@@ -263,7 +263,10 @@ static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t
 }
 
 /* The site of an allocation whose walk (mt_stack_walk_again's answer, into r) or place is
- * not r's: found as any owned allocation's, and kept in r for the next when walked inline. */
+ * not r's: found as any owned allocation's, and kept in r for the next when walked inline
+ */
+#define RECENT_MISSES_MAX 16 /* misses in a row before the slot is skipped, */
+#define RECENT_SKIP 1024     /* for this many allocations (then tried again) */
 static MT_NOINLINE uint32_t site_learned(const arena_tracking_t *t, arena_recent_t *r,
                                          const arena_call_t *call, int walk)
 {
@@ -277,22 +280,39 @@ static MT_NOINLINE uint32_t site_learned(const arena_tracking_t *t, arena_recent
         r->func = call->func;
         r->pc = call->pc;
         r->site = site;
+        if (++r->misses == RECENT_MISSES_MAX) {
+            r->misses = 0;
+            r->skip = RECENT_SKIP;
+        }
     }
     return site;
 }
 
+/* The site of an allocation while its slot is skipped: found as before slots were kept. */
+static MT_NOINLINE uint32_t site_skipped(const arena_tracking_t *t, arena_recent_t *r,
+                                         const arena_call_t *call)
+{
+    r->skip--;
+    return mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA, t->name,
+                               mt_stack_found_any(call->frame, call->caller));
+}
+
 /* The site of an allocation: the one kept in its return address's slot when made from the
  * same place through the same calls (the same return addresses: the same stack), else
- * learned. */
+ * learned; while the slot is skipped, found as before it was kept. */
 static inline __attribute__((always_inline)) uint32_t alloc_site(arena_tracking_t *t,
                                                                  const arena_call_t *call)
 {
     uint64_t slot = (uint64_t)(uintptr_t)call->caller * UINT64_C(0x9E3779B97F4A7C15);
     arena_recent_t *r = &t->recent[slot >> (64 - ARENA_RECENT_BITS)];
+    if (MT_UNLIKELY(r->skip != 0))
+        return site_skipped(t, r, call);
     int walk = mt_stack_walk_again(call->frame, &r->walk);
     if (MT_LIKELY(walk > 0) && r->file == call->file && r->line == call->line &&
-        r->func == call->func && r->pc == call->pc)
+        r->func == call->func && r->pc == call->pc) {
+        r->misses = 0;
         return r->site;
+    }
     return site_learned(t, r, call, walk);
 }
 
