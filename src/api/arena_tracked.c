@@ -500,6 +500,8 @@ bool mt_arena_tracked_init(memtrack_arena_t *a, const char *name)
     t->owner.publish = owner_publish;
     t->owner.name = t->name;
     t->owner.kind = MT_KIND_ARENA;
+    for (size_t i = 0; i < sizeof t->recent / sizeof t->recent[0]; i++)
+        t->recent[i].walk.n = MT_STACK_WALK_NONE;
     /* The first chunk up front, as the untracked arena takes its block: room for the
      * capacity and for guards around a fair number of allocations. */
     if (!add_chunk(a, a->capacity + a->capacity / 4 + 4096)) {

@@ -3,6 +3,7 @@
 #ifndef MT_STACK_H
 #define MT_STACK_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -43,15 +44,16 @@ mt_stack_found_t mt_stack_found_any(void *frame, void *caller);
  * so that the next one, nearly always made through the same calls, knows its stack by
  * comparing return addresses: no hash, no lookup. Exact: the same return addresses, as
  * many, are the same walk, which mt_stack_found_here answers the same stack for. */
+#define MT_STACK_WALK_NONE UINT_MAX
 typedef struct mt_stack_walk {
-    unsigned n; /* return addresses in pcs: 0 when none is kept */
+    unsigned n; /* return addresses in pcs; MT_STACK_WALK_NONE when no walk is kept */
     void *pcs[MT_WALK_MAX];
 } mt_stack_walk_t;
 /* mt_stack_found_here's inline walk from frame (an entry point's, on this thread's stack),
  * compared with and left in *w: 1 when it is the walk w held, 0 when it is another (now in
- * w: mt_stack_found_walked gives its stack), -1 when there is no inline walk to make (option
- * stack 0, a call inside the tracker, unwind=exact, an alternate signal stack, the thread's
- * first walk: w is left as it was; mt_stack_found_any then). */
+ * w: mt_stack_found_walked gives its stack), -1 when there is no inline walk to make (a call
+ * inside the tracker, unwind=exact, an alternate signal stack, the thread's first walk: w is
+ * left as it was; mt_stack_found_any then). Option stack 0 walks nothing: an empty walk. */
 static inline int mt_stack_walk_again(void *frame, mt_stack_walk_t *w)
 {
 #ifdef MT_UNWIND_FRAME_RECORDS
@@ -59,7 +61,14 @@ static inline int mt_stack_walk_again(void *frame, mt_stack_walk_t *w)
     uintptr_t last;
     /* (the frame stands for the stack pointer of mt_unwind_walkable's test: it is a live
      * word of the stack, below every frame the walk reads) */
-    if (depth == 0 || depth > MT_STACK_MAX || MT_UNLIKELY(mt_busy) ||
+    if (MT_UNLIKELY(mt_busy))
+        return -1;
+    if (depth == 0) {
+        bool same = w->n == 0;
+        w->n = 0;
+        return same;
+    }
+    if (depth > MT_STACK_MAX ||
         !mt_unwind_walkable(frame, (void *const *)frame, mt_opt.unwind[0] == 'e', &last))
         return -1;
     unsigned max = (unsigned)depth + MT_WALK_ROOM, i = 0;

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -456,6 +457,37 @@ Test(pool_tracked, arena_allocations_at_one_line_through_two_callers_have_a_site
     cr_expect_eq(site(sites[0])->line, site(sites[renderer])->line, "one line, two stacks");
     for (int i = 1; i < N; i++)
         cr_assert_eq(sites[i], parser[i] ? sites[0] : sites[renderer], "allocation %d", i);
+    memtrack_arena_destroy(a);
+}
+
+/* Option stack changed while an arena keeps walks (api/arena_tracked.c): at 0 an allocation's
+ * site is its place alone, whatever walk was kept; back at its depth, each caller's again. */
+Test(pool_tracked, arena_sites_follow_option_stack_as_it_changes)
+{
+    if (mt_opt.stack < 3)
+        cr_skip_test("stacks shorter than the test's");
+    char depth[16];
+    snprintf(depth, sizeof depth, "%zu", (size_t)mt_opt.stack);
+    memtrack_arena_t *a = memtrack_arena_create("depths", 1 << 16);
+    void *p[6];
+    for (int phase = 0; phase < 3; phase++) { /* (one call of each, so that one stack each) */
+        cr_assert_eq(memtrack_set_option("stack", phase == 1 ? "0" : depth), 0);
+        p[2 * phase] = from_parser(a);
+        p[2 * phase + 1] = from_renderer(a);
+    }
+    mt_owners_publish();
+    uint32_t sites[6];
+    for (int i = 0; i < 6; i++) {
+        mt_block_t b;
+        cr_assert(mt_block_peek(p[i], &b));
+        sites[i] = b.site;
+    }
+    cr_expect_neq(sites[0], sites[1]);
+    cr_expect_eq(site(sites[2])->stack, MT_STACK_NONE, "stack=0: no stack");
+    cr_expect_eq(sites[3], sites[2], "stack=0: one place, one site");
+    cr_expect_eq(site(sites[2])->line, site(sites[0])->line);
+    cr_expect_eq(sites[4], sites[0], "the parser's again");
+    cr_expect_eq(sites[5], sites[1], "the renderer's again");
     memtrack_arena_destroy(a);
 }
 
