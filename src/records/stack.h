@@ -56,11 +56,7 @@ typedef struct mt_stack_walk {
  * left as it was; mt_stack_found_any then). Option stack 0 walks nothing: an empty walk. */
 static inline int mt_stack_walk_again(void *frame, mt_stack_walk_t *w)
 {
-#ifdef MT_UNWIND_FRAME_RECORDS
     size_t depth = mt_opt.stack;
-    uintptr_t last;
-    /* (the frame stands for the stack pointer of mt_unwind_walkable's test: it is a live
-     * word of the stack, below every frame the walk reads) */
     if (MT_UNLIKELY(mt_busy))
         return -1;
     if (depth == 0) {
@@ -68,6 +64,10 @@ static inline int mt_stack_walk_again(void *frame, mt_stack_walk_t *w)
         w->n = 0;
         return same;
     }
+#ifdef MT_UNWIND_FRAME_RECORDS
+    uintptr_t last;
+    /* (the frame stands for the stack pointer of mt_unwind_walkable's test: it is a live
+     * word of the stack, below every frame the walk reads) */
     if (depth > MT_STACK_MAX ||
         !mt_unwind_walkable(frame, (void *const *)frame, mt_opt.unwind[0] == 'e', &last))
         return -1;
