@@ -264,7 +264,7 @@ static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t
 
 /* The site of an allocation whose walk (mt_stack_walk_again's answer, into r) or place is
  * not r's: found as any owned allocation's, and kept in r for the next when walked inline
- */
+ * (no site, the tracker's memory exhausted: none kept, so that the next looks again). */
 #define RECENT_MISSES_MAX 16 /* misses in a row before the slot is skipped, */
 #define RECENT_SKIP 1024     /* for this many allocations (then tried again) */
 static MT_NOINLINE uint32_t site_learned(const arena_tracking_t *t, arena_recent_t *r,
@@ -274,7 +274,9 @@ static MT_NOINLINE uint32_t site_learned(const arena_tracking_t *t, arena_recent
         walk >= 0 ? mt_stack_found_walked(&r->walk) : mt_stack_found_any(call->frame, call->caller);
     uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
                                         t->name, found);
-    if (walk >= 0) {
+    if (MT_UNLIKELY(site == MT_SITE_NONE)) {
+        r->walk.n = MT_STACK_WALK_NONE;
+    } else if (walk >= 0) {
         r->file = call->file;
         r->line = call->line;
         r->func = call->func;
