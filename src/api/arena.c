@@ -86,7 +86,7 @@ MT_EXPORT void *memtrack_arena_alloc(memtrack_arena_t *arena, size_t size)
         return NULL;
     if (MT_LIKELY(arena->t == NULL))
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return mt_arena_tracked_alloc(arena, size, DEFAULT_ALIGN, ARENA_CALL(NULL, 0, NULL, PC));
+    return mt_arena_tracked_alloc_default(arena, size, ARENA_CALL(NULL, 0, NULL, PC));
 }
 
 MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, const char *file,
@@ -97,7 +97,7 @@ MT_EXPORT void *memtrack_arena_alloc_at(memtrack_arena_t *arena, size_t size, co
         return NULL;
     if (arena->t == NULL)
         return untracked_alloc(arena, size, DEFAULT_ALIGN);
-    return mt_arena_tracked_alloc(arena, size, DEFAULT_ALIGN, ARENA_CALL(file, line, func, NULL));
+    return mt_arena_tracked_alloc_default(arena, size, ARENA_CALL(file, line, func, NULL));
 }
 
 MT_EXPORT void *memtrack_arena_alloc_aligned(memtrack_arena_t *arena, size_t size, size_t alignment)

@@ -39,6 +39,23 @@ typedef struct arena_chunk {
     size_t dirty; /* [0, dirty) was handed out once: [top, dirty) holds 0xDD */
 } arena_chunk_t;
 
+/* An allocation's place and the stack walk that led to it, with its site: the arena's last
+ * from its return address's slot, which the next allocation from there, nearly always made
+ * through the same calls, compares itself with (mt_stack_walk_again) to take the site with
+ * no hash and no lookup. A few slots, as a parser allocates from a few places in turn. */
+#define ARENA_RECENT_BITS 2
+typedef struct arena_recent {
+    const char *file, *func;
+    void *pc;
+    int line;
+    uint32_t site;
+    /* Misses in a row, and allocations left that skip the slot after too many: an engine's
+     * allocator reached from many places through one wrapper shares one slot, whose walk
+     * then differs at nearly every call and was only a cost (arena_tracked.c, alloc_site). */
+    uint16_t misses, skip;
+    mt_stack_walk_t walk;
+} arena_recent_t;
+
 typedef struct arena_tracking {
     mt_owner_t owner; /* in register.c's list, for the exit-time check */
     mt_lock_t lock;   /* the log, against a publisher in another thread */
@@ -54,6 +71,7 @@ typedef struct arena_tracking {
      * that a write after release names the allocation it went to */
     size_t logged;
     uint32_t released_by; /* the last reset or rewind, for messages */
+    arena_recent_t recent[1u << ARENA_RECENT_BITS];
 } arena_tracking_t;
 
 struct memtrack_arena {
@@ -100,6 +118,8 @@ typedef struct arena_call {
 /* An allocation of a tracked arena, sited by its call and the stack that led there. */
 void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
                              const arena_call_t *call);
+/* The same at DEFAULT_ALIGN, what nearly every allocation asks. */
+void *mt_arena_tracked_alloc_default(memtrack_arena_t *a, size_t size, const arena_call_t *call);
 /* Releases every allocation made since mark (a mark cutting one is reported). */
 void mt_arena_tracked_rewind(memtrack_arena_t *a, size_t mark, uint32_t site);
 /* Releases every allocation: their guards checked, their bytes filled with 0xDD. */

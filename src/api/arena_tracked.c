@@ -32,11 +32,11 @@
 
 #define DEFAULT_NAME "(unnamed)"
 
-/* A site of the entry point's place and stack; the allocation's own comes from the stack's
- * cache entry (api/owned.h), the others (errors) are looked up. */
+/* A site of the entry point's place and the stack of the allocation's site (errors found
+ * while allocating: looked up then only). */
 #define SITE_OF(kind)                                                                              \
     mt_owned_site(call->file, call->line, call->func, call->pc, MT_KIND_##kind, t->name,           \
-                  found.stack)
+                  mt_site_get(site)->stack)
 
 /* The newest released allocation of chunk k whose bytes, guards included, held at, or NULL
  * (its entry written over since). */
@@ -85,7 +85,8 @@ static int check_released(arena_tracking_t *t, const arena_chunk_t *c, size_t fr
 
 /* True when [from, to) of c's released bytes still hold the pattern: an allocation's check,
  * before which no site is looked up (check_released, on damage, makes the report). */
-static bool released_intact(const arena_chunk_t *c, size_t from, size_t to)
+static inline __attribute__((always_inline)) bool released_intact(const arena_chunk_t *c,
+                                                                  size_t from, size_t to)
 {
     if (to > c->dirty)
         to = c->dirty;
@@ -229,25 +230,114 @@ static MT_NOINLINE size_t chunk_with_room(memtrack_arena_t *a, size_t need)
 }
 
 /* Writes a new allocation's guards and its 0xCD over bytes [top, to) of c, whose bytes
- * released before were checked. */
+ * released before were checked. With the default guards and a small size, the 0xCD in
+ * 16-byte stores inline (a call to memset and the registers it costs were a tenth of an
+ * allocation): the last may run up to 16 bytes past the size, into the back guard, written
+ * after it. */
+#define FILL_INLINE_MAX 256u
 static inline __attribute__((always_inline)) void lay_out(const arena_tracking_t *t,
                                                           arena_chunk_t *c, unsigned char *user,
                                                           size_t size, size_t front, size_t to)
 {
-    mt_guard_fill(user, size, front, t->guard);
-    memset(user, MT_ALLOC_FILL_BYTE, size);
+    if (MT_LIKELY(front == 16 && t->guard == 16 && size <= FILL_INLINE_MAX)) {
+        static const unsigned char fill[16] = {
+            MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE,
+            MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE,
+            MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE,
+            MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE, MT_ALLOC_FILL_BYTE};
+        size_t i = 0;
+        for (; i + 16 < size; i += 32) { /* (at most FILL_INLINE_MAX / 32 rounds) */
+            memcpy(user + i, fill, 16);
+            memcpy(user + i + 16, fill, 16);
+        }
+        if (i < size)
+            memcpy(user + i, fill, 16);
+        mt_guard_fill(user, size, 16, 16);
+    } else {
+        mt_guard_fill(user, size, front, t->guard);
+        memset(user, MT_ALLOC_FILL_BYTE, size);
+    }
     if (to > c->dirty)
         c->dirty = to;
     c->top = to;
 }
 
-void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
-                             const arena_call_t *call)
+/* The site of an allocation whose walk (mt_stack_walk_again's answer, into r) or place is
+ * not r's: found as any owned allocation's, and kept in r for the next when walked inline
+ * (no site, the tracker's memory exhausted: none kept, so that the next looks again). */
+#define RECENT_MISSES_MAX 16 /* misses in a row before the slot is skipped, */
+#define RECENT_SKIP 1024     /* for this many allocations (then tried again) */
+static MT_NOINLINE uint32_t site_learned(const arena_tracking_t *t, arena_recent_t *r,
+                                         const arena_call_t *call, int walk)
 {
-    arena_tracking_t *t = a->t;
-    mt_stack_found_t found = mt_stack_found_any(call->frame, call->caller);
+    mt_stack_found_t found =
+        walk >= 0 ? mt_stack_found_walked(&r->walk) : mt_stack_found_any(call->frame, call->caller);
     uint32_t site = mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA,
                                         t->name, found);
+    if (MT_UNLIKELY(site == MT_SITE_NONE)) {
+        r->walk.n = MT_STACK_WALK_NONE;
+    } else if (walk >= 0) {
+        r->file = call->file;
+        r->line = call->line;
+        r->func = call->func;
+        r->pc = call->pc;
+        r->site = site;
+        if (++r->misses == RECENT_MISSES_MAX) {
+            r->misses = 0;
+            r->skip = RECENT_SKIP;
+        }
+    }
+    return site;
+}
+
+/* The site of an allocation while its slot is skipped: found as before slots were kept. */
+static MT_NOINLINE uint32_t site_skipped(const arena_tracking_t *t, arena_recent_t *r,
+                                         const arena_call_t *call)
+{
+    r->skip--;
+    return mt_owned_site_found(call->file, call->line, call->func, call->pc, MT_KIND_ARENA, t->name,
+                               mt_stack_found_any(call->frame, call->caller));
+}
+
+/* The site of an allocation: the one kept in its return address's slot when made from the
+ * same place through the same calls (the same return addresses: the same stack), else
+ * learned; while the slot is skipped, found as before it was kept. */
+static inline __attribute__((always_inline)) uint32_t alloc_site(arena_tracking_t *t,
+                                                                 const arena_call_t *call)
+{
+    uint64_t slot = (uint64_t)(uintptr_t)call->caller * UINT64_C(0x9E3779B97F4A7C15);
+    arena_recent_t *r = &t->recent[slot >> (64 - ARENA_RECENT_BITS)];
+    if (MT_UNLIKELY(r->skip != 0))
+        return site_skipped(t, r, call);
+    int walk = mt_stack_walk_again(call->frame, &r->walk);
+    if (MT_LIKELY(walk > 0) && r->file == call->file && r->line == call->line &&
+        r->func == call->func && r->pc == call->pc) {
+        r->misses = 0;
+        return r->site;
+    }
+    return site_learned(t, r, call, walk);
+}
+
+/* mt_arena_place for a tracked arena: its base is 0 (arena.h: its offsets align as if its
+ * block were aligned to anything), which the compiler cannot know. */
+static inline size_t tracked_place(const memtrack_arena_t *a, size_t size, size_t align)
+{
+    size_t mask = align - 1;
+    if (a->offset > SIZE_MAX - mask)
+        return SIZE_MAX;
+    size_t start = (a->offset + mask) & ~mask;
+    if (start > a->capacity || size > a->capacity - start)
+        return SIZE_MAX;
+    return start;
+}
+
+/* mt_arena_tracked_alloc, inline in its two callers, so that the default alignment's is
+ * worked out when compiled. */
+static inline __attribute__((always_inline)) void *
+tracked_alloc(memtrack_arena_t *a, size_t size, size_t align, const arena_call_t *call)
+{
+    arena_tracking_t *t = a->t;
+    uint32_t site = alloc_site(t, call);
     /* Allocations made to fail (api/fail.c) are chosen where page guards are, as malloc's
      * are: while a fail_ option is set every allocation is due. */
     bool due = mt_owned_paged_due_inline();
@@ -255,7 +345,7 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
         mt_stats_failed(); /* on purpose (api/fail.c): as when the arena is full */
         return NULL;
     }
-    size_t start = mt_arena_place(a, size, align);
+    size_t start = tracked_place(a, size, align);
     if (MT_UNLIKELY(start == SIZE_MAX || size > SIZE_MAX / 4) ||
         MT_UNLIKELY(t->nentries == t->entries_size && !grow_log(t))) {
         mt_stats_failed();
@@ -289,15 +379,24 @@ void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
                      false);
 }
 
-/* Releases a logged allocation that has no record yet: its guards are checked here, and
- * only damage gives it its record, so that the report is the one any owned block gets.
- * True when it is left to the caller to uncount (mt_owned_unlog, once for a release's
- * allocations). */
-static bool release_logged(const arena_tracking_t *t, const arena_entry_t *e, uint32_t site)
+void *mt_arena_tracked_alloc(memtrack_arena_t *a, size_t size, size_t align,
+                             const arena_call_t *call)
 {
-    if (e->meta == 0)
-        return false;
-    size_t front = mt_front_size(t->guard, (size_t)1 << MT_META_ALIGN_SHIFT(e->meta));
+    return tracked_alloc(a, size, align, call);
+}
+
+void *mt_arena_tracked_alloc_default(memtrack_arena_t *a, size_t size, const arena_call_t *call)
+{
+    return tracked_alloc(a, size, DEFAULT_ALIGN, call);
+}
+
+/* Releases a logged allocation that has no record yet (meta not 0), whose front guard is
+ * `front` bytes: its guards are checked here, and only damage gives it its record, so that
+ * the report is the one any owned block gets. True when it is left to the caller to uncount
+ * (mt_owned_unlog, once for a release's allocations). */
+static inline __attribute__((always_inline)) bool
+release_logged(const arena_tracking_t *t, const arena_entry_t *e, size_t front, uint32_t site)
+{
     if (MT_LIKELY(mt_guard_intact(e->user - front, front) &&
                   mt_guard_intact(e->user + e->size, t->guard)))
         return true;
@@ -322,16 +421,24 @@ static void release_down_to(memtrack_arena_t *a, size_t keep, uint32_t site, boo
         t->published = keep;
     mt_owner_unlock(&t->lock);
     size_t bytes = 0, blocks = 0;
+    /* (the front guard of malloc's alignment or less, worked out once for them all) */
+    const size_t front_min = mt_front_size(t->guard, MT_MIN_ALIGN);
     while (n > keep) {
         const arena_entry_t *e = &t->entries[--n];
-        if (MT_UNLIKELY(e->paged)) {
+        if (MT_LIKELY(n >= published && e->meta != 0)) { /* logged only (a paged one: meta 0) */
+            unsigned shift = MT_META_ALIGN_SHIFT(e->meta);
+            size_t front = MT_LIKELY(shift <= MT_MIN_ALIGN_SHIFT)
+                               ? front_min
+                               : mt_front_size(t->guard, (size_t)1 << shift);
+            if (release_logged(t, e, front, site)) {
+                bytes += e->size;
+                blocks++;
+            }
+        } else if (e->paged) {
             (void)mt_owned_remove_paged(e->user, site, NULL);
         } else if (n < published) {
             (void)mt_owned_remove(e->user, site, NULL);
-        } else if (release_logged(t, e, site)) {
-            bytes += e->size;
-            blocks++;
-        }
+        } /* (else untracked: nothing to release) */
     }
     /* (counted after the guards' reports, which name no figure that this changes) */
     mt_owned_unlog(bytes, blocks);
@@ -395,6 +502,8 @@ bool mt_arena_tracked_init(memtrack_arena_t *a, const char *name)
     t->owner.publish = owner_publish;
     t->owner.name = t->name;
     t->owner.kind = MT_KIND_ARENA;
+    for (size_t i = 0; i < sizeof t->recent / sizeof t->recent[0]; i++)
+        t->recent[i].walk.n = MT_STACK_WALK_NONE;
     /* The first chunk up front, as the untracked arena takes its block: room for the
      * capacity and for guards around a fair number of allocations. */
     if (!add_chunk(a, a->capacity + a->capacity / 4 + 4096)) {

@@ -329,6 +329,16 @@ mt_stack_found_t mt_stack_found_idle(void *frame, void *caller)
     return found_missed(hash, pcs, (unsigned)(walked - pcs));
 }
 
+mt_stack_found_t mt_stack_found_walked(const mt_stack_walk_t *w)
+{
+    void *const *pcs = w->pcs;
+    uint64_t hash = hash_of(pcs, w->n); /* (the hash the inline walk takes: the same steps) */
+    cache_entry_t *e = w->n != 0 ? cached(hash, pcs, pcs + w->n) : NULL;
+    if (MT_LIKELY(e != NULL))
+        return (mt_stack_found_t){&e->site, e->stack->id};
+    return found_missed(hash, pcs, w->n);
+}
+
 /* The stack alone: the same walk and cache as an allocation's (mt_stack_found_here). */
 uint32_t mt_stack_here(void *frame, void *caller)
 {

@@ -3,11 +3,13 @@
 #ifndef MT_STACK_H
 #define MT_STACK_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "base/options.h"
 #include "base/platform.h"
+#include "base/unwind.h"
 #include "records/site.h"
 
 #define MT_STACK_NONE 0u /* id 0: no stack */
@@ -38,6 +40,69 @@ mt_stack_found_t mt_stack_found_idle(void *frame, void *caller);
  * they found down to helpers (pools, arenas and registered blocks, api/owned.h, which read
  * no tracker variable: test/e2e/pool_nocalls.sh). */
 mt_stack_found_t mt_stack_found_any(void *frame, void *caller);
+/* The walk an owner keeps of its last allocation's stack (an arena's: api/arena_tracked.c),
+ * so that the next one, nearly always made through the same calls, knows its stack by
+ * comparing return addresses: no hash, no lookup. Exact: the same return addresses, as
+ * many, are the same walk, which mt_stack_found_here answers the same stack for. */
+#define MT_STACK_WALK_NONE UINT_MAX
+typedef struct mt_stack_walk {
+    unsigned n; /* return addresses in pcs; MT_STACK_WALK_NONE when no walk is kept */
+    void *pcs[MT_WALK_MAX];
+} mt_stack_walk_t;
+/* mt_stack_found_here's inline walk from frame (an entry point's, on this thread's stack),
+ * compared with and left in *w: 1 when it is the walk w held, 0 when it is another (now in
+ * w: mt_stack_found_walked gives its stack), -1 when there is no inline walk to make (a call
+ * inside the tracker, unwind=exact, an alternate signal stack, the thread's first walk: w is
+ * left as it was; mt_stack_found_any then). Option stack 0 walks nothing: an empty walk. */
+static inline int mt_stack_walk_again(void *frame, mt_stack_walk_t *w)
+{
+    size_t depth = mt_opt.stack;
+    if (MT_UNLIKELY(mt_busy))
+        return -1;
+    if (depth == 0) {
+        bool same = w->n == 0;
+        w->n = 0;
+        return same;
+    }
+#ifdef MT_UNWIND_FRAME_RECORDS
+    uintptr_t last;
+    /* (the frame stands for the stack pointer of mt_unwind_walkable's test: it is a live
+     * word of the stack, below every frame the walk reads) */
+    if (depth > MT_STACK_MAX ||
+        !mt_unwind_walkable(frame, (void *const *)frame, mt_opt.unwind[0] == 'e', &last))
+        return -1;
+    unsigned max = (unsigned)depth + MT_WALK_ROOM, i = 0;
+    uintptr_t at = mt_word_rotated((uintptr_t)frame), top = last >> MT_WORD_SHIFT;
+    bool same = true;
+    /* As mt_walk_records_end, storing only from the first return address that differs. */
+    while (i < max && at <= top) {
+        void *const *record = (void *const *)(at << MT_WORD_SHIFT);
+        uintptr_t ret = (uintptr_t)record[MT_RECORD_RETURN_WORD],
+                  next = mt_word_rotated((uintptr_t)record[0]);
+        if (ret < 4096)
+            break;
+        if (MT_UNLIKELY(w->pcs[i] != (void *)ret)) {
+            same = false;
+            w->pcs[i] = (void *)ret;
+        }
+        i++;
+        if (next <= at)
+            break;
+        at = next;
+    }
+    if (MT_LIKELY(same && i == w->n))
+        return 1;
+    w->n = i;
+    return 0;
+#else
+    (void)frame;
+    (void)w;
+    return -1;
+#endif
+}
+/* The stack of a walk mt_stack_walk_again left in w, with this thread's cache entry for it,
+ * as mt_stack_found_here answers. */
+mt_stack_found_t mt_stack_found_walked(const mt_stack_walk_t *w);
 /* Keeps site id in the entry of a found stack, for the next call from the same place. */
 void mt_site_keep(mt_stack_found_t found, uint32_t id);
 /* The site of a place and a found stack (mt_site_stacked), kept for the next call. */

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -397,6 +398,118 @@ Test(pool_tracked, arena_allocations_are_logged_records_once_published_released_
     memtrack_arena_destroy(a);
     cr_expect_eq(stats().current_blocks, before.current_blocks);
     cr_expect_eq(stats().errors, before.errors, "released by reset or destroy: not errors");
+}
+
+/* One line of an allocator reached by two callers in turn: the arena keeps its last
+ * allocation's walk and site (api/arena_tracked.c), and an allocation through the other
+ * caller, at the same line, must not take them. (Frame pointers whatever the build's flags,
+ * as stack_test.c's: the walk sees each caller.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define WITH_FRAME_POINTER __attribute__((optimize("no-omit-frame-pointer")))
+#else
+#define WITH_FRAME_POINTER
+#endif
+static MT_NOINLINE WITH_FRAME_POINTER void *node_from(memtrack_arena_t *a)
+{
+    void *p = memtrack_arena_alloc(a, 24);
+    __asm__ __volatile__("" : "+r"(p)); /* a call, not a jump */
+    return p;
+}
+static MT_NOINLINE WITH_FRAME_POINTER void *from_parser(memtrack_arena_t *a)
+{
+    void *p = node_from(a);
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
+static MT_NOINLINE WITH_FRAME_POINTER void *from_renderer(memtrack_arena_t *a)
+{
+    void *p = node_from(a);
+    __asm__ __volatile__("" : "+r"(p));
+    return p;
+}
+
+Test(pool_tracked, arena_allocations_at_one_line_through_two_callers_have_a_site_each)
+{
+    if (mt_opt.stack < 3)
+        cr_skip_test("stacks shorter than the test's");
+    memtrack_arena_t *a = memtrack_arena_create("callers", 1 << 20);
+    /* Runs of each, and long stretches of both in turn: enough misses in a row that the
+     * slot is skipped for a while, then walked again (arena_tracked.c, alloc_site). */
+    enum { N = 3000 };
+    static bool parser[N];
+    static void *p[N];
+    for (int i = 0; i < N; i++)
+        parser[i] = i < 7 ? (0x4b >> i) & 1 : i % 1000 < 500 ? i % 2 == 0 : (i / 3) % 2 == 0;
+    for (int i = 0; i < N; i++)
+        p[i] = parser[i] ? from_parser(a) : from_renderer(a);
+    mt_owners_publish();
+    static uint32_t sites[N];
+    for (int i = 0; i < N; i++) {
+        mt_block_t b;
+        cr_assert(mt_block_peek(p[i], &b));
+        sites[i] = b.site;
+        cr_assert_neq(site(b.site)->stack, MT_STACK_NONE);
+    }
+    int renderer = 0;
+    while (parser[renderer])
+        renderer++;
+    cr_assert_neq(sites[renderer], sites[0], "the renderer's own site");
+    cr_expect_eq(site(sites[0])->line, site(sites[renderer])->line, "one line, two stacks");
+    for (int i = 1; i < N; i++)
+        cr_assert_eq(sites[i], parser[i] ? sites[0] : sites[renderer], "allocation %d", i);
+    memtrack_arena_destroy(a);
+}
+
+/* Option stack changed while an arena keeps walks (api/arena_tracked.c): at 0 an allocation's
+ * site is its place alone, whatever walk was kept; back at its depth, each caller's again. */
+Test(pool_tracked, arena_sites_follow_option_stack_as_it_changes)
+{
+    if (mt_opt.stack < 3)
+        cr_skip_test("stacks shorter than the test's");
+    char depth[16];
+    snprintf(depth, sizeof depth, "%zu", (size_t)mt_opt.stack);
+    memtrack_arena_t *a = memtrack_arena_create("depths", 1 << 16);
+    void *p[6];
+    for (int phase = 0; phase < 3; phase++) { /* (one call of each, so that one stack each) */
+        cr_assert_eq(memtrack_set_option("stack", phase == 1 ? "0" : depth), 0);
+        p[2 * phase] = from_parser(a);
+        p[2 * phase + 1] = from_renderer(a);
+    }
+    mt_owners_publish();
+    uint32_t sites[6];
+    for (int i = 0; i < 6; i++) {
+        mt_block_t b;
+        cr_assert(mt_block_peek(p[i], &b));
+        sites[i] = b.site;
+    }
+    cr_expect_neq(sites[0], sites[1]);
+    cr_expect_eq(site(sites[2])->stack, MT_STACK_NONE, "stack=0: no stack");
+    cr_expect_eq(sites[3], sites[2], "stack=0: one place, one site");
+    cr_expect_eq(site(sites[2])->line, site(sites[0])->line);
+    cr_expect_eq(sites[4], sites[0], "the parser's again");
+    cr_expect_eq(sites[5], sites[1], "the renderer's again");
+    memtrack_arena_destroy(a);
+}
+
+/* Every size, small ones filled inline (api/arena_tracked.c, lay_out): each new byte 0xCD,
+ * the guards whole, and the released bytes after the last allocation left as they were, so
+ * that reusing them after a reset finds no write after release. */
+Test(pool_tracked, arena_allocations_of_every_size_are_filled_and_guarded_exactly)
+{
+    memtrack_stats_t before = stats();
+    memtrack_arena_t *a = memtrack_arena_create("sizes", 1 << 16);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t size = 0; size <= 300; size++) {
+            unsigned char *p = memtrack_arena_alloc(a, size);
+            cr_assert_not_null(p);
+            for (size_t i = 0; i < size; i++)
+                cr_assert_eq(p[i], MT_ALLOC_FILL_BYTE, "size %zu, byte %zu", size, i);
+        }
+        cr_expect_eq(memtrack_check(), 0, "pass %d: every guard whole", pass);
+        memtrack_arena_reset(a); /* the second pass takes the bytes this one released */
+    }
+    memtrack_arena_destroy(a);
+    cr_expect_eq(stats().errors, before.errors);
 }
 
 /* A reset releases its allocations in one count (api/arena_tracked.c): the figures are
