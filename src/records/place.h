@@ -9,6 +9,8 @@
 /* Fills *out for site id; returns true when the site lies inside a system library (the C
  * library, the loader, libmemtrack: see place.c), which only address-only sites can. */
 bool mt_place_of(uint32_t id, mt_place_t *out);
+/* What mt_place_of(id) returns, without resolving the place. */
+bool mt_place_is_system(uint32_t id);
 /* True when site id, known only by a return address, lies in the C runtime the process is
  * built on (the C library, the loader, the C++ runtime, libmemtrack): what the runtime
  * allocates for itself, as against the program and the libraries it uses. */

@@ -30,6 +30,8 @@ bool mt_report_trylock(void);
 /* Loads the rules when the option changed; returns how many there are. */
 size_t mt_suppress_count(void);
 const char *mt_suppress_rule(size_t i);
+/* True when a rule matches what holds leaks (held:), which then must be named. */
+bool mt_suppress_any_held(void);
 /* The first rule that matches a group of leaks made at p and held by `held` (NULL: not
  * known), or -1. */
 long mt_suppress_match(const mt_place_t *p, const mt_holder_t *held);
