@@ -327,10 +327,11 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
 {
     bool listed = site_listed(site), sampled = !listed && !pg.all;
     size_t front = mt_front_size(mt_guard_bytes, align);
+    bool exact = listed || mt_site_get(site)->kind == MT_KIND_POOL;
     size_t a = mt_page_guard_alignment(size, align,
-                                       listed    ? MT_PG_LISTED
-                                       : sampled ? MT_PG_SAMPLED
-                                                 : MT_PG_EVERY);
+                                       sampled ? MT_PG_SAMPLED
+                                       : exact ? MT_PG_EXACT
+                                               : MT_PG_EVERY);
     mt_lock(&pg.lock);
     if (!reserve_locked() || (sampled && pg.sampled_live >= pg.slots_max)) {
         mt_unlock(&pg.lock);
