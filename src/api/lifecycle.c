@@ -13,6 +13,7 @@
 #include "base/data_symbols.h"
 #include "base/exit_now.h"
 #include "base/in_handler.h"
+#include "base/mapped.h"
 #include "base/code_map.h"
 #include "base/memory.h"
 #include "base/output.h"
@@ -44,6 +45,7 @@ static const struct {
     {mt_symbols_lock_all, mt_symbols_unlock_all},
     {mt_data_symbols_lock_all, mt_data_symbols_unlock_all},
     {mt_roots_lock_all, mt_roots_unlock_all},
+    {mt_mapped_lock, mt_mapped_unlock},
     {mt_mem_lock_all, mt_mem_unlock_all}, /* last: the tracker allocates for itself under its
                                              other locks */
 };
