@@ -34,8 +34,6 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
  * walk found no caller's frame record, as in code built without frame pointers (the
  * program's, or a library's it called). Not in the crash handler. */
 bool mt_place_stacks_stop_short(unsigned depth);
-/* True when one of the stack's frames lies in the program's code (crash handler safe). */
-bool mt_place_stack_in_program(uint32_t id);
 /* Notes where the program's code lies, for mt_place_of in the crash handler; at load time. */
 void mt_place_prepare(void);
 
