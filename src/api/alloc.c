@@ -127,7 +127,7 @@ static MT_NOINLINE void *page_guarded(size_t size, size_t align, uint32_t site, 
     if (user == NULL)
         return NULL;
     if (!zero && mt_fill_new)
-        memset(user, MT_ALLOC_FILL_BYTE, size);
+        mt_fill_new_bytes(user, size);
     uint64_t seq = system ? 0 : mt_next_seq();
     uint64_t meta = MT_META_MAKE(seq, mt_thread(), log2_of(align));
     if (!mt_table_track((uintptr_t)user, size, system ? meta | MT_META_FLAG_SYSTEM : meta, site)) {
@@ -258,7 +258,7 @@ alloc_block_idle(size_t size, size_t align, uint32_t site, bool zero, bool idle,
         if (align > MT_MIN_ALIGN)
             memset(user, 0, size);
     } else if (mt_fill_new) {
-        memset(user, MT_ALLOC_FILL_BYTE, size);
+        mt_fill_new_bytes(user, size);
     }
 
     if (maybe_system && MT_UNLIKELY(mt_site_system(site)))

@@ -402,7 +402,7 @@ static void *resize_in_place(void *ptr, size_t size, uint32_t site)
                 moved = raw + front != user;
                 user = raw + front;
                 if (size > before.size && mt_fill_new)
-                    memset(user + before.size, MT_ALLOC_FILL_BYTE, size - before.size);
+                    mt_fill_new_bytes(user + before.size, size - before.size);
                 memset(user + size, MT_GUARD_BYTE, back);
                 seq = system ? 0 : mt_next_seq(); /* a system library's: no number */
                 if (moved) { /* the old address is the C library's again: a second free of it

@@ -11,6 +11,9 @@
 #include "api/owned.h"
 #include "api/reach.h"
 #include "base/data_symbols.h"
+#include "base/exit_now.h"
+#include "base/in_handler.h"
+#include "base/mapped.h"
 #include "base/code_map.h"
 #include "base/memory.h"
 #include "base/output.h"
@@ -42,6 +45,7 @@ static const struct {
     {mt_symbols_lock_all, mt_symbols_unlock_all},
     {mt_data_symbols_lock_all, mt_data_symbols_unlock_all},
     {mt_roots_lock_all, mt_roots_unlock_all},
+    {mt_mapped_lock, mt_mapped_unlock},
     {mt_mem_lock_all, mt_mem_unlock_all}, /* last: the tracker allocates for itself under its
                                              other locks */
 };
@@ -60,8 +64,14 @@ static void fork_release(void)
         fork_locks[i - 1].unlock();
 }
 
+/* The process whose image started here (a fork child is not; nor a vfork child, which
+ * runs no fork handler: its pid is not this one). */
+static pid_t image_pid;
+static bool forked;
+
 static void fork_child(void)
 {
+    forked = true;
     fork_release();
     mt_out_after_fork_child(); /* one thread now: nothing else can hold a lock */
 }
@@ -76,8 +86,10 @@ __attribute__((constructor(101))) static void mt_constructor(void)
     mt_allocator_check();
 #endif
     (void)pthread_atfork(fork_prepare, fork_release, fork_child);
+    image_pid = getpid();
     mt_place_prepare();
     mt_crash_install();
+    mt_handler_note_trampoline();
     mt_report_prepare();
     mt_busy--;
 }
@@ -88,6 +100,37 @@ __attribute__((destructor(101))) MT_NOINLINE static void mt_destructor(void)
 {
     MT_ENTRY();
     MT_REACH_FROM_EXIT();
-    mt_report_at_exit();
+    mt_report_at_exit(true);
     mt_reach_leave();
 }
+
+#ifdef MT_STACKS_INTERPOSED
+/* The process's _exit and _Exit: a program that ends by them (dash always does) gets its
+ * report too, the stdio buffers it skips left alone, its live frames read as roots (they
+ * are not stale, as at exit). Not in a fork child (fork, then _exit: its copy of the
+ * parent's heap is no leak of its own), a vfork child (its memory is the parent's), a
+ * nested call (this thread is inside the tracker: a signal handler interrupted it) nor
+ * where a signal handler may be running (whatever it interrupted may hold a lock the
+ * report takes). Weak, as the C library's own are in a static link. */
+static MT_NOINLINE void report_at_quick_exit(void)
+{
+    MT_ENTRY();
+    MT_REACH_FROM_HERE();
+    if (!forked && getpid() == image_pid && !mt_reentered() &&
+        !mt_maybe_in_handler((uintptr_t)__builtin_frame_address(0)))
+        mt_report_at_exit(false);
+    mt_reach_leave();
+}
+
+MT_EXPORT __attribute__((weak, noreturn)) void _exit(int status)
+{
+    report_at_quick_exit();
+    mt_exit_now(status);
+}
+
+MT_EXPORT __attribute__((weak, noreturn)) void _Exit(int status)
+{
+    report_at_quick_exit();
+    mt_exit_now(status);
+}
+#endif

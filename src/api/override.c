@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "base/first_definition.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
 #include "records/stack.h"
@@ -365,7 +366,8 @@ void mt_allocator_check(void)
     static const char *const names[] = {"malloc", "free"};
     void *const ours[] = {(void *)(uintptr_t)&mt_own_malloc, (void *)(uintptr_t)&mt_own_free};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *first = dlsym(RTLD_DEFAULT, names[i]);
+        /* (not dlsym(RTLD_DEFAULT): it may answer a stub in the program, first_definition.c) */
+        void *first = mt_first_definition(names[i]);
         Dl_info found;
         if (first == NULL || first == ours[i] || dladdr(first, &found) == 0)
             continue;

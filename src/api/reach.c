@@ -2,7 +2,8 @@
  *
  * As Valgrind's memcheck tells it. Every aligned word of the roots (base/roots.h) is taken
  * for a pointer: one equal to a block's start makes that block reachable, one into its
- * middle possibly lost. The blocks so found are read in turn, breadth first (so a block's
+ * middle possibly lost. The blocks so found are read in turn (by words from each block's
+ * start, wherever that lies: block_words), breadth first (so a block's
  * chain from its root is a shortest one): a reachable block's word at another's start makes
  * that one reachable, any other word into a block not yet reached makes it possibly lost.
  * The blocks left are lost. Then, in address order, each lost block leads a clique: every
@@ -253,15 +254,14 @@ static void visit_range(scan_t *s, uintptr_t start, uintptr_t end, uint32_t from
     }
 }
 
-/* The words of a block: from its start (blocks are aligned as malloc aligns; a registered
- * one may not be, and its first bytes are then not a word). */
+/* The words of a block: from its start, where the program's objects in it start, whatever
+ * its alignment (a page-guarded block ends at its page, aligned only as its size asks: a
+ * pointer 8 bytes into a block of 20 bytes is 4 bytes off a word of memory; read by words
+ * of memory, it was not seen, and what it held was reported lost). */
 static uintptr_t block_words(const mt_reach_block_t *b, uintptr_t *end)
 {
-    const uintptr_t w = sizeof(uintptr_t);
-    uintptr_t start = (b->start + w - 1) & ~(w - 1);
-    *end =
-        b->size >= start - b->start ? start + ((b->size - (start - b->start)) & ~(w - 1)) : start;
-    return start;
+    *end = b->start + (b->size & ~(sizeof(uintptr_t) - 1));
+    return b->start;
 }
 
 /* Visits the words of block i in place when it is a malloc'd block still live: while the

@@ -1,5 +1,6 @@
-/* stacks.c - the process's mprotect, munmap, mmap, swapcontext and setcontext: what the stack
- * walk must know of the program's stacks (base/stack_regions.c).
+/* stacks.c - the process's mprotect, munmap, mmap, mremap, swapcontext and setcontext: what the
+ * stack walk must know of the program's stacks (base/stack_regions.c), and the memory the
+ * program maps for itself, roots of the leak scan (base/mapped.c).
  *
  * A walk reads frame records up the stack it runs on. The program may make part of a
  * thread's stack unreadable (a guard page inside it), and may run code on stacks of its own
@@ -16,9 +17,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "base/mapped.h"
 #include "base/platform.h"
 #include "base/stack_regions.h"
 
@@ -44,6 +47,7 @@ static void *next_function(void *_Atomic *slot, const char *name)
 typedef int mprotect_fn(void *, size_t, int);
 typedef int munmap_fn(void *, size_t);
 typedef void *mmap_fn(void *, size_t, int, int, int, off_t);
+typedef void *mremap_fn(void *, size_t, size_t, int, ...);
 typedef int swapcontext_fn(ucontext_t *, const ucontext_t *);
 typedef int setcontext_fn(const ucontext_t *);
 
@@ -67,7 +71,10 @@ MT_EXPORT int munmap(void *addr, size_t len)
         return -1;
     }
     mt_regions_unreadable((uintptr_t)addr, len);
-    return real_munmap(addr, len);
+    int rc = real_munmap(addr, len);
+    if (rc == 0)
+        mt_mapped_remove((uintptr_t)addr, len);
+    return rc;
 }
 
 MT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
@@ -79,7 +86,38 @@ MT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
     }
     if ((flags & MAP_FIXED) && !(prot & PROT_READ)) /* over what was there */
         mt_regions_unreadable((uintptr_t)addr, len);
-    return real_mmap(addr, len, prot, flags, fd, offset);
+    void *at = real_mmap(addr, len, prot, flags, fd, offset);
+    if (at != MAP_FAILED) {
+        if ((flags & MAP_ANONYMOUS) && (prot & PROT_WRITE)) /* roots of the leak scan */
+            mt_mapped_add((uintptr_t)at, len);
+        else
+            mt_mapped_remove((uintptr_t)at, len);
+    }
+    return at;
+}
+/* (the same function where off_t has 64 bits, as on every target that interposes these) */
+MT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+    __attribute__((alias("mmap")));
+
+MT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+    NEXT(mremap);
+    void *new_at = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        new_at = va_arg(ap, void *);
+        va_end(ap);
+    }
+    if (real_mremap == NULL) {
+        errno = ENOSYS;
+        return MAP_FAILED;
+    }
+    mt_regions_unreadable((uintptr_t)old, old_len);
+    void *at = real_mremap(old, old_len, new_len, flags, new_at);
+    if (at != MAP_FAILED)
+        mt_mapped_moved((uintptr_t)old, old_len, (uintptr_t)at, new_len);
+    return at;
 }
 
 /* The stack a context runs on, when it names one (a context made by makecontext does). */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/exit_now.h"
 #include "base/options.h"
 #include "base/unwind.h" /* MT_STACK_MAX */
 
@@ -438,7 +439,7 @@ static void stop_for_bad_fail_option(void)
     mt_buf_str(&b, "error: MEMTRACK_OPTIONS: a fail_ option is wrong (above), and the program "
                    "does not run without the failures it asked for: exit status 2\n");
     mt_buf_flush(&b);
-    _exit(2);
+    mt_exit_now(2);
 }
 
 static void options_read(void)

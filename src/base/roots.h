@@ -9,7 +9,8 @@
  * argument registers as values), whole for a thread running in user code; glibc keeps a
  * thread's static thread-local storage at the top of its stack. Other threads are not
  * stopped: what one of them changes while the scan runs may be missed, and a pointer it
- * keeps only in a register other than a system call's arguments is not seen.
+ * keeps only in a register other than a system call's arguments is not seen. And the
+ * writable anonymous memory the program mapped for itself (base/mapped.h).
  * Windows (roots_windows.c): the writable sections of every module and, for each thread,
  * its context (registers) and its stack from its stack pointer up.
  * Bare metal (roots_bare.c): .data and .bss by the linker's symbols and the one stack.
@@ -26,6 +27,7 @@ typedef enum mt_root_kind {
     MT_ROOT_STACK,     /* a thread's stack */
     MT_ROOT_REGISTERS, /* a thread's registers: values the roots keep (mt_roots_t.values) */
     MT_ROOT_PROGRAM,   /* memory the program registered (memtrack_register_root) */
+    MT_ROOT_MAPPED,    /* memory the program mapped for itself (base/mapped.h) */
 } mt_root_kind_t;
 
 /* One range of roots, read through the kernel (it may go away while it is read). */
@@ -66,6 +68,9 @@ typedef struct mt_roots {
  * Returns false when there is no memory for them. Takes no tracker lock but the threads'
  * list's. */
 bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame, bool at_exit);
+/* Adds the memory the program mapped for itself (MT_ROOT_MAPPED: base/roots_mapped.c), after
+ * the stacks. Linux only. */
+bool mt_roots_add_mapped(mt_roots_t *r);
 /* Adds a range of kind MT_ROOT_PROGRAM (registered roots, api/reach.c). */
 bool mt_roots_add_program(mt_roots_t *r, uintptr_t start, uintptr_t end, uint32_t index);
 void mt_roots_free(mt_roots_t *r);

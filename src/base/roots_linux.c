@@ -574,6 +574,8 @@ bool mt_roots_collect(mt_roots_t *r, uintptr_t stack_from, void *frame, bool at_
         c.ok = add_own_stack(&c, stack_from, stack->end, frame, at_exit);
     if (c.ok)
         c.ok = add_other_threads(&c, &m, thread_id(), buf, READ_BUFFER);
+    if (c.ok)
+        c.ok = mt_roots_add_mapped(r);
     map_free(&m);
     mt_pages_free(buf, READ_BUFFER);
     if (!c.ok)

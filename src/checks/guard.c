@@ -168,6 +168,11 @@ size_t mt_guard_size_max = SIZE_MAX / 2; /* (no guards yet) */
 bool mt_fill_new = true;
 bool mt_fill_freed = true;
 
+void mt_fill_new_large(unsigned char *at, size_t n)
+{
+    memset(at, MT_ALLOC_FILL_BYTE, mt_opt.unwritten ? n : MT_FILL_NEW_MAX);
+}
+
 void mt_layout_freeze(void)
 {
     mt_guard_bytes = mt_opt.guard;

@@ -40,6 +40,22 @@ extern MT_HIDDEN size_t
 extern MT_HIDDEN size_t mt_guard_size_max;
 extern MT_HIDDEN bool mt_fill_new;   /* option fill_new, frozen */
 extern MT_HIDDEN bool mt_fill_freed; /* option fill_freed, frozen */
+
+/* A new block is filled with 0xCD up to this many bytes: a large buffer a program may never
+ * touch whole (xz's 100 MB of dictionaries for a small file) is not made resident by the
+ * fill (it was: 4 MB became 132 MB, and ten times the time). Unless option unwritten counts
+ * the bytes never written, which needs the whole block filled. */
+#define MT_FILL_NEW_MAX ((size_t)64 << 10)
+/* Fills the new bytes [at, at + n) of a block beyond MT_FILL_NEW_MAX (out of line: rare). */
+void mt_fill_new_large(unsigned char *at, size_t n);
+/* Fills the new bytes [at, at + n) of a block (mt_fill_new set). */
+static inline void mt_fill_new_bytes(unsigned char *at, size_t n)
+{
+    if (MT_LIKELY(n <= MT_FILL_NEW_MAX))
+        memset(at, MT_ALLOC_FILL_BYTE, n);
+    else
+        mt_fill_new_large(at, n);
+}
 /* Freezes the layout from the options (read already). Once: the caller checks
  * mt_options_frozen first. */
 void mt_layout_freeze(void);

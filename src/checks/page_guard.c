@@ -8,11 +8,10 @@
  *                  ...[slack][block]^ end side (default): the block ends at the page after
  *                  [block][pad]...    start side: the block starts right after a guard page
  *
- * At the end side a chosen block's last byte touches the next guard page (its alignment is
- * the largest power of two dividing its size, at most 16: all an object of that size can
- * need), so a one-byte overrun faults; a sampled block keeps malloc's 16 bytes (programs
- * count on them), so an overrun within its last 15 bytes of pad is found by the check of
- * the pad instead. The `guard` bytes before the block are filled and checked as any front
+ * At the end side a block lies as close to the next guard page as its alignment lets it
+ * (page_guard_align.h: to the byte for a listed site's, so a one-byte overrun faults), and
+ * an overrun into the pad left is found by the check of the pad instead. The `guard` bytes
+ * before the block are filled and checked as any front
  * guard, and so is the pad after it. At the start side the pad after it is checked.
  * A freed slot's pages are closed (their memory goes back to the kernel) until the slot is
  * reused, the oldest freed first, so a use after free faults.
@@ -44,6 +43,7 @@
 #include "base/os_memory.h"
 #include "base/output.h"
 #include "checks/page_guard.h"
+#include "checks/page_guard_align.h"
 #include "checks/page_guard_access.h"
 #include "checks/quarantine.h"
 #include "errors/error.h"
@@ -178,10 +178,8 @@ static size_t next_gap(size_t rate, bool first)
     return 1 + (size_t)(next_random() % (2 * rate - 1));
 }
 
-static bool site_chosen(uint32_t site)
+static bool site_listed(uint32_t site)
 {
-    if (pg.all)
-        return true;
     if (pg.sites[0] == '\0')
         return false;
     if (pg.site_choice != NULL && site < SITE_CACHE && pg.site_choice[site] != 0)
@@ -218,7 +216,7 @@ bool mt_page_guard_choose(uint32_t site)
     }
     sample_countdown = n;
     mt_pg_countdown = 1;
-    return sample || site_chosen(site);
+    return sample || pg.all || site_listed(site);
 }
 
 /* ---- the region -------------------------------------------------------------------------- */
@@ -325,20 +323,15 @@ static void close_pages(void *at, size_t len)
 
 /* ---- blocks -------------------------------------------------------------------------------- */
 
-/* The alignment an object of this size can need: the largest power of two dividing it. */
-static size_t natural_alignment(size_t size)
-{
-    size_t a = size & (~size + 1);
-    return a == 0 || a > MT_MIN_ALIGN ? MT_MIN_ALIGN : a;
-}
-
 void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
 {
-    bool sampled = !site_chosen(site);
+    bool listed = site_listed(site), sampled = !listed && !pg.all;
     size_t front = mt_front_size(mt_guard_bytes, align);
-    /* Sampled blocks (the default, on in every run) keep malloc's alignment: a program may
-     * count on it. Chosen ones end at the page to the byte. */
-    size_t a = align > MT_MIN_ALIGN || sampled ? align : natural_alignment(size);
+    bool exact = listed || mt_site_get(site)->kind == MT_KIND_POOL;
+    size_t a = mt_page_guard_alignment(size, align,
+                                       sampled ? MT_PG_SAMPLED
+                                       : exact ? MT_PG_EXACT
+                                               : MT_PG_EVERY);
     mt_lock(&pg.lock);
     if (!reserve_locked() || (sampled && pg.sampled_live >= pg.slots_max)) {
         mt_unlock(&pg.lock);

@@ -270,6 +270,7 @@ void mt_buf_holder(mt_buf_t *b, const mt_holder_t *h)
         mt_buf_str(b, h->file != NULL ? "the root registered" : "a registered root");
         at_line(b, h->file, h->line);
         break;
+    case MT_HOLDER_MAPPED: mt_buf_str(b, "memory the program mapped"); break;
     case MT_HOLDER_LOST:
         mt_buf_str(b, "lost block #");
         mt_buf_u64(b, h->nchain != 0 ? h->chain[0] : 0);

@@ -154,6 +154,19 @@ bool mt_place_listed(const char *list, const char *file, long line)
     return false;
 }
 
+bool mt_place_is_system(uint32_t id)
+{
+    const mt_site_t *s = mt_site_get(id);
+    if (s->file != NULL || s->pc == NULL)
+        return false;
+    /* Decided when the site was made (base/code_map.c), by which its blocks were counted
+     * apart from the program's or not (the C++ runtime's are counted as the program's,
+     * but listed apart as a system library's). On bare metal no site by address is the
+     * C library's: its code is known by the program's image alone. */
+    return MT_SMALL(s->library != MT_CODE_PROGRAM, !mt_in_program_image((uintptr_t)s->pc) ||
+                                                       mt_in_code_linked_after((uintptr_t)s->pc));
+}
+
 bool mt_place_of(uint32_t id, mt_place_t *out)
 {
     const mt_site_t *s = mt_site_get(id);
@@ -168,13 +181,7 @@ bool mt_place_of(uint32_t id, mt_place_t *out)
     if (s->file == NULL && s->pc != NULL) {
         Dl_info info;
         out->pc = (uint64_t)(uintptr_t)s->pc;
-        /* Decided when the site was made (base/code_map.c), by which its blocks were counted
-         * apart from the program's or not (the C++ runtime's are counted as the program's,
-         * but listed apart as a system library's). On bare metal no site by address is the
-         * C library's: its code is known by the program's image alone. */
-        system =
-            MT_SMALL(s->library != MT_CODE_PROGRAM, !mt_in_program_image((uintptr_t)s->pc) ||
-                                                        mt_in_code_linked_after((uintptr_t)s->pc));
+        system = mt_place_is_system(id);
         if (mt_in_crash) /* no loader call: the program's code is known by its range */
             (void)crash_place_in_program(s->pc, out);
         else if (dladdr(s->pc, &info) != 0) { /* dladdr may wait on a lock */

@@ -9,6 +9,8 @@
 /* Fills *out for site id; returns true when the site lies inside a system library (the C
  * library, the loader, libmemtrack: see place.c), which only address-only sites can. */
 bool mt_place_of(uint32_t id, mt_place_t *out);
+/* What mt_place_of(id) returns, without resolving the place. */
+bool mt_place_is_system(uint32_t id);
 /* True when site id, known only by a return address, lies in the C runtime the process is
  * built on (the C library, the loader, the C++ runtime, libmemtrack): what the runtime
  * allocates for itself, as against the program and the libraries it uses. */
@@ -32,8 +34,6 @@ size_t mt_place_stack(uint32_t id, mt_place_t *out, mt_frame_t *frames, size_t m
  * walk found no caller's frame record, as in code built without frame pointers (the
  * program's, or a library's it called). Not in the crash handler. */
 bool mt_place_stacks_stop_short(unsigned depth);
-/* True when one of the stack's frames lies in the program's code (crash handler safe). */
-bool mt_place_stack_in_program(uint32_t id);
 /* Notes where the program's code lies, for mt_place_of in the crash handler; at load time. */
 void mt_place_prepare(void);
 

@@ -133,6 +133,10 @@ static const holder_root_t *root_of(mt_holders_t *h, uint32_t top)
         r->kind = MT_HOLDER_ROOT;
         r->id = root->index;
         break;
+    case MT_ROOT_MAPPED:
+        r->kind = MT_HOLDER_MAPPED;
+        r->id = 0; /* one group a site, whichever mapping */
+        break;
     }
     return r;
 }

@@ -208,6 +208,11 @@ static void add_apart(mt_apart_t *a, const mt_leak_site_t *s)
     a->sites++;
 }
 
+static bool still_held(mt_leak_class_t c)
+{
+    return c == MT_LEAK_POSSIBLE || c == MT_LEAK_REACHABLE;
+}
+
 /* Blocks a system library made that the program lost: no library keeps a cache it cannot
  * reach, so a block nothing points at was handed to the program and forgotten there (the
  * string json_dumps returns, a lua_State never closed). Listed as the program's leaks,
@@ -225,14 +230,20 @@ static bool system_block_lost_by_program(const mt_leak_site_t *s)
 static size_t sort_out_sites(mt_report_t *r, mt_leak_site_t *sites, size_t n, frame_pool_t *pool)
 {
     size_t kept = 0;
+    /* With leaks=lost and no rule to match, what the program still holds is only counted
+     * (keep_lost): its places are never read, nor the debug information they need. */
+    bool held_unread = r->lost_only && mt_suppress_count() == 0;
     for (size_t i = 0; i < n; i++) {
         mt_leak_site_t *s = &sites[i];
-        bool system = mt_place_of(s->site, &s->where);
-        if (system && !mt_opt.system_leaks && !system_block_lost_by_program(s)) {
+        if (mt_place_is_system(s->site) && !mt_opt.system_leaks &&
+            !system_block_lost_by_program(s)) {
             add_apart(&r->system, s);
             continue;
         }
-        resolve_stack(r, pool, s->site, &s->where);
+        if (!(held_unread && still_held(s->leak_class))) {
+            (void)mt_place_of(s->site, &s->where);
+            resolve_stack(r, pool, s->site, &s->where);
+        }
         sites[kept++] = *s;
     }
     n = kept;
@@ -259,6 +270,7 @@ typedef struct leak_key {
     uint8_t leak_class;
     uint8_t holder;
     bool chained;
+    bool named; /* holder_wanted */
 } leak_key_t;
 
 /* By group (class, site, holder), then by sequence number within one. */
@@ -322,6 +334,20 @@ static mt_leak_class_t class_of(uint8_t state)
     }
 }
 
+/* Whether what holds block b may be shown, or asked by a held: rule. Not for a block still
+ * held whose group is only counted apart: a system library's (unless system_leaks), and with
+ * leaks=lost any. Naming a variable reads its module's debug information, the C library's
+ * often (tens of milliseconds, megabytes): a clean run under --preload then reads none. */
+static bool holder_wanted(const mt_report_t *r, const mt_reach_block_t *b)
+{
+    if (!still_held(class_of(b->state)))
+        return true; /* listed */
+    if (!mt_opt.system_leaks &&
+        mt_place_is_system(b->site < mt_site_count() ? b->site : MT_SITE_NONE))
+        return false;
+    return !r->lost_only || mt_suppress_any_held();
+}
+
 /* Groups the blocks made at or after `since` by class, site and holder, into r->groups;
  * returns how many there are (0 with *ok false when there was no memory for them).
  * program[] gets the program's blocks among them (bytes, blocks). */
@@ -343,9 +369,11 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
             program[0] += b->size;
             program[1]++;
         }
-        mt_holder_key_t hk = mt_holder_key(h, (uint32_t)i);
-        keys[n++] = (leak_key_t){MT_META_SEQ(b->meta),        hk.id,   b->site,   (uint32_t)i,
-                                 (uint8_t)class_of(b->state), hk.kind, hk.chained};
+        bool named = holder_wanted(r, b);
+        mt_holder_key_t hk =
+            named ? mt_holder_key(h, (uint32_t)i) : (mt_holder_key_t){MT_HOLDER_NONE, false, 0};
+        keys[n++] = (leak_key_t){MT_META_SEQ(b->meta),        hk.id,   b->site,    (uint32_t)i,
+                                 (uint8_t)class_of(b->state), hk.kind, hk.chained, named};
     }
     sort_keys(keys, n);
     size_t ngroups = 0;
@@ -363,7 +391,10 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
             mt_leak_site_t *s = &groups[g++];
             s->site = k->site < mt_site_count() ? k->site : MT_SITE_NONE;
             s->leak_class = (mt_leak_class_t)k->leak_class;
-            mt_holder_describe(h, k->block, s->leak_class, &holders[g - 1]);
+            if (k->named)
+                mt_holder_describe(h, k->block, s->leak_class, &holders[g - 1]);
+            else
+                memset(&holders[g - 1], 0, sizeof holders[g - 1]); /* MT_HOLDER_NONE */
             s->held = &holders[g - 1];
         }
         mt_leak_site_t *s = &groups[g - 1];
@@ -383,12 +414,10 @@ static size_t group_scanned(mt_report_t *r, mt_holders_t *h, uint64_t since, uns
  * lost (system_block_lost_by_program). by_id counts the blocks of each site. */
 static bool any_listed(const mt_leak_site_t *by_id, uint32_t nids)
 {
-    for (uint32_t i = 0; i < nids; i++) {
-        mt_place_t where;
+    for (uint32_t i = 0; i < nids; i++)
         if (by_id[i].blocks != 0 &&
-            (!mt_place_of(i, &where) || mt_opt.system_leaks || !mt_place_in_runtime(i)))
+            (!mt_place_is_system(i) || mt_opt.system_leaks || !mt_place_in_runtime(i)))
             return true;
-    }
     return false;
 }
 
@@ -397,8 +426,7 @@ static size_t keep_lost(mt_report_t *r, mt_leak_site_t *sites, size_t n)
 {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        mt_leak_class_t c = sites[i].leak_class;
-        if (c == MT_LEAK_POSSIBLE || c == MT_LEAK_REACHABLE)
+        if (still_held(sites[i].leak_class))
             add_apart(&r->held_apart, &sites[i]);
         else
             sites[kept++] = sites[i];

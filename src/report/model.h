@@ -119,7 +119,8 @@ mt_leak_class_t mt_leak_class_named(const char *json);
     X(STACK, "stack")               /* a thread's stack; func: the frame, when known */            \
     X(REGISTER, "register")         /* a thread's registers */                                     \
     X(ROOT, "root")                 /* memory the program registered: file:line, where */          \
-    X(LOST, "lost")                 /* a lost block (indirectly lost ones) */
+    X(LOST, "lost")                 /* a lost block (indirectly lost ones) */                      \
+    X(MAPPED, "mapped")             /* memory the program mapped for itself (mmap) */
 typedef enum {
 #define MT_HOLDER_ENUM(id, json) MT_HOLDER_##id,
     MT_HOLDER_LIST(MT_HOLDER_ENUM)

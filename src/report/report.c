@@ -20,10 +20,13 @@
 #include "api/api.h"
 #include "api/owned.h"
 #include "base/symbolize.h"
+#include "base/code_map.h"
 #include "base/stack_regions.h"
 #include "base/unwind.h"
 #include "checks/unwritten.h"
 #include "records/place.h"
+#include "records/site.h"
+#include "records/stack.h"
 #include "records/stats.h"
 #include "records/timeline.h"
 #include "report/injected.h"
@@ -215,6 +218,26 @@ void mt_report_peak_now(mt_report_t *r)
     r->peak.usec = r->nsamples != 0 ? r->samples[r->nsamples - 1].usec : 0;
 }
 
+/* Whether a leak listed was made inside a library (a string it returned and the program
+ * lost) and its stack never reached the program's code: the library keeps no frame
+ * pointers (Debian's do not), and the line that called it is what the reader needs. */
+static bool library_leak_cut_short(const mt_report_t *r)
+{
+    for (size_t i = 0; i < r->nsites; i++) {
+        uint32_t id = r->sites[i].site;
+        if (id == MT_SITE_NONE || !mt_place_is_system(id))
+            continue;
+        void *const *pcs;
+        unsigned n = mt_stack_get(mt_site_get(id)->stack, &pcs);
+        bool reached = false;
+        for (unsigned k = 0; k < n && !reached; k++)
+            reached = mt_code_owner(pcs[k]) == MT_CODE_PROGRAM;
+        if (!reached)
+            return true;
+    }
+    return false;
+}
+
 bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
 {
     memset(r, 0, sizeof *r);
@@ -315,7 +338,8 @@ bool mt_report_build(mt_report_t *r, mt_when_t when, uint64_t since)
     r->stacks_unwalked = mt_regions_unwalked();
     r->stacks_unavailable = mt_unwind_unavailable();
     r->stacks_no_frame_pointers =
-        mt_opt.stack > 1 && mt_opt.unwind[0] != 'e' && mt_place_stacks_stop_short((unsigned)depth);
+        mt_opt.stack > 1 && mt_opt.unwind[0] != 'e' &&
+        (mt_place_stacks_stop_short((unsigned)depth) || library_leak_cut_short(r));
     build_errors(r, raw, nerrors, &pool);
     build_not_printed(r, capped);
     build_unwritten(r, unwritten);

@@ -17,7 +17,9 @@ void mt_report_peak_now(mt_report_t *r);
 /* Whether the tracker's own memory ran out, and what it wants (all 0 where it has no
  * fixed budget: only bare metal's static buffer has one). */
 void mt_report_shortage(mt_shortage_t *out);
-void mt_report_at_exit(void);
+/* The exit report, once; flush: the program's stdio buffers are flushed first (at exit,
+ * not at _exit, which skips them). */
+void mt_report_at_exit(bool flush);
 /* Reads what the exit report needs while the process has descriptors to spare (the
  * suppressions file), at load time. */
 void mt_report_prepare(void);
@@ -30,6 +32,8 @@ bool mt_report_trylock(void);
 /* Loads the rules when the option changed; returns how many there are. */
 size_t mt_suppress_count(void);
 const char *mt_suppress_rule(size_t i);
+/* True when a rule matches what holds leaks (held:), which then must be named. */
+bool mt_suppress_any_held(void);
 /* The first rule that matches a group of leaks made at p and held by `held` (NULL: not
  * known), or -1. */
 long mt_suppress_match(const mt_place_t *p, const mt_holder_t *held);

@@ -264,6 +264,14 @@ size_t mt_suppress_count(void)
     return loaded.count;
 }
 
+bool mt_suppress_any_held(void)
+{
+    for (size_t i = 0; i < mt_suppress_count(); i++)
+        if (loaded.rules[i].type == RULE_HELD)
+            return true;
+    return false;
+}
+
 const char *mt_suppress_rule(size_t i)
 {
     return i < loaded.count ? loaded.rules[i].text : NULL;

@@ -18,6 +18,7 @@
 #include "api/fail.h"
 #include "api/owned.h"
 #include "api/reach.h"
+#include "base/exit_now.h"
 #include "base/output.h"
 #include "base/symbolize.h"
 #include "base/unwind.h"
@@ -387,7 +388,7 @@ static bool clean_and_silent(void)
            mt_table_empty() && shortage.size == 0;
 }
 
-void mt_report_at_exit(void)
+void mt_report_at_exit(bool flush)
 {
     mt_report_t r;
     if (atomic_flag_test_and_set(&exit_reported))
@@ -395,7 +396,8 @@ void mt_report_at_exit(void)
     mt_init();
     atomic_store(&mt_state, 2);
     /* The program's last buffered output comes before the report, as it was written. */
-    fflush(stdout);
+    if (flush)
+        fflush(stdout);
     mt_busy++;
     uint32_t exit_site = mt_site_id(NULL, 0, NULL, MT_KIND_EXIT, NULL);
     (void)mt_owners_check(exit_site); /* released pool slots and arena bytes */
@@ -422,7 +424,8 @@ void mt_report_at_exit(void)
     mt_busy--;
     if (found && mt_opt.exitcode >= 0) {
         /* _exit skips the C library's last flush: flush the program's output first. */
-        fflush(NULL);
-        _exit((int)(mt_opt.exitcode & 0xff));
+        if (flush)
+            fflush(NULL);
+        mt_exit_now((int)(mt_opt.exitcode & 0xff));
     }
 }

@@ -1,0 +1,106 @@
+/* mapped.c - the memory the program mapped for itself, writable and anonymous, as roots of
+ * the leak scan.
+ *
+ * An allocator of the program's own that takes its memory from mmap keeps, in that memory,
+ * the pointers to blocks it got from malloc: Python's object allocator keeps its objects in
+ * arenas it maps, and a list's items, a dictionary's table, are malloc'd blocks held only
+ * by those objects. Not read, they were lost blocks to the scan (and memtrack run --preload
+ * exited 23 on `python3 -c 'print(1)'`); Valgrind reads them. Only the program's calls of
+ * mmap come here (api/stacks.c): the C library's own mappings (its heap, which holds the
+ * blocks themselves; thread stacks, which are roots already) and the tracker's never do.
+ *
+ * The list is a fixed array in libmemtrack's own data, which no scan reads, under a spin
+ * lock. A call nested in a signal handler that interrupted this thread inside the tracker
+ * notes nothing (it would wait for itself); a range that does not fit is not noted. Either
+ * only leaves out a root, as before this list.
+ */
+#include "base/mapped.h"
+
+#include "base/lock.h"
+
+static mt_lock_t lock = MT_LOCK_INIT;
+static mt_span_t spans[MT_MAPPED_MAX];
+static size_t count;
+
+static void remove_locked(uintptr_t start, uintptr_t end)
+{
+    for (size_t i = 0; i < count;) {
+        mt_span_t *s = &spans[i];
+        if (s->end <= start || s->start >= end) {
+            i++;
+        } else if (s->start >= start && s->end <= end) {
+            *s = spans[--count]; /* wholly gone */
+        } else if (s->start < start && s->end > end) {
+            if (count == MT_MAPPED_MAX) { /* no room to split: the hole stays a root */
+                i++;
+                continue;
+            }
+            spans[count++] = (mt_span_t){end, s->end};
+            s->end = start;
+            i++;
+        } else {
+            if (s->start < start)
+                s->end = start;
+            else
+                s->start = end;
+            i++;
+        }
+    }
+}
+
+void mt_mapped_add(uintptr_t addr, size_t len)
+{
+    if (len == 0 || len > MT_MAPPED_LEN_MAX || addr + len < addr || mt_reentered())
+        return;
+    mt_lock(&lock);
+    remove_locked(addr, addr + len); /* (a fixed mapping over one noted) */
+    if (count < MT_MAPPED_MAX)
+        spans[count++] = (mt_span_t){addr, addr + len};
+    mt_unlock(&lock);
+}
+
+void mt_mapped_remove(uintptr_t addr, size_t len)
+{
+    if (len == 0 || addr + len < addr || mt_reentered())
+        return;
+    mt_lock(&lock);
+    remove_locked(addr, addr + len);
+    mt_unlock(&lock);
+}
+
+void mt_mapped_moved(uintptr_t old, size_t old_len, uintptr_t new_at, size_t new_len)
+{
+    if (mt_reentered())
+        return;
+    mt_lock(&lock);
+    bool noted = false;
+    for (size_t i = 0; i < count && !noted; i++)
+        noted = spans[i].start <= old && old < spans[i].end;
+    remove_locked(old, old + old_len);
+    if (noted) {
+        remove_locked(new_at, new_at + new_len);
+        if (count < MT_MAPPED_MAX && new_len <= MT_MAPPED_LEN_MAX)
+            spans[count++] = (mt_span_t){new_at, new_at + new_len};
+    }
+    mt_unlock(&lock);
+}
+
+size_t mt_mapped_spans(mt_span_t *out, size_t max)
+{
+    mt_lock(&lock);
+    size_t n = count < max ? count : max;
+    for (size_t i = 0; i < n; i++)
+        out[i] = spans[i];
+    mt_unlock(&lock);
+    return n;
+}
+
+void mt_mapped_lock(void)
+{
+    mt_lock(&lock);
+}
+
+void mt_mapped_unlock(void)
+{
+    mt_unlock(&lock);
+}
