@@ -114,10 +114,12 @@ __attribute__((destructor(101))) MT_NOINLINE static void mt_destructor(void)
  * report takes). Weak, as the C library's own are in a static link. */
 static MT_NOINLINE void report_at_quick_exit(void)
 {
+    /* (asked first: a vfork child runs in its parent's memory and must write none of it) */
+    if (forked || getpid() != image_pid || mt_reentered())
+        return;
     MT_ENTRY();
     MT_REACH_FROM_HERE();
-    if (!forked && getpid() == image_pid && !mt_reentered() &&
-        !mt_maybe_in_handler((uintptr_t)__builtin_frame_address(0)))
+    if (!mt_maybe_in_handler((uintptr_t)__builtin_frame_address(0)))
         mt_report_at_exit(false);
     mt_reach_leave();
 }
