@@ -153,9 +153,11 @@ void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
     unsigned char *user = (unsigned char *)mt_block_addr(copy);
     if (mt_fill_freed) {
         if (mt_unwritten_counts(copy)) { /* the fill and the count in one pass */
+            size_t filled = mt_fill_new_span(copy->size);
             size_t unwritten =
-                mt_fill_counting(user, copy->size, MT_FREE_FILL_BYTE, MT_ALLOC_FILL_BYTE);
-            mt_unwritten_add(copy->site, copy->size, unwritten);
+                mt_fill_counting(user, filled, MT_FREE_FILL_BYTE, MT_ALLOC_FILL_BYTE);
+            memset(user + filled, MT_FREE_FILL_BYTE, copy->size - filled);
+            mt_unwritten_add(copy->site, filled, unwritten);
         } else {
             memset(user, MT_FREE_FILL_BYTE, copy->size);
         }
