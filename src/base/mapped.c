@@ -11,8 +11,9 @@
  *
  * The list is a fixed array in libmemtrack's own data, which no scan reads, under a spin
  * lock. A call nested in a signal handler that interrupted this thread inside the tracker
- * notes nothing (it would wait for itself); a range that does not fit is not noted. Either
- * only leaves out a root, as before this list.
+ * notes nothing (it would wait for itself); a range that does not fit is not noted, nor the
+ * smaller side of a hole cut in a noted range when the list is full. Each only leaves out a
+ * root, as before this list, never keeps one that memory no longer is.
  */
 #include "base/mapped.h"
 
@@ -31,12 +32,16 @@ static void remove_locked(uintptr_t start, uintptr_t end)
         } else if (s->start >= start && s->end <= end) {
             *s = spans[--count]; /* wholly gone */
         } else if (s->start < start && s->end > end) {
-            if (count == MT_MAPPED_MAX) { /* no room to split: the hole stays a root */
-                i++;
-                continue;
+            /* A hole in it. With no room for both sides, the smaller is lost as a root: the
+             * hole, kept, would be read as one. */
+            if (count < MT_MAPPED_MAX) {
+                spans[count++] = (mt_span_t){end, s->end};
+                s->end = start;
+            } else if (s->end - end > start - s->start) {
+                s->start = end;
+            } else {
+                s->end = start;
             }
-            spans[count++] = (mt_span_t){end, s->end};
-            s->end = start;
             i++;
         } else {
             if (s->start < start)
