@@ -2,6 +2,7 @@
  * what its fixed list cannot hold is left out, never kept as a root it no longer is. */
 #include <criterion/criterion.h>
 
+#include "base/lock.h"
 #include "base/mapped.h"
 
 /* Addresses no mapping of the test's process has: the list notes ranges, it maps nothing. */
@@ -36,4 +37,18 @@ Test(mapped, a_hole_splits_a_noted_range)
     cr_expect(noted(FAKE));
     cr_expect_not(noted(FAKE + PAGE));
     cr_expect(noted(FAKE + 2 * PAGE));
+}
+
+/* A munmap in a signal handler that interrupted the tracker (this thread busy inside it,
+ * the list's lock free) forgets the range; nothing is noted from there. */
+Test(mapped, a_nested_call_forgets_but_notes_nothing)
+{
+    mt_mapped_add(FAKE, 2 * PAGE);
+    mt_busy++;
+    mt_mapped_remove(FAKE, PAGE);
+    mt_mapped_add(FAKE + 4 * PAGE, PAGE);
+    mt_busy--;
+    cr_expect_not(noted(FAKE), "a range unmapped in a nested call is still a root");
+    cr_expect(noted(FAKE + PAGE));
+    cr_expect_not(noted(FAKE + 4 * PAGE));
 }
