@@ -29,8 +29,16 @@ static uintptr_t trampoline;
 void mt_handler_note_trampoline(void)
 {
     struct sigaction sa;
-    if (sigaction(SIGSEGV, NULL, &sa) == 0)
-        trampoline = (uintptr_t)sa.sa_restorer;
+    if (sigaction(SIGSEGV, NULL, &sa) != 0)
+        return;
+    /* No handler installed through the C library (options crash_report=0 and
+     * page_guard_rate=0, so none of the tracker's): the same default action set again through
+     * it, which gives it the trampoline, changes nothing else (nor an ignored one). */
+    if (sa.sa_restorer == NULL && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN) &&
+        !(sa.sa_flags & SA_SIGINFO) &&
+        (sigaction(SIGSEGV, &sa, NULL) != 0 || sigaction(SIGSEGV, NULL, &sa) != 0))
+        return;
+    trampoline = (uintptr_t)sa.sa_restorer;
 }
 
 bool mt_maybe_in_handler(uintptr_t sp)

@@ -7,7 +7,8 @@
 #include "base/platform.h"
 
 /* Notes the C library's signal return trampoline, from the handler the tracker installed
- * (api/crash.c): at load time, after it. */
+ * (api/crash.c), or SIGSEGV's default action set again when it installed none: at load
+ * time, after it. */
 void mt_handler_note_trampoline(void);
 /* False only when the calling thread is known to run no signal handler: it is the main
  * thread, on its own stack, and no word of that stack from sp up is the return into the

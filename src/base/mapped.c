@@ -11,8 +11,10 @@
  *
  * The list is a fixed array in libmemtrack's own data, which no scan reads, under a spin
  * lock. A call nested in a signal handler that interrupted this thread inside the tracker
- * notes nothing (it would wait for itself); a range that does not fit is not noted. Either
- * only leaves out a root, as before this list.
+ * notes nothing (it would wait for itself) and forgets only when the lock is free; a range
+ * that does not fit is not noted, nor the smaller side of a hole cut in a noted range when
+ * the list is full. Each only leaves out a root, as before this list, never keeps one that
+ * memory no longer is.
  */
 #include "base/mapped.h"
 
@@ -31,12 +33,16 @@ static void remove_locked(uintptr_t start, uintptr_t end)
         } else if (s->start >= start && s->end <= end) {
             *s = spans[--count]; /* wholly gone */
         } else if (s->start < start && s->end > end) {
-            if (count == MT_MAPPED_MAX) { /* no room to split: the hole stays a root */
-                i++;
-                continue;
+            /* A hole in it. With no room for both sides, the smaller is lost as a root: the
+             * hole, kept, would be read as one. */
+            if (count < MT_MAPPED_MAX) {
+                spans[count++] = (mt_span_t){end, s->end};
+                s->end = start;
+            } else if (s->end - end > start - s->start) {
+                s->start = end;
+            } else {
+                s->end = start;
             }
-            spans[count++] = (mt_span_t){end, s->end};
-            s->end = start;
             i++;
         } else {
             if (s->start < start)
@@ -59,25 +65,37 @@ void mt_mapped_add(uintptr_t addr, size_t len)
     mt_unlock(&lock);
 }
 
+/* The list's lock to forget a range. A call nested in a signal handler that interrupted
+ * this thread inside the tracker takes it only when it is free (this thread may hold it,
+ * and would wait for itself): a range unmapped and still noted would be read as a root when
+ * memory comes there again, the C library's blocks perhaps, hiding leaks they point to.
+ * (Nothing is noted from there: the tracker's own calls are nested too.) */
+static bool lock_to_forget(void)
+{
+    if (mt_reentered())
+        return mt_trylock(&lock);
+    mt_lock(&lock);
+    return true;
+}
+
 void mt_mapped_remove(uintptr_t addr, size_t len)
 {
-    if (len == 0 || addr + len < addr || mt_reentered())
+    if (len == 0 || addr + len < addr || !lock_to_forget())
         return;
-    mt_lock(&lock);
     remove_locked(addr, addr + len);
     mt_unlock(&lock);
 }
 
 void mt_mapped_moved(uintptr_t old, size_t old_len, uintptr_t new_at, size_t new_len)
 {
-    if (mt_reentered())
+    bool nested = mt_reentered();
+    if (!lock_to_forget())
         return;
-    mt_lock(&lock);
-    bool noted = false;
+    bool noted = false; /* (nested: the old range forgotten, the new one not noted) */
     for (size_t i = 0; i < count && !noted; i++)
         noted = spans[i].start <= old && old < spans[i].end;
     remove_locked(old, old + old_len);
-    if (noted) {
+    if (noted && !nested) {
         remove_locked(new_at, new_at + new_len);
         if (count < MT_MAPPED_MAX && new_len <= MT_MAPPED_LEN_MAX)
             spans[count++] = (mt_span_t){new_at, new_at + new_len};

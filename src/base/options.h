@@ -59,7 +59,8 @@
     /* catching heap corruption (quarantine.c, foreign.c, crash.c) */                              \
     X(quarantine, SIZE, MT_QUARANTINE_DEFAULT,                                                     \
       "bytes of freed blocks each heap shard keeps before giving them back; 0: none")              \
-    X(fill_new, BOOL, "1", "fill new blocks (not calloc) with 0xCD, their first 64 KiB")           \
+    X(fill_new, BOOL, "1",                                                                         \
+      "fill new blocks (not calloc) with 0xCD, their first 64 KiB (all with unwritten=1)")         \
     X(fill_freed, BOOL, "1", "fill freed blocks with 0xDD and check them for writes after free")   \
     X(unwritten, BOOL, "0",                                                                        \
       "report per site the share of freed bytes never written (needs fill_new)")                   \

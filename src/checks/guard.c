@@ -167,10 +167,11 @@ size_t mt_guard_front;
 size_t mt_guard_size_max = SIZE_MAX / 2; /* (no guards yet) */
 bool mt_fill_new = true;
 bool mt_fill_freed = true;
+bool mt_fill_new_whole;
 
 void mt_fill_new_large(unsigned char *at, size_t n)
 {
-    memset(at, MT_ALLOC_FILL_BYTE, mt_opt.unwritten ? n : MT_FILL_NEW_MAX);
+    memset(at, MT_ALLOC_FILL_BYTE, mt_fill_new_whole ? n : MT_FILL_NEW_MAX);
 }
 
 void mt_layout_freeze(void)
@@ -180,6 +181,7 @@ void mt_layout_freeze(void)
     mt_guard_size_max = SIZE_MAX / 2 - mt_guard_front - mt_guard_bytes;
     mt_fill_new = mt_opt.fill_new != 0;
     mt_fill_freed = mt_opt.fill_freed != 0;
+    mt_fill_new_whole = mt_opt.unwritten != 0;
     mt_page_guard_freeze();
     atomic_store(&mt_options_frozen, true);
 }

@@ -44,8 +44,18 @@ extern MT_HIDDEN bool mt_fill_freed; /* option fill_freed, frozen */
 /* A new block is filled with 0xCD up to this many bytes: a large buffer a program may never
  * touch whole (xz's 100 MB of dictionaries for a small file) is not made resident by the
  * fill (it was: 4 MB became 132 MB, and ten times the time). Unless option unwritten counts
- * the bytes never written, which needs the whole block filled. */
+ * the bytes never written, which needs the whole block filled: whole when the option was on
+ * as the first block was made (mt_fill_new_whole, frozen with the layout, so that a block
+ * counted later knows how much of it was filled: mt_fill_new_span). */
 #define MT_FILL_NEW_MAX ((size_t)64 << 10)
+extern MT_HIDDEN bool mt_fill_new_whole;
+/* How many of a block's first bytes hold the new-block fill until written: all of its size
+ * bytes, or the first MT_FILL_NEW_MAX (a realloc that grows a block fills at least up to
+ * there too). */
+static inline size_t mt_fill_new_span(size_t size)
+{
+    return mt_fill_new_whole || size <= MT_FILL_NEW_MAX ? size : MT_FILL_NEW_MAX;
+}
 /* Fills the new bytes [at, at + n) of a block beyond MT_FILL_NEW_MAX (out of line: rare). */
 void mt_fill_new_large(unsigned char *at, size_t n);
 /* Fills the new bytes [at, at + n) of a block (mt_fill_new set). */

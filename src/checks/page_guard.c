@@ -327,11 +327,15 @@ void *mt_page_guard_alloc(size_t size, size_t align, uint32_t site)
 {
     bool listed = site_listed(site), sampled = !listed && !pg.all;
     size_t front = mt_front_size(mt_guard_bytes, align);
-    bool exact = listed || mt_site_get(site)->kind == MT_KIND_POOL;
+    mt_kind_t kind = mt_site_get(site)->kind;
+    bool exact = listed || kind == MT_KIND_POOL;
+    /* (an alignment the program asked for is kept as a sampled block's: it counts on it) */
+    bool asked = kind == MT_KIND_ALIGNED_ALLOC || kind == MT_KIND_POSIX_MEMALIGN ||
+                 kind == MT_KIND_MEMALIGN || kind == MT_KIND_VALLOC;
     size_t a = mt_page_guard_alignment(size, align,
-                                       sampled ? MT_PG_SAMPLED
-                                       : exact ? MT_PG_EXACT
-                                               : MT_PG_EVERY);
+                                       sampled || asked ? MT_PG_SAMPLED
+                                       : exact          ? MT_PG_EXACT
+                                                        : MT_PG_EVERY);
     mt_lock(&pg.lock);
     if (!reserve_locked() || (sampled && pg.sampled_live >= pg.slots_max)) {
         mt_unlock(&pg.lock);

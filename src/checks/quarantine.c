@@ -148,14 +148,23 @@ size_t mt_quarantine_hold_locked(mt_shard_t *s, mt_block_t *b, size_t budget, ui
     return evict_locked(s, budget, site, errs, MT_EVICT_REPORTS, &released);
 }
 
+/* The freed fill and the count of bytes never written in one pass, over the bytes the
+ * new-block fill reached (out of line: option unwritten is rare, and the common free path
+ * saves no registers for it). */
+static MT_NOINLINE void fill_counting(unsigned char *user, const mt_block_t *copy)
+{
+    size_t filled = mt_fill_new_span(copy->size);
+    size_t unwritten = mt_fill_counting(user, filled, MT_FREE_FILL_BYTE, MT_ALLOC_FILL_BYTE);
+    memset(user + filled, MT_FREE_FILL_BYTE, copy->size - filled);
+    mt_unwritten_add(copy->site, filled, unwritten);
+}
+
 void mt_quarantine_fill_and_publish(mt_block_t *b, const mt_block_t *copy)
 {
     unsigned char *user = (unsigned char *)mt_block_addr(copy);
     if (mt_fill_freed) {
-        if (mt_unwritten_counts(copy)) { /* the fill and the count in one pass */
-            size_t unwritten =
-                mt_fill_counting(user, copy->size, MT_FREE_FILL_BYTE, MT_ALLOC_FILL_BYTE);
-            mt_unwritten_add(copy->site, copy->size, unwritten);
+        if (mt_unwritten_counts(copy)) {
+            fill_counting(user, copy);
         } else {
             memset(user, MT_FREE_FILL_BYTE, copy->size);
         }

@@ -4,7 +4,9 @@
  * hold 0xCD were never written: counted in the same pass that fills it with 0xDD, and
  * summed per allocation site. A site whose blocks come back mostly unwritten allocates
  * more than it uses. Byte-precise, with one blind spot: a byte the program itself set to
- * 0xCD counts as unwritten. Blocks still live at exit are not counted.
+ * 0xCD counts as unwritten. Blocks still live at exit are not counted. A block over 64 KiB
+ * holds the fill whole only when the option was on as the first block was made (else only
+ * its first 64 KiB: checks/guard.h): only the bytes that were filled are counted.
  *
  * Counters live in chunks that parallel the site ids, mapped from the kernel on first use
  * and never moved; they are relaxed atomics, so threads add without a lock.
@@ -52,9 +54,10 @@ bool mt_unwritten_site_counts(uint32_t site)
 
 void mt_unwritten_count_block(const mt_block_t *b)
 {
+    size_t filled = mt_fill_new_span(b->size);
     mt_unwritten_add(
-        b->site, b->size,
-        mt_count_byte((const unsigned char *)mt_block_addr(b), b->size, MT_ALLOC_FILL_BYTE));
+        b->site, filled,
+        mt_count_byte((const unsigned char *)mt_block_addr(b), filled, MT_ALLOC_FILL_BYTE));
 }
 
 void mt_unwritten_add(uint32_t site, size_t bytes, size_t unwritten)

@@ -5,7 +5,8 @@
 # member) lay on any byte, and Debian's python3 died at start ("Fatal Python error: error
 # reading frozen getpath.py"). A listed site's blocks still end at the page to the byte
 # (page_guard_site, what the guard check's rerun hint asks): a one-byte overrun of a
-# 13-byte block faults there, named at its line.
+# 13-byte block faults there, named at its line. An alignment the program asks for
+# (aligned_alloc, posix_memalign) is kept everywhere, even at a listed site.
 set -eu
 # shellcheck source=../lib/runner.sh
 . "$TOP/test/lib/runner.sh"
@@ -28,6 +29,17 @@ int main(void)
         }
         free(p);
     }
+    /* an alignment asked for is kept whatever the size (and at a listed site: sizes.c:21) */
+    for (size_t align = 8; align <= 16; align *= 2)
+        for (size_t size = 1; size <= 32; size++) {
+            void *q = NULL, *r = aligned_alloc(align, size); int rc = posix_memalign(&q, align, size);
+            if (rc != 0 || (uintptr_t)q % align != 0 || r == NULL || (uintptr_t)r % align != 0) {
+                printf("%zu bytes aligned to %zu: %p %p\n", size, align, q, r);
+                bad = 1;
+            }
+            free(q);
+            free(r);
+        }
     return bad;
 }
 C
@@ -50,6 +62,10 @@ status=0
 "$M" run --preload --options page_guard=all -- ./sizes >sizes.out 2>sizes.err || status=$?
 [ $status = 0 ] && [ ! -s sizes.out ] && [ ! -s sizes.err ] ||
     { echo "page_guard=all breaks malloc's promise (status $status):"; cat sizes.out sizes.err; exit 1; }
+status=0
+"$M" run --preload --options page_guard_site=sizes.c:21 -- ./sizes >sizes.out 2>sizes.err || status=$?
+[ $status = 0 ] && [ ! -s sizes.out ] && [ ! -s sizes.err ] ||
+    { echo "page_guard_site breaks an asked alignment (status $status):"; cat sizes.out sizes.err; exit 1; }
 status=0
 "$M" run --preload --options page_guard=all -- /usr/bin/python3 -c 'print(6 * 7)' >py.out 2>py.err || status=$?
 [ $status = 0 ] && [ "$(cat py.out)" = 42 ] ||

@@ -178,6 +178,24 @@ Test(quarantine, unwritten_bytes_are_counted_per_site)
     cr_expect_eq(sites[0].unwritten, 90 + 89 + 88);
 }
 
+/* A large block made while unwritten was off holds the new-block fill in its first
+ * MT_FILL_NEW_MAX bytes only: counted once the option is on, only those are, or the bytes
+ * beyond, never written but never filled, would count as written. */
+Test(quarantine, a_large_block_made_before_unwritten_is_counted_where_it_was_filled)
+{
+    const size_t size = 3 * MT_FILL_NEW_MAX;
+    char *p = memtrack_malloc_at(size, "large.c", 3, "f"); /* the layout frozen: unwritten 0 */
+    cr_assert_not_null(p);
+    memset(p, 'x', 10);
+    memset(p + size - 5, 0, 5); /* (whatever lay there before, never 0xCD) */
+    memtrack_set_option("unwritten", "1");
+    memtrack_free_at(p, AT);
+    mt_unwritten_site_t sites[8];
+    cr_assert_eq(mt_unwritten_collect(sites, 8), 1);
+    cr_expect_eq(sites[0].bytes, MT_FILL_NEW_MAX);
+    cr_expect_eq(sites[0].unwritten, MT_FILL_NEW_MAX - 10);
+}
+
 Test(quarantine, out_of_memory_gives_the_quarantine_back)
 {
     memtrack_set_option("quarantine", "1g");
