@@ -75,4 +75,10 @@ int main(void)
 }
 C
 "$M" cc -g -O0 prog.c -o prog
-./prog
+rc=0
+./prog || rc=$?
+if [ $rc = 2 ]; then # (a sandbox that allows no seccomp filter of the program's own)
+    echo "skip: no seccomp filter could be installed here"
+    exit 0
+fi
+[ $rc = 0 ]
